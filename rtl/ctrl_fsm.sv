@@ -1,0 +1,225 @@
+// Central control FSM (IDLE_RECV, BUSY, DRAIN, DONE, IDLE_RESP): takes the
+// commands of Table III, starts the Rx/Tx engines, waits in DRAIN until no
+// memory request is in flight, and builds the status word (docs/abi.md 3-4).
+module ctrl_fsm
+  import arcalis_pkg::*;
+(
+  input  logic                 clk_i,
+  input  logic                 rst_ni,
+
+  input  logic                 cmd_valid_i,
+  input  logic [3:0]           cmd_op_i,
+  input  logic [59:0]          cmd_payload_i,
+  input  logic                 stat_rd_i,
+  output logic [63:0]          status_o,
+  output logic                 cfg_allow_o,
+
+  // RxEngine.
+  output logic                 rx_start_o,
+  output logic [AddrW-1:0]     rx_addr_o,
+  output logic [59:0]          rx_len_o,
+  output logic [LineAddrW-1:0] app_base_line_o,
+  output logic [15:0]          app_cap_lines_o,
+  input  logic                 rx_done_i,
+  input  logic [7:0]           rx_result_i,
+  input  logic [31:0]          rx_detail_i,
+  input  logic                 rx_needs_reply_i,
+  input  logic [31:0]          rx_seqid_i,
+
+  // TxEngine.
+  output logic                 tx_start_o,
+  output logic [LineAddrW-1:0] net_resp_line_o,
+  output logic [31:0]          tx_seqid_o,
+  input  logic                 tx_done_i,
+
+  // MemReqInFlight == 0.
+  input  logic                 mem_idle_i,
+
+  output state_e               state_o,
+  output logic                 tx_active_o
+);
+
+  state_e               state_q, state_d;
+  logic [AddrW-1:0]     net_buf_q, net_buf_d;
+  logic                 net_buf_set_q, net_buf_set_d;
+  logic [LineAddrW-1:0] app_base_q, app_base_d;
+  logic [15:0]          app_cap_q, app_cap_d;
+  logic                 app_set_q, app_set_d;
+  logic [AddrW-1:0]     app_resp_q, app_resp_d;
+  logic [LineAddrW-1:0] net_resp_q, net_resp_d;
+  logic                 net_resp_set_q, net_resp_set_d;
+  logic [7:0]           result_q, result_d;
+  logic [31:0]          detail_q, detail_d;
+  logic [7:0]           cmderr_q, cmderr_d;
+  logic                 reply_q, reply_d;       // the finished request waits for a reply
+  logic [31:0]          seqid_q, seqid_d;
+  logic                 tx_q, tx_d;             // BUSY belongs to the TxEngine
+
+  // A command is taken only in the states docs/abi.md section 2 lists.
+  logic    state_ok;
+  logic    idle_recv, idle_resp;
+  opcode_e op;
+  assign op        = opcode_e'(cmd_op_i);
+  assign idle_recv = (state_q == StIdleRecv);
+  assign idle_resp = (state_q == StIdleResp);
+
+  always_comb begin
+    unique case (op)
+      CmdSendNetBuf, CmdSendNetLen, CmdAppReadyFlag: state_ok = idle_recv;
+      CmdSendAppResp:                                state_ok = idle_resp;
+      CmdSendAppBuf, CmdNetReadyFlag:                state_ok = idle_recv || idle_resp;
+      default:                                       state_ok = 1'b0;
+    endcase
+  end
+
+  always_comb begin
+    state_d        = state_q;
+    net_buf_d      = net_buf_q;
+    net_buf_set_d  = net_buf_set_q;
+    app_base_d     = app_base_q;
+    app_cap_d      = app_cap_q;
+    app_set_d      = app_set_q;
+    app_resp_d     = app_resp_q;
+    net_resp_d     = net_resp_q;
+    net_resp_set_d = net_resp_set_q;
+    result_d       = result_q;
+    detail_d       = detail_q;
+    cmderr_d       = stat_rd_i ? CmdErrNone : cmderr_q;
+    reply_d        = reply_q;
+    seqid_d        = seqid_q;
+    tx_d           = tx_q;
+    rx_start_o     = 1'b0;
+    tx_start_o     = 1'b0;
+
+    if (cmd_valid_i) begin
+      if (!(op inside {CmdSendNetBuf, CmdSendNetLen, CmdAppReadyFlag,
+                       CmdSendAppResp, CmdSendAppBuf, CmdNetReadyFlag})) begin
+        cmderr_d = CmdErrUnknownOpcode;
+      end else if (!state_ok) begin
+        cmderr_d = CmdErrWrongState;
+      end else begin
+        unique case (op)
+          CmdSendNetBuf: begin
+            net_buf_d     = {4'b0, cmd_payload_i};
+            net_buf_set_d = 1'b1;
+          end
+          CmdSendNetLen: begin
+            if (!net_buf_set_q || !app_set_q) begin
+              cmderr_d = CmdErrNotReady;
+            end else begin
+              net_buf_set_d = 1'b0;
+              rx_start_o    = 1'b1;
+              tx_d          = 1'b0;
+              state_d       = StBusy;
+            end
+          end
+          CmdAppReadyFlag: begin
+            if (cmd_payload_i[15:0] < 16'(MinCapLines)) begin
+              cmderr_d = CmdErrBadArg;
+            end else begin
+              app_base_d = {14'b0, cmd_payload_i[59:16]};
+              app_cap_d  = cmd_payload_i[15:0];
+              app_set_d  = 1'b1;
+            end
+          end
+          CmdSendAppResp: begin
+            if (!net_resp_set_q) begin
+              cmderr_d = CmdErrNotReady;
+            end else if (cmd_payload_i != '0) begin
+              cmderr_d = CmdErrBadArg;
+            end else begin
+              tx_start_o = 1'b1;
+              tx_d       = 1'b1;
+              state_d    = StBusy;
+            end
+          end
+          CmdSendAppBuf: app_resp_d = {4'b0, cmd_payload_i};
+          CmdNetReadyFlag: begin
+            if (cmd_payload_i[1:0] != 2'b0) begin  // byte address bits [5:4]
+              cmderr_d = CmdErrBadArg;
+            end else begin
+              net_resp_d     = cmd_payload_i[59:2];
+              net_resp_set_d = 1'b1;
+            end
+          end
+          default: ;
+        endcase
+      end
+    end
+
+    unique case (state_q)
+      StBusy: begin
+        if (!tx_q && rx_done_i) begin
+          result_d = rx_result_i;
+          detail_d = rx_detail_i;
+          reply_d  = rx_needs_reply_i;
+          seqid_d  = rx_seqid_i;
+          state_d  = StDrain;
+        end else if (tx_q && tx_done_i) begin
+          result_d = ResRespOk;
+          detail_d = 32'd16;
+          reply_d  = 1'b0;
+          state_d  = StDrain;
+        end
+      end
+      StDrain: if (mem_idle_i) state_d = StDone;
+      StDone:  if (stat_rd_i) state_d = reply_q ? StIdleResp : StIdleRecv;
+      default: ;
+    endcase
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q        <= StIdleRecv;
+      net_buf_q      <= '0;
+      net_buf_set_q  <= 1'b0;
+      app_base_q     <= '0;
+      app_cap_q      <= '0;
+      app_set_q      <= 1'b0;
+      app_resp_q     <= '0;
+      net_resp_q     <= '0;
+      net_resp_set_q <= 1'b0;
+      result_q       <= ResNone;
+      detail_q       <= '0;
+      cmderr_q       <= CmdErrNone;
+      reply_q        <= 1'b0;
+      seqid_q        <= '0;
+      tx_q           <= 1'b0;
+    end else begin
+      state_q        <= state_d;
+      net_buf_q      <= net_buf_d;
+      net_buf_set_q  <= net_buf_set_d;
+      app_base_q     <= app_base_d;
+      app_cap_q      <= app_cap_d;
+      app_set_q      <= app_set_d;
+      app_resp_q     <= app_resp_d;
+      net_resp_q     <= net_resp_d;
+      net_resp_set_q <= net_resp_set_d;
+      result_q       <= result_d;
+      detail_q       <= detail_d;
+      cmderr_q       <= cmderr_d;
+      reply_q        <= reply_d;
+      seqid_q        <= seqid_d;
+      tx_q           <= tx_d;
+    end
+  end
+
+  // The word a UC load sees: the state before this load acknowledges DONE.
+  assign status_o = {detail_q, 8'b0, cmderr_q, result_q, 3'b0,
+                     state_q == StDone, state_q};
+
+  assign cfg_allow_o     = idle_recv;
+  assign rx_addr_o       = net_buf_q;
+  assign rx_len_o        = cmd_payload_i;
+  assign app_base_line_o = app_base_q;
+  assign app_cap_lines_o = app_cap_q;
+  assign net_resp_line_o = net_resp_q;
+  assign tx_seqid_o      = seqid_q;
+  assign state_o         = state_q;
+  assign tx_active_o     = tx_q;
+
+  // App.Resp is recorded for the response path; a void Set never reads it.
+  logic unused_app_resp;
+  assign unused_app_resp = ^app_resp_q;
+
+endmodule
