@@ -441,7 +441,7 @@ func TestApacheDivergences(t *testing.T) {
 		},
 		{
 			name: "unknown struct field", golden: CodeNestedUnsupported,
-			msg: msg().call(9).field(typeStruct, 9).raw(typeI64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 7, typeStop).i64(1, 5).stop().bytes(),
+			msg:    msg().call(9).field(typeStruct, 9).raw(typeI64, 0, 1, 0, 0, 0, 0, 0, 0, 0, 7, typeStop).i64(1, 5).stop().bytes(),
 			apache: skipsNested(5),
 		},
 		{

@@ -297,7 +297,7 @@ func TestDeserializeErrors(t *testing.T) {
 		{name: "key 257 truncated is TRUNCATED", msg: setHead().field(typeBinary, 2).raw(be32(257)...).raw(make([]byte, 256)...).bytes(), want: hdr(CodeTruncated, 22)},
 		{name: "key length -1", msg: setHead().field(typeBinary, 2).raw(be32(math.MaxUint32)...).stop().bytes(), want: hdr(CodeBadLength, 18)},
 		{name: "value length -1", msg: setHead().bin(2, testKey).field(typeBinary, 3).raw(be32(math.MaxUint32)...).stop().bytes(), want: withKey(CodeBadLength, 33), key: testKey},
-		{name: "unknown binary length MinInt32", msg: setHead().field(typeBinary, 77).raw(be32(1<<31)...).stop().bytes(), want: hdr(CodeBadLength, 18)},
+		{name: "unknown binary length MinInt32", msg: setHead().field(typeBinary, 77).raw(be32(1 << 31)...).stop().bytes(), want: hdr(CodeBadLength, 18)},
 		{name: "key 257", msg: setHead().bin(2, bytes.Repeat([]byte{'k'}, 257)).stop().bytes(), want: hdr(CodeKeyTooLong, 18)},
 		{name: "key 257 after value", msg: setHead().bin(3, testValue).bin(2, bytes.Repeat([]byte{'k'}, 257)).stop().bytes(), want: Result{Code: CodeKeyTooLong, MsgType: 1, Method: 1, SeqID: 9, Present: PresentValue, ValueLen: 12, Offset: 37}, value: testValue},
 		{name: "value 705 in 1024", msg: setHead().bin(2, testKey).bin(3, make([]byte, 705)).stop().bytes(), want: withKey(CodeValueTooLong, 33), key: testKey},
