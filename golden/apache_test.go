@@ -332,7 +332,7 @@ func isUUIDDivergence(err error) bool {
 // returns OK with the same values; whenever Deserialize returns OK, Apache
 // decodes the same values (but for the UUID divergence).
 func TestApacheProperty(t *testing.T) {
-	const n = 20000
+	const n = 100000
 	rng := rand.New(rand.NewPCG(3, 4))
 	caps := []int{MinCapacity, 384, 1024, 2048}
 	var bothOK, apacheOnly, goldenOnly, neither int
