@@ -137,7 +137,7 @@ const fill = 0xA5
 // pattern returns an image of c bytes that Deserialize has not touched.
 func pattern(c int) []byte { return bytes.Repeat([]byte{fill}, c) }
 
-// want returns the image Deserialize must leave: key and value are the bytes
+// wantImage returns the image Deserialize must leave: key and value are the bytes
 // written to the two regions (nil: none), then the header of r.
 func wantImage(c int, r Result, key, value []byte) []byte {
 	img := pattern(c)
