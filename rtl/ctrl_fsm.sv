@@ -135,10 +135,10 @@ module ctrl_fsm
           end
           CmdSendAppBuf: app_resp_d = {4'b0, cmd_payload_i};
           CmdNetReadyFlag: begin
-            if (cmd_payload_i[1:0] != 2'b0) begin  // byte address bits [5:4]
+            if (cmd_payload_i[5:0] != 6'b0) begin
               cmderr_d = CmdErrBadArg;
             end else begin
-              net_resp_d     = cmd_payload_i[59:2];
+              net_resp_d     = {4'b0, cmd_payload_i[59:6]};
               net_resp_set_d = 1'b1;
             end
           end

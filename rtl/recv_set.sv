@@ -8,6 +8,7 @@ module recv_set
   input  logic                 clk_i,
   input  logic                 rst_ni,
 
+  input  logic                 clear_i,       // a new request: operands back to 0
   input  logic                 start_i,       // dispatched by the Deserializer
   input  logic [31:0]          pos_i,         // message bytes consumed so far (p)
   input  logic [31:0]          len_i,         // message length N
@@ -214,10 +215,8 @@ module recv_set
       done_o  = 1'b1;
       state_d = FIdle;
     end
-    if (start_i) begin
-      ops_d   = '0;
-      state_d = FHeader;
-    end
+    if (clear_i) ops_d = '0;
+    if (start_i) state_d = FHeader;
   end
 
   assign out_dst_o   = dst_q;

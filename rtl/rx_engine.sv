@@ -104,6 +104,7 @@ module rx_engine
   recv_set u_recv_set (
     .clk_i,
     .rst_ni,
+    .clear_i     (start_i),
     .start_i     (state_q == EHeader && d_dispatch),
     .pos_i       (pos_q),
     .len_i       (len_q),

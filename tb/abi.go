@@ -1,0 +1,55 @@
+package tb
+
+// Numbers of docs/abi.md that the testbench speaks: opcodes, states and the
+// status word's fields.
+
+// Command opcodes (docs/abi.md section 2).
+const (
+	OpSendNetBuf   = 1
+	OpSendNetLen   = 2
+	OpAppReadyFlag = 3
+	OpSendAppResp  = 4
+	OpSendAppBuf   = 5
+	OpNetReadyFlag = 6
+)
+
+// Control FSM states (docs/abi.md section 3).
+const (
+	StateIdleRecv = 0
+	StateBusy     = 1
+	StateDrain    = 2
+	StateDone     = 3
+	StateIdleResp = 4
+)
+
+// StateNames names the FSM states by their encoding.
+var StateNames = map[uint64]string{
+	StateIdleRecv: "IDLE_RECV", StateBusy: "BUSY", StateDrain: "DRAIN",
+	StateDone: "DONE", StateIdleResp: "IDLE_RESP",
+}
+
+// Command errors (docs/abi.md section 2).
+const (
+	CmdErrNone          = 0
+	CmdErrUnknownOpcode = 1
+	CmdErrWrongState    = 2
+	CmdErrNotReady      = 3
+	CmdErrBadArg        = 4
+)
+
+// Status is a decoded status word (docs/abi.md section 4).
+type Status uint64
+
+func (s Status) State() uint64  { return uint64(s) & 0xF }
+func (s Status) Ready() bool    { return s>>4&1 == 1 }
+func (s Status) Result() uint8  { return uint8(s >> 8) }
+func (s Status) CmdErr() uint8  { return uint8(s >> 16) }
+func (s Status) Detail() uint32 { return uint32(s >> 32) }
+
+// Command builds a command word.
+func Command(op uint8, payload uint64) uint64 { return payload<<4 | uint64(op&0xF) }
+
+// AppReadyPayload encodes the App.Recv buffer for CMD_APP_READY_FLAG.
+func AppReadyPayload(base uint64, capLines int) uint64 {
+	return (base/LineSize)<<16 | uint64(capLines)&0xFFFF
+}

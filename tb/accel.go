@@ -1,0 +1,235 @@
+// Package tb drives the Verilated Arcalís receive path with bus-functional
+// models of the NetCore, the memory and the AppCore, and scores the result.
+package tb
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"arcalis/vpi"
+)
+
+// ModelLib is where `make verilate` puts the Verilated model, from the repo root.
+const ModelLib = "build/model/libvmodel.so"
+
+// FindModel returns the model library's path: $ARCALIS_MODEL if set, else
+// ModelLib under the first directory upward from the working directory that
+// holds go.mod.
+func FindModel() string {
+	if p := os.Getenv("ARCALIS_MODEL"); p != "" {
+		return p
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return ModelLib
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, ModelLib)
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ModelLib
+		}
+		dir = up
+	}
+}
+
+// Accel is the simulated accelerator with its memory: one per process, used
+// from the goroutine that opened it.
+type Accel struct {
+	sim   *vpi.Sim
+	Mem   *Memory
+	Cov   *Coverage
+	cycle uint64 // rising edges so far
+
+	in struct {
+		rst, cfgValid, cfgBase, cfgSize   *vpi.Port
+		ucValid, ucWrite, ucAddr, ucWdata *vpi.Port
+		ldReqReady, ldRspValid, ldRspTag  *vpi.Port
+		ldRspData, ldRspErr               *vpi.Port
+		stReqReady, stAckValid, stAckTag  *vpi.Port
+	}
+	out struct {
+		ucRspValid, ucRspHit, ucRspRdata    *vpi.Port
+		ldReqValid, ldReqAddr, ldReqTag     *vpi.Port
+		stReqValid, stReqAddr, stReqData    *vpi.Port
+		stReqStrb, stReqTag, state, rxPhase *vpi.Port
+	}
+	ldReady, stReady bool
+	uc               ucResponse
+}
+
+type ucResponse struct {
+	valid, hit bool
+	data       uint64
+}
+
+// Open loads the Verilated model at lib and resets it.
+func Open(lib string, mem MemConfig) (*Accel, error) {
+	// Stat through os so that go test's cache notices a rebuilt model.
+	if _, err := os.Stat(lib); err != nil {
+		return nil, fmt.Errorf("Verilated model not found (%w); build it with `make verilate`", err)
+	}
+	sim, err := vpi.Open(lib, vpi.Options{Clock: "clk_i"})
+	if err != nil {
+		return nil, err
+	}
+	a := &Accel{sim: sim, Mem: NewMemory(mem), Cov: NewCoverage()}
+	bind := func(get func(string) (*vpi.Port, error), name string, p **vpi.Port) {
+		if err != nil {
+			return
+		}
+		*p, err = get(name)
+	}
+	in, out := sim.Input, sim.Output
+	bind(in, "rst_ni", &a.in.rst)
+	bind(in, "cfg_valid_i", &a.in.cfgValid)
+	bind(in, "cfg_base_i", &a.in.cfgBase)
+	bind(in, "cfg_size_i", &a.in.cfgSize)
+	bind(in, "uc_valid_i", &a.in.ucValid)
+	bind(in, "uc_write_i", &a.in.ucWrite)
+	bind(in, "uc_addr_i", &a.in.ucAddr)
+	bind(in, "uc_wdata_i", &a.in.ucWdata)
+	bind(in, "ld_req_ready_i", &a.in.ldReqReady)
+	bind(in, "ld_rsp_valid_i", &a.in.ldRspValid)
+	bind(in, "ld_rsp_tag_i", &a.in.ldRspTag)
+	bind(in, "ld_rsp_data_i", &a.in.ldRspData)
+	bind(in, "ld_rsp_err_i", &a.in.ldRspErr)
+	bind(in, "st_req_ready_i", &a.in.stReqReady)
+	bind(in, "st_ack_valid_i", &a.in.stAckValid)
+	bind(in, "st_ack_tag_i", &a.in.stAckTag)
+	bind(out, "uc_rsp_valid_o", &a.out.ucRspValid)
+	bind(out, "uc_rsp_hit_o", &a.out.ucRspHit)
+	bind(out, "uc_rsp_rdata_o", &a.out.ucRspRdata)
+	bind(out, "ld_req_valid_o", &a.out.ldReqValid)
+	bind(out, "ld_req_addr_o", &a.out.ldReqAddr)
+	bind(out, "ld_req_tag_o", &a.out.ldReqTag)
+	bind(out, "st_req_valid_o", &a.out.stReqValid)
+	bind(out, "st_req_addr_o", &a.out.stReqAddr)
+	bind(out, "st_req_data_o", &a.out.stReqData)
+	bind(out, "st_req_strb_o", &a.out.stReqStrb)
+	bind(out, "st_req_tag_o", &a.out.stReqTag)
+	bind(out, "state_o", &a.out.state)
+	bind(out, "rx_phase_o", &a.out.rxPhase)
+	if err != nil {
+		sim.Close()
+		return nil, fmt.Errorf("binding the model's ports: %w", err)
+	}
+	if err := a.Reset(); err != nil {
+		sim.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// Close frees the model.
+func (a *Accel) Close() error { return a.sim.Close() }
+
+// Cycle is the number of rising edges since the model was opened.
+func (a *Accel) Cycle() uint64 { return a.cycle }
+
+// Reset holds rst_ni low for two cycles and empties the memory's queues.
+func (a *Accel) Reset() error {
+	a.in.rst.Set(0)
+	a.idleInputs()
+	a.Mem.loads, a.Mem.acks, a.Mem.inflight = nil, nil, 0
+	if err := a.sim.Cycle(2); err != nil {
+		return err
+	}
+	a.cycle += 2
+	a.in.rst.Set(1)
+	return a.Step()
+}
+
+func (a *Accel) idleInputs() {
+	for _, p := range []*vpi.Port{a.in.cfgValid, a.in.ucValid, a.in.ldRspValid, a.in.stAckValid} {
+		p.Set(0)
+	}
+}
+
+// Step runs one clock cycle: the memory drives its answers and readies for
+// this edge, the model samples them, and the memory takes what the edge
+// transferred.
+func (a *Accel) Step() error {
+	m, now := a.Mem, a.cycle+1
+	if ans, ok := m.next(&m.loads, now, m.cfg.Reorder); ok {
+		a.in.ldRspValid.Set(1)
+		a.in.ldRspTag.Set(ans.tag)
+		a.in.ldRspData.SetBytes(ans.data[:])
+		a.in.ldRspErr.Set(b2u(ans.err))
+	} else {
+		a.in.ldRspValid.Set(0)
+	}
+	if ans, ok := m.next(&m.acks, now, true); ok {
+		a.in.stAckValid.Set(1)
+		a.in.stAckTag.Set(ans.tag)
+	} else {
+		a.in.stAckValid.Set(0)
+	}
+	a.ldReady, a.stReady = m.ready(), m.ready()
+	a.in.ldReqReady.Set(b2u(a.ldReady))
+	a.in.stReqReady.Set(b2u(a.stReady))
+
+	if err := a.sim.Cycle(1); err != nil {
+		return fmt.Errorf("cycle %d: %w", now, err)
+	}
+	a.cycle = now
+
+	// The outputs were sampled just before the edge: they say what it transferred.
+	if a.ldReady && a.out.ldReqValid.Bit() {
+		m.takeLoad(now, a.out.ldReqAddr.U64(), a.out.ldReqTag.U64())
+	}
+	if a.stReady && a.out.stReqValid.Bit() {
+		m.takeStore(now, a.out.stReqAddr.U64(), a.out.stReqTag.U64(), a.out.stReqData.Bytes(), a.out.stReqStrb.U64())
+	}
+	a.uc = ucResponse{valid: a.out.ucRspValid.Bit(), hit: a.out.ucRspHit.Bit(), data: a.out.ucRspRdata.U64()}
+	a.Cov.sample(a.out.state.U64(), a.out.rxPhase.U64())
+	return nil
+}
+
+// Configure programs the command-page window through the configuration port.
+func (a *Accel) Configure(base, size uint64) error {
+	a.in.cfgValid.Set(1)
+	a.in.cfgBase.Set(base)
+	a.in.cfgSize.Set(size)
+	err := a.Step()
+	a.in.cfgValid.Set(0)
+	return err
+}
+
+// UC performs one uncacheable access and returns the engine's answer: whether
+// it claimed the access and, for a load, the status word.
+func (a *Accel) UC(write bool, addr, data uint64) (hit bool, word uint64, err error) {
+	a.in.ucValid.Set(1)
+	a.in.ucWrite.Set(b2u(write))
+	a.in.ucAddr.Set(addr)
+	a.in.ucWdata.Set(data)
+	if err := a.Step(); err != nil {
+		return false, 0, err
+	}
+	a.in.ucValid.Set(0)
+	if err := a.Step(); err != nil {
+		return false, 0, err
+	}
+	if !a.uc.valid {
+		return false, 0, errors.New("UC access got no response the cycle after it")
+	}
+	return a.uc.hit, a.uc.data, nil
+}
+
+// TraceOn starts an FST waveform at path; TraceOff ends it.
+func (a *Accel) TraceOn(path string) error { return a.sim.TraceOn(path) }
+func (a *Accel) TraceOff() error           { return a.sim.TraceOff() }
+
+// WriteCoverage writes Verilator's coverage counters (a --coverage build).
+func (a *Accel) WriteCoverage(path string) error { return a.sim.WriteCoverage(path) }
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,184 @@
+package tb
+
+import (
+	"fmt"
+)
+
+// The simulated address space.
+const (
+	WindowBase  = 0xF000_0000 // command page, programmed by the "driver"
+	WindowSize  = 0x1000
+	NetRecvBase = 0x0010_0000
+	AppRecvBase = 0x0400_0000
+	NetRespBase = 0x0800_0000
+	AppRespBase = 0x0900_0000
+
+	// DefaultCapLines holds a 64 KiB value: 320 header and key bytes + 65,536.
+	DefaultCapLines = 1030
+	// Filler marks bytes nobody wrote, around the message and in the buffers.
+	Filler = 0xA5
+)
+
+// Request is one message for the NetCore to hand to the engine.
+type Request struct {
+	Msg      []byte
+	Offset   int // start offset of the message within its line, 0..63
+	CapLines int // App.Recv capacity in lines (0: DefaultCapLines)
+}
+
+// Outcome is everything the testbench observed for one request.
+type Outcome struct {
+	Status      Status // the status word that reported ready
+	Before      []byte // App.Recv before the request
+	Image       []byte // App.Recv after it
+	Replied     bool   // the engine waited in IDLE_RESP and the reply was run
+	Reply       []byte // the Net.Resp line after the reply
+	ReplyStatus Status
+	Cycles      uint64 // from the CMD_SEND_NET_LEN edge to the edge whose status load saw ready
+	Violations  []string
+}
+
+// Command issues a UC store of a command word into the window.
+func (a *Accel) Command(op uint8, payload uint64) error {
+	hit, _, err := a.UC(true, WindowBase, Command(op, payload))
+	if err != nil {
+		return err
+	}
+	if !hit {
+		return fmt.Errorf("command %d: UC store inside the window was not claimed", op)
+	}
+	a.Cov.Opcode(op)
+	return nil
+}
+
+// ReadStatus issues one UC load of the status word.
+func (a *Accel) ReadStatus() (Status, error) {
+	hit, w, err := a.UC(false, WindowBase, 0)
+	if err == nil && !hit {
+		err = fmt.Errorf("status load inside the window was not claimed")
+	}
+	return Status(w), err
+}
+
+// Poll is the AppCore's wait: a status load every cycle until one reports
+// ready or budget cycles pass (a hang).
+func (a *Accel) Poll(budget int) (Status, error) {
+	a.in.ucValid.Set(1)
+	a.in.ucWrite.Set(0)
+	a.in.ucAddr.Set(WindowBase)
+	defer a.in.ucValid.Set(0)
+	for i := 0; i < budget; i++ {
+		if err := a.Step(); err != nil {
+			return 0, err
+		}
+		if a.uc.valid && Status(a.uc.data).Ready() {
+			s := Status(a.uc.data)
+			a.in.ucValid.Set(0)
+			// One more load was taken at this edge; let its answer go by.
+			if err := a.Step(); err != nil {
+				return 0, err
+			}
+			a.Cov.Result(s.Result())
+			return s, nil
+		}
+	}
+	return 0, fmt.Errorf("hang: no ready status within %d cycles (FSM in %s)", budget, StateNames[a.out.state.U64()])
+}
+
+// Budget is the cycle allowance for a request of n bytes: generous, so that
+// only a hang exhausts it.
+func (a *Accel) Budget(n int) int {
+	lines := n/LineSize + 2
+	per := 4 + a.Mem.cfg.Latency + a.Mem.cfg.MaxStall
+	return 2000 + 4*lines*per
+}
+
+// Receive runs one request through the whole receive path: the NetCore
+// places it and issues the commands, the AppCore polls and reads App.Recv,
+// and a successful Set CALL is answered through the TxEngine.
+func (a *Accel) Receive(req Request) (Outcome, error) {
+	var o Outcome
+	capLines := req.CapLines
+	if capLines == 0 {
+		capLines = DefaultCapLines
+	}
+	m := a.Mem
+	appSize := capLines * LineSize
+	m.Violations = nil
+
+	// NetCore: the message lands in Net.Recv, filler around it.
+	addr := uint64(NetRecvBase + req.Offset)
+	m.Fill(NetRecvBase, req.Offset, Filler)
+	m.Write(addr, req.Msg)
+	end := addr + uint64(len(req.Msg))
+	m.Fill(end, int((LineSize-end%LineSize)%LineSize), Filler)
+	m.Readable = Region{"Net.Recv", addr, uint64(len(req.Msg))}
+	m.Writable = Region{"App.Recv", AppRecvBase, uint64(appSize)}
+	o.Before = m.Read(AppRecvBase, appSize)
+	a.Cov.Offset(req.Offset)
+
+	// AppCore offers its buffer; NetCore hands over the message.
+	if err := a.Command(OpAppReadyFlag, AppReadyPayload(AppRecvBase, capLines)); err != nil {
+		return o, err
+	}
+	if err := a.Command(OpSendNetBuf, addr); err != nil {
+		return o, err
+	}
+	if err := a.Command(OpSendNetLen, uint64(len(req.Msg))); err != nil {
+		return o, err
+	}
+	start := a.cycle - 1 // the edge that took the command
+	s, err := a.Poll(a.Budget(len(req.Msg)))
+	if err != nil {
+		o.Violations = append(o.Violations, m.Violations...)
+		return o, err
+	}
+	o.Status = s
+	o.Cycles = a.cycle - 2 - start // Poll stepped once past the edge that answered
+	if !m.Idle() {
+		m.violate("ready reported with memory requests still in flight")
+	}
+	o.Image = m.Read(AppRecvBase, appSize)
+
+	// A Set CALL that succeeded waits in IDLE_RESP for its reply.
+	next, err := a.ReadStatus()
+	if err != nil {
+		return o, err
+	}
+	if next.State() == StateIdleResp {
+		if err := a.reply(&o); err != nil {
+			return o, err
+		}
+	} else if next.State() != StateIdleRecv {
+		m.violate("after ready the FSM is in %s, want IDLE_RECV or IDLE_RESP", StateNames[next.State()])
+	}
+	o.Violations = append(o.Violations, m.Violations...)
+	return o, nil
+}
+
+// reply is the AppCore finishing business logic for a void Set: it names the
+// buffers and asks for the response; the NetCore polls for it.
+func (a *Accel) reply(o *Outcome) error {
+	m := a.Mem
+	m.Fill(NetRespBase, LineSize, Filler)
+	m.Writable = Region{"Net.Resp", NetRespBase, LineSize}
+	m.Readable = Region{"nothing", 0, 0}
+	for _, c := range []struct {
+		op uint8
+		v  uint64
+	}{{OpNetReadyFlag, NetRespBase}, {OpSendAppBuf, AppRespBase}, {OpSendAppResp, 0}} {
+		if err := a.Command(c.op, c.v); err != nil {
+			return err
+		}
+	}
+	s, err := a.Poll(a.Budget(0))
+	if err != nil {
+		return err
+	}
+	o.Replied, o.ReplyStatus = true, s
+	o.Reply = m.Read(NetRespBase, LineSize)
+	if !m.Idle() {
+		m.violate("reply ready with memory requests still in flight")
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+package tb
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// RunOptions say how vectors are placed and what a failure leaves behind.
+type RunOptions struct {
+	Offset   int    // start offset within the line; -1: the vector's index mod 64
+	CapLines int    // App.Recv capacity (0: DefaultCapLines)
+	WaveDir  string // if set, a failing vector is replayed alone into WaveDir/vector-N.fst
+}
+
+// Run is one vector's full record: what went in, what the RTL did, the verdict.
+type Run struct {
+	Index   int
+	Source  string
+	Msg     []byte
+	Offset  int
+	Outcome Outcome
+	Verdict Verdict
+	Err     error  // the simulation could not finish the request (a hang)
+	Wave    string // waveform of the replay, if one was written
+}
+
+// OK reports whether the RTL and the reference agreed on everything.
+func (r *Run) OK() bool { return r.Err == nil && r.Verdict.Match }
+
+// RunVector sends one message through the engine and scores it. The memory's
+// random choices are reseeded from the index, so a replay is exact.
+func (a *Accel) RunVector(index int, source string, msg []byte, opt RunOptions) Run {
+	r := Run{Index: index, Source: source, Msg: msg, Offset: opt.Offset}
+	if r.Offset < 0 {
+		r.Offset = index % LineSize
+	}
+	req := Request{Msg: msg, Offset: r.Offset, CapLines: opt.CapLines}
+	a.Mem.Reseed(a.Mem.cfg.Seed + int64(index))
+	r.Outcome, r.Err = a.Receive(req)
+	if r.Err == nil {
+		r.Verdict = Score(msg, r.Outcome)
+	}
+	if !r.OK() && opt.WaveDir != "" {
+		r.Wave = filepath.Join(opt.WaveDir, fmt.Sprintf("vector-%d.fst", index))
+		if err := a.replay(index, req, r.Wave); err != nil {
+			r.Wave = ""
+			r.Verdict.Diffs = append(r.Verdict.Diffs, "waveform replay failed: "+err.Error())
+		}
+	}
+	if r.Err != nil {
+		// A hung engine is reset so the next vector starts clean.
+		if err := a.Reset(); err != nil {
+			r.Err = fmt.Errorf("%w; reset after it failed: %v", r.Err, err)
+		}
+	}
+	return r
+}
+
+// replay resets the engine and runs req again with an FST waveform on.
+func (a *Accel) replay(index int, req Request, path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if err := a.Reset(); err != nil {
+		return err
+	}
+	if err := a.TraceOn(path); err != nil {
+		return err
+	}
+	a.Mem.Reseed(a.Mem.cfg.Seed + int64(index))
+	_, rerr := a.Receive(req)
+	if err := a.TraceOff(); err != nil {
+		return err
+	}
+	if rerr != nil {
+		return a.Reset()
+	}
+	return nil
+}

@@ -1,0 +1,105 @@
+package tb
+
+import (
+	"bytes"
+	"fmt"
+
+	"arcalis/golden"
+)
+
+// Verdict is the scoreboard's judgement of one request.
+type Verdict struct {
+	Match bool
+	Ref   golden.Result // what the reference says
+	RTL   golden.Result // the header line the RTL wrote (zero if unreadable)
+	Diffs []string      // every disagreement, most important first
+}
+
+// headerFields names the App.Recv header bytes, for diff messages.
+var headerFields = []struct {
+	name      string
+	off, size int
+}{
+	{"req_id", 0, 8}, {"flags", 8, 4}, {"exptime", 12, 4}, {"key_len", 16, 4},
+	{"value_len", 20, 4}, {"seqid", 24, 4}, {"result", 28, 1}, {"msg_type", 29, 1},
+	{"present", 30, 1}, {"method", 31, 1}, {"offset", 32, 4}, {"reserved", 36, 28},
+}
+
+// place names an App.Recv offset: a header field, or the key or value region.
+func place(off int) string {
+	switch {
+	case off < golden.HeaderSize:
+		for _, f := range headerFields {
+			if off >= f.off && off < f.off+f.size {
+				return fmt.Sprintf("header.%s byte %d", f.name, off-f.off)
+			}
+		}
+	case off < golden.ValueOffset:
+		return fmt.Sprintf("key[%d]", off-golden.KeyOffset)
+	}
+	return fmt.Sprintf("value[%d]", off-golden.ValueOffset)
+}
+
+// Score compares what the RTL did with msg against the reference: status,
+// result detail, every byte of App.Recv, the reply, and the memory checks.
+func Score(msg []byte, o Outcome) Verdict {
+	var v Verdict
+	img := bytes.Clone(o.Before)
+	v.Ref = golden.Deserialize(msg, img)
+	diff := func(format string, args ...any) { v.Diffs = append(v.Diffs, fmt.Sprintf(format, args...)) }
+
+	v.Diffs = append(v.Diffs, o.Violations...)
+	if len(o.Image) != len(img) {
+		diff("App.Recv image is %d bytes, reference %d", len(o.Image), len(img))
+		return v
+	}
+	if got := golden.Code(o.Status.Result()); got != v.Ref.Code {
+		diff("status result %s, reference %s", got, v.Ref.Code)
+	}
+	if o.Status.Detail() != v.Ref.Offset {
+		diff("status detail %d, reference offset %d", o.Status.Detail(), v.Ref.Offset)
+	}
+	if o.Status.CmdErr() != CmdErrNone {
+		diff("status reports command error %d", o.Status.CmdErr())
+	}
+	if rtl, err := golden.ParseHeader(o.Image); err != nil {
+		diff("App.Recv header line: %v", err)
+	} else {
+		v.RTL = rtl
+	}
+	n := 0
+	for i := range img {
+		if o.Image[i] != img[i] {
+			if n < 8 {
+				diff("App.Recv[%d] (%s) = %#02x, reference %#02x", i, place(i), o.Image[i], img[i])
+			}
+			n++
+		}
+	}
+	if n > 8 {
+		diff("... %d App.Recv bytes differ in all", n)
+	}
+
+	wantReply := v.Ref.Code == golden.CodeOK && v.Ref.MsgType == golden.MsgCall
+	switch {
+	case wantReply != o.Replied:
+		diff("engine waited for a reply: %v, reference expects one: %v", o.Replied, wantReply)
+	case wantReply:
+		want := golden.SetReply(v.Ref.SeqID)
+		if !bytes.Equal(o.Reply[:len(want)], want) {
+			diff("Net.Resp reply % x, want % x", o.Reply[:len(want)], want)
+		}
+		for i := len(want); i < len(o.Reply); i++ {
+			if o.Reply[i] != Filler {
+				diff("Net.Resp[%d] written past the %d-byte reply", i, len(want))
+				break
+			}
+		}
+		if golden.Code(o.ReplyStatus.Result()) != golden.CodeRespOK || o.ReplyStatus.Detail() != uint32(len(want)) {
+			diff("reply status %s detail %d, want RESP_OK detail %d",
+				golden.Code(o.ReplyStatus.Result()), o.ReplyStatus.Detail(), len(want))
+		}
+	}
+	v.Match = len(v.Diffs) == 0
+	return v
+}
