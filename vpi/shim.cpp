@@ -1,0 +1,438 @@
+//go:build ignore
+
+// shim.cpp implements shim.h over a Verilated model built with
+// --prefix Vmodel --vpi --trace-fst. vpi/lib.mk compiles it with the model's
+// flags; the build constraint above keeps cgo from compiling it into the Go
+// package, which loads the finished library with dlopen instead.
+//
+// Signals are resolved once through VPI (vpi_handle_by_name, vpiSize); the
+// fast path then reads and writes the data pointers found in the public
+// symbol table (VerilatedScope::varFind(...)->datap()), never VPI.
+
+#include "shim.h"
+
+#include "Vmodel.h"
+#include "verilated.h"
+#include "verilated_fst_c.h"
+#include "verilated_syms.h"
+#include "verilated_vpi.h"
+#if VM_COVERAGE
+#include "verilated_cov.h"
+#endif
+
+#include <pthread.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Context time added per half clock period: the rising edge of cycle k
+// (counting from 0) is at time 10k+5 in the model's time precision.
+constexpr uint64_t kHalfPeriod = 5;
+
+// VPI's vpi_get_value keeps vectors in a fixed pool and aborts the process
+// for vectors of VL_VALUE_STRING_MAX_WORDS words or more.
+constexpr uint32_t kMaxSlowWords = VL_VALUE_STRING_MAX_WORDS - 1;
+
+struct Signal {
+    std::string name;
+    vpiHandle handle = nullptr;
+    void* datap = nullptr;
+    VerilatedVarType type = VLVT_UNKNOWN;
+    uint32_t width = 0;
+    bool writable = false;
+    int32_t port[2] = {-1, -1};  // index in each direction's port table
+};
+
+// A fast-path port: where its value lives in the model and in the buffer.
+struct Port {
+    void* datap;
+    VerilatedVarType type;
+    uint32_t offset;  // bytes into the buffer; a multiple of 8
+    uint32_t words;   // VLVT_WDATA: 32-bit words
+    uint64_t mask;    // value mask; for VLVT_WDATA, of the top word
+};
+
+struct Sim {
+    // Declaration order is destruction order reversed: the model must go
+    // before its context.
+    std::unique_ptr<VerilatedContext> ctx;
+    std::unique_ptr<Vmodel> model;
+    std::unique_ptr<VerilatedFstC> trace;
+    pthread_t owner;
+    CData* clk = nullptr;
+    uint64_t cycles = 0;
+    std::vector<Signal> signals;
+    std::map<std::string, int32_t> ids;
+    std::vector<Port> ports[2];
+    std::vector<uint64_t> buf[2];  // 8-byte words, so every slot is aligned
+};
+
+Sim* g_sim = nullptr;
+thread_local std::string t_err;
+
+int32_t fail(int32_t code, const char* fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    t_err = msg;
+    return code;
+}
+
+// check guards every entry point: a model is open and this is its thread.
+// The thread test is one pthread_self and one compare.
+int32_t check() {
+    if (!g_sim) return fail(VM_ENOTOPEN, "no model is open");
+    if (!pthread_equal(pthread_self(), g_sim->owner)) {
+        return fail(VM_ETHREAD, "called from a thread other than the one that opened the model");
+    }
+    return VM_OK;
+}
+
+std::string vpiMessage() {
+    s_vpi_error_info info;
+    if (vpi_chk_error(&info) && info.message) return info.message;
+    return "";
+}
+
+uint64_t mask64(uint32_t bits) { return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; }
+
+uint32_t storageBytes(VerilatedVarType type, uint32_t width) {
+    switch (type) {
+    case VLVT_UINT8: return 1;
+    case VLVT_UINT16: return 2;
+    case VLVT_UINT32: return 4;
+    case VLVT_UINT64: return 8;
+    case VLVT_WDATA: return VL_WORDS_I(width) * 4;
+    default: return 0;
+    }
+}
+
+template <typename T>
+inline void storeMasked(void* datap, const uint8_t* src, uint64_t mask) {
+    T v;
+    std::memcpy(&v, src, sizeof v);
+    *static_cast<T*>(datap) = static_cast<T>(v & mask);
+}
+
+inline void toModel(const Port& p, const uint8_t* base) {
+    const uint8_t* src = base + p.offset;
+    switch (p.type) {
+    case VLVT_UINT8: storeMasked<CData>(p.datap, src, p.mask); break;
+    case VLVT_UINT16: storeMasked<SData>(p.datap, src, p.mask); break;
+    case VLVT_UINT32: storeMasked<IData>(p.datap, src, p.mask); break;
+    case VLVT_UINT64: storeMasked<QData>(p.datap, src, p.mask); break;
+    case VLVT_WDATA: {
+        EData* d = static_cast<EData*>(p.datap);
+        std::memcpy(d, src, p.words * 4);
+        d[p.words - 1] &= static_cast<EData>(p.mask);
+        break;
+    }
+    default: break;
+    }
+}
+
+inline void fromModel(const Port& p, uint8_t* base) {
+    uint8_t* dst = base + p.offset;
+    switch (p.type) {
+    case VLVT_UINT8: std::memcpy(dst, p.datap, 1); break;
+    case VLVT_UINT16: std::memcpy(dst, p.datap, 2); break;
+    case VLVT_UINT32: std::memcpy(dst, p.datap, 4); break;
+    case VLVT_UINT64: std::memcpy(dst, p.datap, 8); break;
+    case VLVT_WDATA: std::memcpy(dst, p.datap, p.words * 4); break;
+    default: break;
+    }
+}
+
+inline uint8_t* bytes(Sim* s, int dir) { return reinterpret_cast<uint8_t*>(s->buf[dir].data()); }
+
+inline void evalAndDump(Sim* s) {
+    s->model->eval();
+    if (VL_UNLIKELY(s->trace)) s->trace->dump(s->ctx->time());
+}
+
+// step runs one cycle and leaves the pre-edge sample in the output buffer.
+inline void step(Sim* s) {
+    const uint8_t* in = bytes(s, VM_IN);
+    for (const Port& p : s->ports[VM_IN]) toModel(p, in);
+    *s->clk = 0;
+    evalAndDump(s);
+    uint8_t* out = bytes(s, VM_OUT);
+    for (const Port& p : s->ports[VM_OUT]) fromModel(p, out);
+    s->ctx->timeInc(kHalfPeriod);
+    *s->clk = 1;
+    evalAndDump(s);
+    s->ctx->timeInc(kHalfPeriod);
+    ++s->cycles;
+}
+
+int32_t finished() {
+    return fail(VM_EFINISHED, "the design ran $finish or $stop (at cycle %llu); it will not advance",
+                static_cast<unsigned long long>(g_sim->cycles));
+}
+
+void destroy(Sim* s) {
+    if (s->trace) {
+        s->trace->close();
+        s->trace.reset();
+    }
+    for (Signal& sig : s->signals) {
+        if (sig.handle) vpi_release_handle(sig.handle);
+    }
+    s->model.reset();
+    s->ctx.reset();
+    delete s;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* vm_error(void) { return t_err.c_str(); }
+
+int32_t vm_open(const char* clock) {
+    if (g_sim) return fail(VM_EOPEN, "a model is already open in this process");
+    if (!clock || !*clock) return fail(VM_EINVAL, "no clock signal named");
+    Sim* s = new Sim;
+    s->owner = pthread_self();
+    s->ctx.reset(new VerilatedContext);
+    // $stop and failed assertions set gotFinish instead of aborting.
+    s->ctx->fatalOnError(false);
+    // Only lets Vmodel::trace run later; costs nothing per eval.
+    s->ctx->traceEverOn(true);
+    // An empty name puts top ports at scope "TOP"; with the default name
+    // VPI finds an internal copy whose writes are lost at the next eval.
+    s->model.reset(new Vmodel{s->ctx.get(), ""});
+    g_sim = s;
+
+    vm_signal_info info;
+    int32_t rc = vm_signal(clock, &info);
+    if (rc == VM_OK && !(info.width == 1 && info.writable && s->signals[info.id].type == VLVT_UINT8)) {
+        rc = fail(VM_EINVAL, "not a writable 1-bit signal");
+    }
+    if (rc != VM_OK) {
+        const std::string msg = t_err;
+        g_sim = nullptr;
+        destroy(s);
+        t_err = msg;
+        return rc;
+    }
+    s->clk = static_cast<CData*>(s->signals[info.id].datap);
+    *s->clk = 0;
+    s->model->eval();
+    return VM_OK;
+}
+
+int32_t vm_close(void) {
+    if (int32_t rc = check()) return rc;
+    Sim* s = g_sim;
+    // final blocks; a second $finish in them would exit the process.
+    if (!s->ctx->gotFinish()) s->model->final();
+    g_sim = nullptr;
+    destroy(s);
+    return VM_OK;
+}
+
+int32_t vm_signal(const char* name, vm_signal_info* info) {
+    if (int32_t rc = check()) return rc;
+    if (!name || !info) return fail(VM_EINVAL, "nil name or info");
+    Sim* s = g_sim;
+    auto it = s->ids.find(name);
+    if (it != s->ids.end()) {
+        const Signal& sig = s->signals[it->second];
+        *info = vm_signal_info{it->second, sig.width, sig.writable, 0};
+        vpiHandle h = sig.handle;
+        info->direction = vpi_get(vpiDirection, h);
+        return VM_OK;
+    }
+    vpiHandle h = vpi_handle_by_name(const_cast<PLI_BYTE8*>(name), nullptr);
+    if (!h) return fail(VM_ENOTFOUND, "not found");
+    const PLI_INT32 type = vpi_get(vpiType, h);
+    if (type != vpiReg && type != vpiNet && type != vpiParameter) {
+        const std::string kind = vpi_get_str(vpiType, h);
+        vpi_release_handle(h);
+        return fail(VM_EUNSUPPORTED, "is a %s, not a signal", kind.c_str());
+    }
+    // vpiFullName is "<scope>.<var>"; the symbol table gives the storage.
+    const std::string full = vpi_get_str(vpiFullName, h);
+    const size_t dot = full.rfind('.');
+    const VerilatedScope* scope =
+        dot == std::string::npos ? nullptr : s->ctx->scopeFind(full.substr(0, dot).c_str());
+    const VerilatedVar* var = scope ? scope->varFind(full.c_str() + dot + 1) : nullptr;
+    if (!var) {
+        vpi_release_handle(h);
+        return fail(VM_ENOTFOUND, "resolved to %s, which is not in the symbol table", full.c_str());
+    }
+    Signal sig;
+    sig.name = name;
+    sig.handle = h;
+    sig.datap = var->datap();
+    sig.type = var->vltype();
+    sig.width = static_cast<uint32_t>(vpi_get(vpiSize, h));
+    sig.writable = var->isPublicRW() && !var->isParam();
+    if (var->udims() > 0 || storageBytes(sig.type, sig.width) == 0) {
+        vpi_release_handle(h);
+        return fail(VM_EUNSUPPORTED, "is an unpacked array or a non-bit type");
+    }
+    const int32_t id = static_cast<int32_t>(s->signals.size());
+    s->signals.push_back(sig);
+    s->ids.emplace(name, id);
+    *info = vm_signal_info{id, sig.width, sig.writable, vpi_get(vpiDirection, h)};
+    return VM_OK;
+}
+
+int32_t vm_get(int32_t id, uint8_t* buf, uint32_t len) {
+    if (int32_t rc = check()) return rc;
+    Sim* s = g_sim;
+    if (id < 0 || static_cast<size_t>(id) >= s->signals.size()) return fail(VM_EINVAL, "bad signal id %d", id);
+    const Signal& sig = s->signals[id];
+    const uint32_t words = VL_WORDS_I(sig.width);
+    if (len != VL_BYTES_I(sig.width)) return fail(VM_EINVAL, "buffer is %u bytes, want %u", len, VL_BYTES_I(sig.width));
+    if (words > kMaxSlowWords) return fail(VM_EUNSUPPORTED, "%u bits is too wide for vpi_get_value", sig.width);
+    s_vpi_value v;
+    v.format = vpiVectorVal;
+    vpi_get_value(sig.handle, &v);
+    const std::string err = vpiMessage();
+    if (!err.empty()) return fail(VM_EINVAL, "vpi_get_value: %s", err.c_str());
+    for (uint32_t i = 0; i < len; ++i) {
+        buf[i] = static_cast<uint8_t>(static_cast<uint32_t>(v.value.vector[i / 4].aval) >> (8 * (i % 4)));
+    }
+    return VM_OK;
+}
+
+int32_t vm_put(int32_t id, const uint8_t* buf, uint32_t len) {
+    if (int32_t rc = check()) return rc;
+    Sim* s = g_sim;
+    if (id < 0 || static_cast<size_t>(id) >= s->signals.size()) return fail(VM_EINVAL, "bad signal id %d", id);
+    const Signal& sig = s->signals[id];
+    const uint32_t words = VL_WORDS_I(sig.width);
+    if (len != VL_BYTES_I(sig.width)) return fail(VM_EINVAL, "buffer is %u bytes, want %u", len, VL_BYTES_I(sig.width));
+    if (words > kMaxSlowWords) return fail(VM_EUNSUPPORTED, "%u bits is too wide for vpi_put_value", sig.width);
+    if (!sig.writable) return fail(VM_EREADONLY, "not writable");
+    std::vector<s_vpi_vecval> vec(words);
+    for (uint32_t i = 0; i < len; ++i) {
+        vec[i / 4].aval = static_cast<PLI_INT32>(static_cast<uint32_t>(vec[i / 4].aval) | uint32_t{buf[i]} << (8 * (i % 4)));
+    }
+    s_vpi_value v;
+    v.format = vpiVectorVal;
+    v.value.vector = vec.data();
+    // Verilator ignores the time and flags: every put is immediate.
+    if (!vpi_put_value(sig.handle, &v, nullptr, vpiNoDelay)) {
+        return fail(VM_EINVAL, "vpi_put_value: %s", vpiMessage().c_str());
+    }
+    // Keep a registered input's slot equal to the model, so the next cycle
+    // does not undo this put.
+    if (sig.port[VM_IN] >= 0) fromModel(s->ports[VM_IN][sig.port[VM_IN]], bytes(s, VM_IN));
+    return VM_OK;
+}
+
+int32_t vm_port(int32_t id, int32_t dir, uint32_t* offset) {
+    if (int32_t rc = check()) return rc;
+    Sim* s = g_sim;
+    if (id < 0 || static_cast<size_t>(id) >= s->signals.size()) return fail(VM_EINVAL, "bad signal id %d", id);
+    if (dir != VM_IN && dir != VM_OUT) return fail(VM_EINVAL, "bad direction %d", dir);
+    Signal& sig = s->signals[id];
+    if (sig.port[dir] >= 0) {
+        *offset = s->ports[dir][sig.port[dir]].offset;
+        return sig.port[dir];
+    }
+    if (dir == VM_IN && !sig.writable) return fail(VM_EREADONLY, "not writable");
+    Port p;
+    p.datap = sig.datap;
+    p.type = sig.type;
+    p.offset = static_cast<uint32_t>(s->buf[dir].size() * 8);
+    p.words = VL_WORDS_I(sig.width);
+    p.mask = sig.type == VLVT_WDATA ? mask64(sig.width - (p.words - 1) * 32) : mask64(sig.width);
+    s->buf[dir].resize(s->buf[dir].size() + (storageBytes(sig.type, sig.width) + 7) / 8, 0);
+    fromModel(p, bytes(s, dir));
+    sig.port[dir] = static_cast<int32_t>(s->ports[dir].size());
+    s->ports[dir].push_back(p);
+    *offset = p.offset;
+    return sig.port[dir];
+}
+
+uint8_t* vm_buffer(int32_t dir, uint32_t* size) {
+    *size = 0;
+    if (check() != VM_OK || (dir != VM_IN && dir != VM_OUT)) return nullptr;
+    *size = static_cast<uint32_t>(g_sim->buf[dir].size() * 8);
+    return bytes(g_sim, dir);
+}
+
+vm_result vm_cycle(uint64_t n) {
+    if (int32_t rc = check()) return vm_result{0, rc};
+    Sim* s = g_sim;
+    for (uint64_t i = 0; i < n; ++i) {
+        if (VL_UNLIKELY(s->ctx->gotFinish())) return vm_result{static_cast<int64_t>(i), finished()};
+        step(s);
+    }
+    return vm_result{static_cast<int64_t>(n), VM_OK};
+}
+
+vm_result vm_run_until(int32_t port, uint64_t mask, uint64_t value, uint64_t max) {
+    if (int32_t rc = check()) return vm_result{0, rc};
+    Sim* s = g_sim;
+    if (port < 0 || static_cast<size_t>(port) >= s->ports[VM_OUT].size()) {
+        return vm_result{0, fail(VM_EINVAL, "bad output port %d", port)};
+    }
+    const uint64_t* sample = s->buf[VM_OUT].data() + s->ports[VM_OUT][port].offset / 8;
+    for (uint64_t i = 0; i < max; ++i) {
+        if (VL_UNLIKELY(s->ctx->gotFinish())) return vm_result{static_cast<int64_t>(i), finished()};
+        step(s);
+        if ((*sample & mask) == value) return vm_result{static_cast<int64_t>(i + 1), VM_MATCHED};
+    }
+    return vm_result{static_cast<int64_t>(max), VM_OK};
+}
+
+uint64_t vm_cycles(void) { return check() == VM_OK ? g_sim->cycles : 0; }
+
+int32_t vm_trace_on(const char* path) {
+    if (int32_t rc = check()) return rc;
+    if (!path || !*path) return fail(VM_EINVAL, "no trace path");
+    Sim* s = g_sim;
+    if (s->trace) s->trace->close();
+    std::FILE* f = std::fopen(path, "wb");  // FST reports open failures on stderr only
+    if (!f) return fail(VM_EIO, "cannot create: %s", std::strerror(errno));
+    std::fclose(f);
+    s->trace.reset(new VerilatedFstC);
+    s->model->trace(s->trace.get(), 99);
+    s->trace->open(path);
+    if (!s->trace->isOpen()) {
+        s->trace.reset();
+        return fail(VM_EIO, "cannot open FST trace");
+    }
+    return VM_OK;
+}
+
+int32_t vm_trace_off(void) {
+    if (int32_t rc = check()) return rc;
+    Sim* s = g_sim;
+    if (s->trace) {
+        s->trace->close();
+        s->trace.reset();
+    }
+    return VM_OK;
+}
+
+int32_t vm_coverage_write(const char* path) {
+    if (int32_t rc = check()) return rc;
+    if (!path || !*path) return fail(VM_EINVAL, "no coverage path");
+#if VM_COVERAGE
+    std::FILE* f = std::fopen(path, "wb");  // write() reports failures on stderr only
+    if (!f) return fail(VM_EIO, "cannot create: %s", std::strerror(errno));
+    std::fclose(f);
+    g_sim->ctx->coveragep()->write(path);
+    return VM_OK;
+#else
+    return fail(VM_EUNSUPPORTED, "model was built without --coverage (add it to VPI_FLAGS)");
+#endif
+}
+
+}  // extern "C"

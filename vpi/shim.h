@@ -1,0 +1,106 @@
+/*
+ * shim.h: C ABI of libvmodel.so, a Verilated model (class prefix Vmodel)
+ * linked with the Verilator runtime and shim.cpp. It moves bits and time
+ * only; it knows nothing about any particular design.
+ *
+ * One model per process (VPI is process-global). Every call except
+ * vm_error must come from the OS thread that called vm_open; calls from any
+ * other thread return VM_ETHREAD and touch nothing.
+ *
+ * Values cross the ABI little-endian, bit 0 in the low bit of byte 0,
+ * ceil(width/8) bytes long. Port buffers hold each registered port at a
+ * fixed offset, in a slot padded to a multiple of 8 bytes.
+ */
+#ifndef ARCALIS_VPI_SHIM_H
+#define ARCALIS_VPI_SHIM_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes. Negative codes are errors; vm_error describes the last one
+ * returned on the owner thread. */
+enum {
+    VM_OK = 0,
+    VM_MATCHED = 1,     /* vm_run_until: the condition held */
+    VM_EINVAL = -1,     /* bad argument */
+    VM_ENOTOPEN = -2,   /* no model is open */
+    VM_EOPEN = -3,      /* a model is already open in this process */
+    VM_ETHREAD = -4,    /* called from a thread other than vm_open's */
+    VM_ENOTFOUND = -5,  /* no such signal */
+    VM_EREADONLY = -6,  /* signal is not writable */
+    VM_EFINISHED = -7,  /* $finish or $stop ran; the model will not advance */
+    VM_EUNSUPPORTED = -8, /* signal kind the shim cannot move (array, string, ...) */
+    VM_EIO = -9         /* a file could not be written */
+};
+
+/* Port directions, for vm_port and vm_buffer. */
+enum { VM_IN = 0, VM_OUT = 1 };
+
+/* What vm_signal learns about a signal. */
+typedef struct {
+    int32_t id;        /* handle for vm_get, vm_put, vm_port */
+    uint32_t width;    /* bits (vpiSize) */
+    int32_t writable;  /* 1 if vm_put and VM_IN ports may drive it */
+    int32_t direction; /* vpiInput 1, vpiOutput 2, vpiInout 3, none 5 */
+} vm_signal_info;
+
+/* Result of a multi-cycle call. */
+typedef struct {
+    int64_t cycles; /* cycles completed by this call */
+    int32_t status; /* VM_OK, VM_MATCHED or a negative error */
+} vm_result;
+
+/* vm_open constructs the model, runs time 0 with the clock low, and makes
+ * the calling thread the owner. clock names a 1-bit writable signal. */
+int32_t vm_open(const char* clock);
+/* vm_close runs final blocks, closes any trace and frees the model. */
+int32_t vm_close(void);
+/* vm_error returns the message for the last error on this thread ("" if
+ * none); valid until the next call on this thread. */
+const char* vm_error(void);
+
+/* vm_signal resolves a hierarchical name through vpi_handle_by_name. */
+int32_t vm_signal(const char* name, vm_signal_info* info);
+/* Slow path through vpi_get_value / vpi_put_value (vpiVectorVal). len must
+ * be ceil(width/8); vm_put drops bits above width. */
+int32_t vm_get(int32_t id, uint8_t* buf, uint32_t len);
+int32_t vm_put(int32_t id, const uint8_t* buf, uint32_t len);
+
+/* vm_port registers signal id as a fast-path port of direction dir and
+ * returns its index in that direction's table (registering twice returns
+ * the same index); *offset receives its byte offset in vm_buffer(dir). The
+ * slot starts with the signal's current value. Registering may move the
+ * buffer: fetch vm_buffer again afterwards. */
+int32_t vm_port(int32_t id, int32_t dir, uint32_t* offset);
+/* vm_buffer returns the port buffer of dir and its size in bytes. */
+uint8_t* vm_buffer(int32_t dir, uint32_t* size);
+
+/* vm_cycle runs n cycles. Each cycle: copy the input buffer into the model;
+ * clock low, eval; copy outputs into the output buffer (the pre-edge
+ * sample); clock high, eval. */
+vm_result vm_cycle(uint64_t n);
+/* vm_run_until runs cycles like vm_cycle until the pre-edge sample of
+ * output port `port` satisfies (v & mask) == value, on its low 64 bits, or
+ * max cycles have run. status is VM_MATCHED if the condition held; the
+ * cycle whose sample matched is completed and counted. */
+vm_result vm_run_until(int32_t port, uint64_t mask, uint64_t value, uint64_t max);
+/* vm_cycles returns the cycles completed since vm_open. */
+uint64_t vm_cycles(void);
+
+/* FST tracing: on (to path, replacing any open trace) and off. */
+int32_t vm_trace_on(const char* path);
+int32_t vm_trace_off(void);
+
+/* vm_coverage_write writes the coverage database to path. Returns VM_OK,
+ * or VM_EUNSUPPORTED (and writes nothing) if the model was built without
+ * --coverage. */
+int32_t vm_coverage_write(const char* path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

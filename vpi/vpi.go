@@ -1,0 +1,227 @@
+// Package vpi drives a Verilated design from Go: it loads the shared library
+// that vpi/build.mk builds and clocks the model through a small C shim.
+//
+// Signals are found by hierarchical name through Verilator's VPI. Occasional
+// access goes through vpi_get_value/vpi_put_value (Signal); per-cycle access
+// goes through ports (Input, Output), whose values live in two C buffers that
+// Go reads and writes directly, so Cycle(n) and RunUntil cross cgo once per
+// call however many cycles and ports are involved.
+//
+// A Sim belongs to one OS thread: Open locks the calling goroutine to its
+// thread (runtime.LockOSThread) and every later call must come from that
+// goroutine; calls from another thread fail with ErrWrongThread. Close
+// unlocks it. VPI state is process-global, so a library holds at most one
+// open Sim at a time.
+package vpi
+
+/*
+#include <stdlib.h>
+#include "loader.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"unsafe"
+)
+
+// Errors a caller may test for with errors.Is.
+var (
+	ErrNotFound    = errors.New("not found")
+	ErrReadOnly    = errors.New("not writable")
+	ErrWrongThread = errors.New("called from an OS thread other than the one that opened the Sim (use it from the goroutine that called Open)")
+	ErrClosed      = errors.New("Sim is closed")
+	ErrFinished    = errors.New("simulation finished")
+	ErrUnsupported = errors.New("not supported")
+	ErrInvalid     = errors.New("invalid argument")
+	ErrIO          = errors.New("i/o error")
+	ErrOpen        = errors.New("a Sim is already open on this library")
+)
+
+// Error is a failure reported by the shim.
+type Error struct {
+	Op     string // what was attempted, naming the signal or path
+	Err    error  // one of the Err* values
+	Detail string // the shim's explanation, if it adds anything
+}
+
+func (e *Error) Error() string {
+	if e.Detail == "" || e.Detail == e.Err.Error() {
+		return "vpi: " + e.Op + ": " + e.Err.Error()
+	}
+	return "vpi: " + e.Op + ": " + e.Detail
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Options configure Open.
+type Options struct {
+	// Clock names the 1-bit input that Cycle and RunUntil toggle, e.g. "top.clk_i".
+	Clock string
+}
+
+// Sim is an open Verilated model.
+type Sim struct {
+	lib     *C.vm_lib
+	in, out []byte // the C port buffers; nil after Close
+	cycles  uint64
+	closed  bool
+}
+
+// Open loads the shared library built by vpi/build.mk, constructs the model,
+// evaluates it at time 0 with the clock low and locks the calling goroutine
+// to its OS thread. The Sim must be used from that goroutine only.
+// A missing library is an error that names the path tried.
+func Open(libPath string, opt Options) (*Sim, error) {
+	if opt.Clock == "" {
+		return nil, errors.New("vpi: Options.Clock is empty")
+	}
+	lib, err := load(libPath)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sim{lib: lib}
+	runtime.LockOSThread()
+	clock := C.CString(opt.Clock)
+	defer C.free(unsafe.Pointer(clock))
+	if rc := C.call_open(lib, clock); rc != C.VM_OK {
+		err := s.err(rc, fmt.Sprintf("open %s: clock %q", libPath, opt.Clock))
+		runtime.UnlockOSThread()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close runs the design's final blocks, closes any trace and frees the
+// model; ports and their buffers become invalid. Closing twice is a no-op.
+func (s *Sim) Close() error {
+	if s.closed {
+		return nil
+	}
+	if rc := C.call_close(s.lib); rc != C.VM_OK {
+		return s.err(rc, "close")
+	}
+	s.closed = true
+	s.in, s.out = nil, nil
+	runtime.UnlockOSThread()
+	return nil
+}
+
+// Cycle runs n clock cycles. Each cycle copies every input port into the
+// model, evaluates with the clock low, samples every output port (what the
+// rising edge sees), then evaluates with the clock high. One cgo call.
+func (s *Sim) Cycle(n int) error {
+	if n < 0 {
+		return &Error{Op: fmt.Sprintf("cycle %d", n), Err: ErrInvalid, Detail: "negative cycle count"}
+	}
+	if s.closed {
+		return &Error{Op: "cycle", Err: ErrClosed}
+	}
+	r := C.call_cycle(s.lib, C.uint64_t(n))
+	s.cycles += uint64(r.cycles)
+	if r.status != C.VM_OK {
+		return s.err(r.status, "cycle")
+	}
+	return nil
+}
+
+// RunUntil runs cycles with the inputs held until the pre-edge sample of
+// output port p satisfies v&mask == value (on its low 64 bits) or max
+// cycles have run. It returns the cycles run, counting the one whose sample
+// matched, and whether the condition held. One cgo call.
+func (s *Sim) RunUntil(p *Port, mask, value uint64, max int) (cycles int, ok bool, err error) {
+	op := "run until " + p.String()
+	switch {
+	case s.closed:
+		return 0, false, &Error{Op: op, Err: ErrClosed}
+	case p.s != s || p.input:
+		return 0, false, &Error{Op: op, Err: ErrInvalid, Detail: "not an output port of this Sim"}
+	case max < 0:
+		return 0, false, &Error{Op: op, Err: ErrInvalid, Detail: "negative cycle budget"}
+	}
+	r := C.call_run_until(s.lib, p.index, C.uint64_t(mask), C.uint64_t(value), C.uint64_t(max))
+	s.cycles += uint64(r.cycles)
+	switch r.status {
+	case C.VM_MATCHED:
+		return int(r.cycles), true, nil
+	case C.VM_OK:
+		return int(r.cycles), false, nil
+	}
+	return int(r.cycles), false, s.err(r.status, op)
+}
+
+// Cycles returns the cycles completed since Open.
+func (s *Sim) Cycles() uint64 { return s.cycles }
+
+// TraceOn starts an FST trace of every signal into path, replacing any
+// trace in progress; values are dumped at each evaluation.
+func (s *Sim) TraceOn(path string) error {
+	op := fmt.Sprintf("trace %s", path)
+	if s.closed {
+		return &Error{Op: op, Err: ErrClosed}
+	}
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	if rc := C.call_trace_on(s.lib, cpath); rc != C.VM_OK {
+		return s.err(rc, op)
+	}
+	return nil
+}
+
+// TraceOff closes the trace, if any. Close also closes it.
+func (s *Sim) TraceOff() error {
+	if s.closed {
+		return &Error{Op: "trace off", Err: ErrClosed}
+	}
+	if rc := C.call_trace_off(s.lib); rc != C.VM_OK {
+		return s.err(rc, "trace off")
+	}
+	return nil
+}
+
+// WriteCoverage writes the coverage database (read it with
+// verilator_coverage) to path. It fails with ErrUnsupported if the library
+// was built without --coverage in VPI_FLAGS.
+func (s *Sim) WriteCoverage(path string) error {
+	op := fmt.Sprintf("coverage %s", path)
+	if s.closed {
+		return &Error{Op: op, Err: ErrClosed}
+	}
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	if rc := C.call_coverage_write(s.lib, cpath); rc != C.VM_OK {
+		return s.err(rc, op)
+	}
+	return nil
+}
+
+// err turns a shim status into an *Error for op.
+func (s *Sim) err(rc C.int32_t, op string) error {
+	e := &Error{Op: op}
+	switch rc {
+	case C.VM_ENOTFOUND:
+		e.Err = ErrNotFound
+	case C.VM_EREADONLY:
+		e.Err = ErrReadOnly
+	case C.VM_ETHREAD:
+		// The message lives in the calling thread's slot; say it from here.
+		e.Err = ErrWrongThread
+		return e
+	case C.VM_ENOTOPEN:
+		e.Err = ErrClosed
+	case C.VM_EFINISHED:
+		e.Err = ErrFinished
+	case C.VM_EUNSUPPORTED:
+		e.Err = ErrUnsupported
+	case C.VM_EIO:
+		e.Err = ErrIO
+	case C.VM_EOPEN:
+		e.Err = ErrOpen
+	default:
+		e.Err = ErrInvalid
+	}
+	e.Detail = C.GoString(C.call_error(s.lib))
+	return e
+}
