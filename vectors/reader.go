@@ -89,11 +89,10 @@ func (r *Reader) Next() (Record, error) {
 	rec, err := r.next()
 	if err != nil {
 		var fe *FormatError
-		if !errors.As(err, &fe) || !fe.framingIntact() {
-			r.err = err
-		}
-		if fe != nil && fe.framingIntact() {
+		if errors.As(err, &fe) && fe.Resumable() {
 			r.index++
+		} else {
+			r.err = err
 		}
 		return Record{}, err
 	}
@@ -103,7 +102,7 @@ func (r *Reader) Next() (Record, error) {
 
 func (r *Reader) next() (Record, error) {
 	start := r.off
-	fail := func(kind error, format string, args ...any) error {
+	fail := func(kind error, format string, args ...any) *FormatError {
 		return &FormatError{File: r.name, Record: r.index, Offset: start, Err: kind, Detail: fmt.Sprintf(format, args...)}
 	}
 	ioFail := func(what string, err error) error {
@@ -118,7 +117,9 @@ func (r *Reader) next() (Record, error) {
 	r.off += int64(n)
 	if err != nil {
 		if n == 0 && errors.Is(err, io.EOF) {
-			return Record{}, fail(ErrMissingEnd, "file ends after %d records without the end marker (truncated?)", r.index)
+			e := fail(ErrMissingEnd, "file ends after %d records without the end marker (truncated?)", r.index)
+			e.atEnd = true
+			return Record{}, e
 		}
 		if e := ioFail("record header", err); e != nil {
 			return Record{}, e
@@ -178,7 +179,12 @@ func (r *Reader) next() (Record, error) {
 }
 
 // end checks the end marker whose first 8 bytes are hdr, and that nothing follows it.
-func (r *Reader) end(hdr [RecordHeaderSize]byte, start int64, fail func(error, string, ...any) error) error {
+func (r *Reader) end(hdr [RecordHeaderSize]byte, start int64, failRec func(error, string, ...any) *FormatError) error {
+	fail := func(kind error, format string, args ...any) error {
+		e := failRec(kind, format, args...)
+		e.atEnd = true
+		return e
+	}
 	var crcb [CRCSize]byte
 	n, err := io.ReadFull(r.br, crcb[:])
 	r.off += int64(n)
@@ -199,8 +205,7 @@ func (r *Reader) end(hdr [RecordHeaderSize]byte, start int64, fail func(error, s
 		return fmt.Errorf("%s: after the end marker: %w", r.name, err)
 	}
 	if extra > 0 {
-		return &FormatError{File: r.name, Record: r.index, Offset: r.off, Err: ErrTrailingGarbage,
-			Detail: fmt.Sprintf("%d bytes after the end marker", extra)}
+		return fail(ErrTrailingGarbage, "%d bytes after the end marker, from byte offset %d", extra, r.off)
 	}
 	return io.EOF
 }

@@ -79,16 +79,23 @@ var (
 // FormatError reports damage in a vector file: which file, which record, where.
 type FormatError struct {
 	File   string // the name given to NewReader (the path for ReadFile)
-	Record int    // index of the damaged record; -1 for the file header
+	Record int    // index of the damaged record; -1 for the file header; the record count at the end marker
 	Offset int64  // byte offset in the file where the record (or header) starts
 	Err    error  // one of the Err* kinds above
 	Detail string // what exactly is wrong
+
+	atEnd bool // the damage is in or after the end marker (or the marker is missing)
 }
 
 func (e *FormatError) Error() string {
-	where := fmt.Sprintf("record %d (byte offset %d)", e.Record, e.Offset)
-	if e.Record < 0 {
+	var where string
+	switch {
+	case e.Record < 0:
 		where = fmt.Sprintf("file header (byte offset %d)", e.Offset)
+	case e.atEnd:
+		where = fmt.Sprintf("end marker (after %d records, byte offset %d)", e.Record, e.Offset)
+	default:
+		where = fmt.Sprintf("record %d (byte offset %d)", e.Record, e.Offset)
 	}
 	if e.Detail == "" {
 		return fmt.Sprintf("%s: %s: %v", e.File, where, e.Err)
@@ -98,8 +105,15 @@ func (e *FormatError) Error() string {
 
 func (e *FormatError) Unwrap() error { return e.Err }
 
-// framingIntact reports whether the record's lengths were sound, so that a
-// reader can go on with the next record after this error.
-func (e *FormatError) framingIntact() bool {
-	return e.Err == ErrCRCMismatch || e.Err == ErrBadMeta || e.Err == ErrMissingSource
+// InRecord reports whether the damage is inside record e.Record, rather than
+// in the file header or at the end of the records.
+func (e *FormatError) InRecord() bool {
+	return e.Record >= 0 && !e.atEnd
+}
+
+// Resumable reports whether Reader.Next can go on with the next record after
+// this error: the damaged record's lengths were sound (CRC mismatch, bad
+// metadata JSON, missing source).
+func (e *FormatError) Resumable() bool {
+	return e.InRecord() && (e.Err == ErrCRCMismatch || e.Err == ErrBadMeta || e.Err == ErrMissingSource)
 }

@@ -255,7 +255,7 @@ func TestDamage(t *testing.T) {
 		{"truncated end marker", cat(hdr, good, rawEnd(1)[:9]), ErrTruncatedEnd, 1, goodLen, nil},
 		{"end marker CRC mismatch", cat(hdr, good, flip(rawEnd(1), 7)), ErrCRCMismatch, 1, goodLen, []string{"end marker"}},
 		{"record count mismatch", cat(hdr, good, rawEnd(2)), ErrCountMismatch, 1, goodLen, []string{"says 2 records, file holds 1"}},
-		{"trailing garbage", cat(hdr, good, rawEnd(1), []byte("xyz")), ErrTrailingGarbage, 1, goodLen + 10, []string{"3 bytes after the end marker"}},
+		{"trailing garbage", cat(hdr, good, rawEnd(1), []byte("xyz")), ErrTrailingGarbage, 1, goodLen, []string{"3 bytes after the end marker, from byte offset " + itoa(int(goodLen)+10)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -278,8 +278,17 @@ func TestDamage(t *testing.T) {
 				t.Errorf("error at %s record %d offset %d, want %s record %d offset %d", fe.File, fe.Record, fe.Offset, path, tc.record, tc.offset)
 			}
 			where := "record " + itoa(tc.record) + " (byte offset " + itoa(int(tc.offset)) + ")"
-			if tc.record < 0 {
+			atEnd := map[error]bool{ErrMissingEnd: true, ErrTruncatedEnd: true, ErrCountMismatch: true, ErrTrailingGarbage: true}[tc.kind] ||
+				tc.name == "end marker CRC mismatch"
+			if fe.InRecord() != (tc.record >= 0 && !atEnd) {
+				t.Errorf("InRecord() = %v", fe.InRecord())
+			}
+			switch {
+			case tc.record < 0:
 				where = "file header (byte offset 0)"
+			case !atEnd:
+			default:
+				where = "end marker (after " + itoa(tc.record) + " records, byte offset " + itoa(int(tc.offset)) + ")"
 			}
 			for _, s := range append([]string{path + ": ", where, tc.kind.Error()}, tc.want...) {
 				if !strings.Contains(err.Error(), s) {
@@ -324,6 +333,24 @@ func TestReaderContinuesAfterCRCMismatch(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "a0 ! c2" {
 		t.Errorf("got %v, want [a0 ! c2]", got)
+	}
+}
+
+// Damage at the end marker is final: Next keeps returning it.
+func TestReaderStopsAtBadEndMarker(t *testing.T) {
+	end := rawEnd(1)
+	end[9] ^= 1
+	r, err := NewReader(bytes.NewReader(cat([]byte("ARCVEC\x00\x01"), rawRecord(`{"source":"a"}`, nil), end)), "mem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	_, err1 := r.Next()
+	_, err2 := r.Next()
+	if !errors.Is(err1, ErrCRCMismatch) || err2 != err1 {
+		t.Errorf("got %v then %v, want the end marker's CRC mismatch twice", err1, err2)
 	}
 }
 
@@ -402,7 +429,7 @@ func FuzzReader(f *testing.F) {
 				if !errors.As(err, &fe) {
 					t.Fatalf("error %v is not a *FormatError", err)
 				}
-				if fe.framingIntact() {
+				if fe.Resumable() {
 					continue
 				}
 				return

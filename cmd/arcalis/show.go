@@ -37,7 +37,7 @@ func showRecord(w io.Writer, rec vectors.Record) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Fprintf(w, "  %s: %v\n", k, rec.Meta[k])
+			fmt.Fprintf(w, "  %-8s %v\n", k+":", rec.Meta[k])
 		}
 	}
 	fmt.Fprintf(w, "  size:    %d bytes\n", len(rec.Msg))
@@ -106,7 +106,7 @@ func (wk *walker) structFields(indent string, depth int) error {
 			fmt.Fprintf(wk.w, "%s@%d STOP\n", indent, at)
 			break
 		}
-		fmt.Fprintf(wk.w, "%s@%d field %d %s: ", indent, at, id, typeName(typ))
+		fmt.Fprintf(wk.w, "%s@%d field %d %s", indent, at, id, typeName(typ))
 		if err := wk.value(typ, indent, depth); err != nil {
 			fmt.Fprintln(wk.w)
 			return err
@@ -126,43 +126,43 @@ func (wk *walker) value(typ thrift.TType, indent string, depth int) error {
 	case thrift.BOOL:
 		v, err := p.ReadBool(ctx)
 		if err == nil {
-			fmt.Fprintf(w, "%v\n", v)
+			fmt.Fprintf(w, ": %v\n", v)
 		}
 		return err
 	case thrift.BYTE:
 		v, err := p.ReadByte(ctx)
 		if err == nil {
-			fmt.Fprintf(w, "%d\n", v)
+			fmt.Fprintf(w, ": %d\n", v)
 		}
 		return err
 	case thrift.I16:
 		v, err := p.ReadI16(ctx)
 		if err == nil {
-			fmt.Fprintf(w, "%d\n", v)
+			fmt.Fprintf(w, ": %d\n", v)
 		}
 		return err
 	case thrift.I32:
 		v, err := p.ReadI32(ctx)
 		if err == nil {
-			fmt.Fprintf(w, "%d (0x%08x)\n", v, uint32(v))
+			fmt.Fprintf(w, ": %d (0x%08x)\n", v, uint32(v))
 		}
 		return err
 	case thrift.I64:
 		v, err := p.ReadI64(ctx)
 		if err == nil {
-			fmt.Fprintf(w, "%d (0x%016x)\n", v, uint64(v))
+			fmt.Fprintf(w, ": %d (0x%016x)\n", v, uint64(v))
 		}
 		return err
 	case thrift.DOUBLE:
 		v, err := p.ReadDouble(ctx)
 		if err == nil {
-			fmt.Fprintf(w, "%g\n", v)
+			fmt.Fprintf(w, ": %g\n", v)
 		}
 		return err
 	case thrift.STRING:
 		v, err := p.ReadBinary(ctx)
 		if err == nil {
-			fmt.Fprintf(w, "%d bytes %s\n", len(v), hexPrefix(v))
+			fmt.Fprintf(w, ": %d bytes %s\n", len(v), hexPrefix(v))
 		}
 		return err
 	case uuidType:
@@ -172,7 +172,7 @@ func (wk *walker) value(typ thrift.TType, indent string, depth int) error {
 		if _, err := io.ReadFull(wk.buf, v[:]); err != nil {
 			return fmt.Errorf("UUID: %w", err)
 		}
-		fmt.Fprintf(w, "%x (read raw: Apache v0.17.0 has no UUID type)\n", v)
+		fmt.Fprintf(w, ": %x (read raw: Apache v0.17.0 has no UUID type)\n", v)
 		return nil
 	case thrift.STRUCT:
 		fmt.Fprintln(w)
@@ -189,9 +189,9 @@ func (wk *walker) value(typ thrift.TType, indent string, depth int) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "%d elements of %s\n", n, typeName(et))
+		fmt.Fprintf(w, "<%s>: %d elements\n", typeName(et), n)
 		for i := 0; i < n; i++ {
-			if err := wk.element(i, et, indent, depth); err != nil {
+			if err := wk.element(i, "", et, indent, depth); err != nil {
 				return err
 			}
 		}
@@ -207,12 +207,12 @@ func (wk *walker) value(typ thrift.TType, indent string, depth int) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "%d entries %s -> %s\n", n, typeName(kt), typeName(vt))
+		fmt.Fprintf(w, "<%s, %s>: %d entries\n", typeName(kt), typeName(vt), n)
 		for i := 0; i < n; i++ {
-			if err := wk.element(i, kt, indent, depth); err != nil {
+			if err := wk.element(i, " key", kt, indent, depth); err != nil {
 				return err
 			}
-			if err := wk.element(i, vt, indent+"  ", depth); err != nil {
+			if err := wk.element(i, " value", vt, indent, depth); err != nil {
 				return err
 			}
 		}
@@ -225,8 +225,9 @@ func (wk *walker) value(typ thrift.TType, indent string, depth int) error {
 	}
 }
 
-// element prints element i of a container, or skips it past showElements.
-func (wk *walker) element(i int, typ thrift.TType, indent string, depth int) error {
+// element prints element i of a container (label tells a map's key from its
+// value), or skips it past showElements.
+func (wk *walker) element(i int, label string, typ thrift.TType, indent string, depth int) error {
 	if depth <= 1 {
 		return errors.New("nesting depth limit exceeded")
 	}
@@ -237,7 +238,7 @@ func (wk *walker) element(i int, typ thrift.TType, indent string, depth int) err
 		}
 		return thrift.Skip(wk.ctx, wk.prot, typ, depth-1)
 	}
-	fmt.Fprintf(wk.w, "%s  @%d [%d] ", indent, wk.at(), i)
+	fmt.Fprintf(wk.w, "%s  @%d [%d]%s", indent, wk.at(), i, label)
 	return wk.value(typ, indent+"  ", depth-1)
 }
 

@@ -221,14 +221,12 @@ func verifyFile(w io.Writer, path string) int {
 			}
 			if err != nil {
 				var fe *vectors.FormatError
-				if errors.As(err, &fe) && fe.Record >= 0 {
+				fail("%v", err) // names the file, the record and the offset
+				if errors.As(err, &fe) && fe.InRecord() {
 					records++
-					fail("record %d: %v", fe.Record, err)
-					if errors.Is(err, vectors.ErrCRCMismatch) || errors.Is(err, vectors.ErrBadMeta) || errors.Is(err, vectors.ErrMissingSource) {
+					if fe.Resumable() {
 						continue
 					}
-				} else {
-					fail("%v", err)
 				}
 				return
 			}
