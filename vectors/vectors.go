@@ -1,15 +1,5 @@
-// Package vectors reads and writes Arcalís vector files: one Thrift message per
-// record, as it travels on the wire without transport framing, with its provenance.
-//
-// The byte layout is specified in docs/vectors.md. In short:
-//
-//	file    = header record* end
-//	header  = "ARCVEC" version:u16            (8 bytes)
-//	record  = metaLen:u32 msgLen:u32 meta msg crc:u16
-//	end     = 0xFFFFFFFF count:u32 crc:u16   (10 bytes, then end of file)
-//
-// All integers are big-endian. meta is a JSON object holding at least "source".
-// crc is CRC-16/CCITT-FALSE over every byte of the record (or end marker) before it.
+// Package vectors reads and writes Arcalís vector files (docs/vectors.md): one Thrift
+// message per record, as on the wire without transport framing, with its provenance.
 package vectors
 
 //go:generate go run ./defaultset -o default.vec
@@ -21,7 +11,15 @@ import (
 	"github.com/sigurn/crc16"
 )
 
-// Format constants. See docs/vectors.md.
+// Format constants. The layout (docs/vectors.md), all integers big-endian:
+//
+//	file    = header record* end
+//	header  = "ARCVEC" version:u16            (8 bytes)
+//	record  = metaLen:u32 msgLen:u32 meta msg crc:u16
+//	end     = 0xFFFFFFFF count:u32 crc:u16   (10 bytes, then end of file)
+//
+// meta is a JSON object holding at least "source"; crc is CRC-16/CCITT-FALSE
+// over every byte of the record (or end marker) before it.
 const (
 	// Magic opens every vector file.
 	Magic = "ARCVEC"

@@ -369,6 +369,13 @@ func TestNoAllocationFromDeclaredLength(t *testing.T) {
 	}
 }
 
+// The format names CRC-16/CCITT-FALSE: pin the library's parameters to its check value.
+func TestCRCParameters(t *testing.T) {
+	if got := crc16.Checksum([]byte("123456789"), crcTable); got != 0x29B1 || CRCName != "CRC-16/CCITT-FALSE" {
+		t.Errorf("%s check value 0x%04x, want 0x29b1", CRCName, got)
+	}
+}
+
 func TestCheckMessage(t *testing.T) {
 	set := []byte{0x80, 0x01, 0x00, 0x01, 0, 0, 0, 3, 'S', 'e', 't', 0, 0, 0, 7,
 		8, 0, 4, 0, 0, 0, 1, // flags

@@ -1,8 +1,5 @@
 // Command arcalis is the Arcalís co-verification harness's front end: it
 // builds and checks vector files, and runs them against the receive path.
-//
-// Each top-level command lives in its own file (vectors_cmd.go, ...) as a
-// function returning a *cli.Command; this file only assembles the app.
 package main
 
 import (
@@ -24,6 +21,9 @@ func main() {
 
 // newApp returns the arcalis app writing to stdout and stderr. Errors are
 // returned by Run, never turned into an exit here, so tests can call it.
+//
+// Each top-level command lives in its own file (vectors_cmd.go, ...) as a
+// function returning a *cli.Command; this file only assembles the app.
 func newApp(stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
 		Name:            "arcalis",

@@ -1,26 +1,5 @@
-// Command defaultset writes the default vector set, vectors/default.vec: Set
-// and Get requests, valid and malformed, covering the rules of docs/abi.md.
-//
-// Run it from vectors/ as `go generate` does:
-//
-//	go run ./defaultset -o default.vec
-//
-// Valid messages are serialized by Apache Thrift's Go library from the
-// generated arcalis/internal/memcached types. Messages Apache cannot write
-// (fields reordered, repeated, missing, unknown or mistyped) come from a small
-// builder whose bytes are checked against Apache's for the canonical Set; the
-// malformed ones are edits of those bytes. Every case is documented where it
-// is built. The output is the same bytes on every run: the only randomness is
-// a fixed-seed splitmix64 generator written out below.
-//
-// Each record's metadata holds, besides "source" (the case name):
-//   - "expect": the result code docs/abi.md section 5 gives for the message,
-//     for an App.Recv capacity of at least 320 + 65,536 bytes (the largest
-//     value in the set). The golden reference decides the full image; this is
-//     the case's stated intent, for cross-checking.
-//   - "apache": "accept" or "reject": whether Apache Thrift's Go library
-//     (default configuration) reads it as exactly one message
-//     (vectors.CheckMessage; `arcalis vectors verify` checks this).
+// Command defaultset writes the default vector set, vectors/default.vec: Set and Get
+// requests, valid and malformed, covering docs/abi.md (run: go generate ./vectors).
 package main
 
 import (
@@ -50,6 +29,23 @@ func main() {
 }
 
 // generate writes the default set to path.
+//
+// Valid messages are serialized by Apache Thrift's Go library from the
+// generated arcalis/internal/memcached types. Messages Apache cannot write
+// (fields reordered, repeated, missing, unknown or mistyped) come from a small
+// builder whose bytes are checked against Apache's for the canonical Set; the
+// malformed ones are edits of those bytes. Every case is documented where it
+// is built. The output is the same bytes on every run: the only randomness is
+// a fixed-seed splitmix64 generator written out below.
+//
+// Each record's metadata holds, besides "source" (the case name):
+//   - "expect": the result code docs/abi.md section 5 gives for the message,
+//     for an App.Recv capacity of at least 320 + 65,536 bytes (the largest
+//     value in the set). The golden reference decides the full image; this is
+//     the case's stated intent, for cross-checking.
+//   - "apache": "accept" or "reject": whether Apache Thrift's Go library
+//     (default configuration) reads it as exactly one message
+//     (vectors.CheckMessage; `arcalis vectors verify` checks this).
 func generate(path string) error {
 	recs, err := buildSet()
 	if err != nil {
@@ -584,6 +580,8 @@ func (g *gen) truncations() {
 }
 
 // versions: only the strict header 0x8001_00tt is accepted.
+// Apache's reader checks only the top half (0x8001), so byte 1 set is
+// accepted there.
 func (g *gen) versions() {
 	edit := func(name, expect, apache string, first []byte) {
 		msg := g.apacheSet(thrift.CALL, g.seq(), base())
