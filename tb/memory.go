@@ -74,26 +74,32 @@ func (m *Memory) line(addr uint64) *[LineSize]byte {
 
 // Write places bytes at addr, as a core's stores would.
 func (m *Memory) Write(addr uint64, b []byte) {
-	for i, v := range b {
-		a := addr + uint64(i)
-		m.line(a)[a%LineSize] = v
+	for len(b) > 0 {
+		n := copy(m.line(addr)[addr%LineSize:], b)
+		addr, b = addr+uint64(n), b[n:]
 	}
 }
 
 // Fill writes n copies of v at addr.
 func (m *Memory) Fill(addr uint64, n int, v byte) {
-	for i := 0; i < n; i++ {
-		a := addr + uint64(i)
-		m.line(a)[a%LineSize] = v
+	for n > 0 {
+		l := m.line(addr)[addr%LineSize:]
+		if len(l) > n {
+			l = l[:n]
+		}
+		for i := range l {
+			l[i] = v
+		}
+		addr, n = addr+uint64(len(l)), n-len(l)
 	}
 }
 
 // Read copies n bytes from addr.
 func (m *Memory) Read(addr uint64, n int) []byte {
 	out := make([]byte, n)
-	for i := range out {
-		a := addr + uint64(i)
-		out[i] = m.line(a)[a%LineSize]
+	for b := out; len(b) > 0; {
+		k := copy(b, m.line(addr)[addr%LineSize:])
+		addr, b = addr+uint64(k), b[k:]
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"arcalis/golden"
+	"arcalis/vectors"
 )
 
 // Every test here runs the RTL and the reference on the same bytes; expect()
@@ -301,6 +302,22 @@ func TestMemoryTiming(t *testing.T) {
 			withMem(t, cfg, func() {
 				expect(t, fmt.Sprintf("%+v", cfg), msg, RunOptions{Offset: 11})
 			})
+		}
+	})
+}
+
+// The committed default vectors, each at the start offset its index gives.
+func TestDefaultVectors(t *testing.T) {
+	on(t, func(t *T) {
+		recs, err := vectors.ReadFile("../vectors/default.vec")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rec := range recs {
+			r := dut.RunVector(rec.Index, rec.Source, rec.Msg, RunOptions{Offset: -1})
+			if !r.OK() {
+				t.Errorf("record %d (%s): %v %v", rec.Index, rec.Source, r.Err, r.Verdict.Diffs)
+			}
 		}
 	})
 }

@@ -38,9 +38,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			// ---- vector files: vectors_cmd.go ----
 			vectorsCommand(),
 
-			// ---- simulation: run_cmd.go (not written yet) ----
-			// runCommand() goes here: it runs vector files through the
-			// Verilated RTL and the Go reference and compares the results.
+			// ---- simulation: run_cmd.go ----
+			runCommand(),
 		},
 	}
 	setUsageErrors(app.Commands)
