@@ -16,31 +16,36 @@ MODEL := $(VPI_SO)
 .DEFAULT_GOAL := help
 .PHONY: help verilate lint test run vectors thrift-gen clean
 
+# Each target's line in `make help` is the "## " comment above it; targets of
+# the reports, benchmarks and regressions live in mk/*.mk.
 help:
-	@echo "make verilate   build the Verilated model and VPI shim ($(MODEL)); incremental"
-	@echo "make lint       verilator --lint-only -Wall on rtl/"
-	@echo "make test       make verilate && go test ./..."
-	@echo "make run        arcalis run on $(VECTORS)"
-	@echo "make vectors    regenerate vectors/default.vec"
-	@echo "make thrift-gen regenerate internal/memcached from the schema (thrift 0.17.0)"
+	@grep -h '^## ' $(MAKEFILE_LIST) | sed 's/^## /  /'
 
+## make verilate    build the Verilated model and VPI shim (build/model/libvmodel.so); incremental
 verilate: $(MODEL)
 
+## make lint        verilator --lint-only -Wall on rtl/
 lint:
 	verilator --lint-only -Wall --top-module $(RTL_TOP) $(RTL)
 
+## make test        make verilate && go test ./...
 test: verilate
 	$(GO) test ./...
 
+## make run         arcalis run on vectors/default.vec
 run: verilate
 	$(GO) run ./cmd/arcalis run $(VECTORS)
 
+## make vectors     regenerate vectors/default.vec
 vectors:
 	$(GO) run ./vectors/defaultset
 
+## make thrift-gen  regenerate internal/memcached from the schema (thrift 0.17.0)
 thrift-gen:
 	thrift --gen go:package_prefix=arcalis/internal/,skip_remote -out internal ../shared/spec/memcached.thrift
 	gofmt -w internal/memcached
 
 clean:
 	rm -rf build
+
+-include mk/*.mk
