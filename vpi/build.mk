@@ -10,6 +10,8 @@
 #   VPI_LIB      optional library file name (default libvmodel.so)
 #   VPI_OPT      optional C++ optimisation for model and runtime (default -O2)
 #   VPI_JOBS     optional compile jobs when make runs without -j (default 2)
+#   VPI_PUBLIC   optional globs of top-module signals that VPI can reach
+#                (default *; lowRISC-style ports only: *_i *_ni *_o)
 # It defines VPI_SO, the library path $(VPI_OUT)/$(VPI_LIB), as a file
 # target, and the phony target vpi-model that builds every VPI_SO so far.
 # The library is rebuilt only when a source, the shim or a setting above
@@ -32,6 +34,7 @@ endif
 VPI_LIB  ?= libvmodel.so
 VPI_OPT  ?= -O2
 VPI_JOBS ?= 2
+VPI_PUBLIC ?= *
 VERILATOR ?= verilator
 
 # Keep whatever default goal the including makefile has.
@@ -42,13 +45,14 @@ VPI_SO := $(VPI_OUT)/$(VPI_LIB)
 # Everything that changes the build but is not a file. The config file is
 # rewritten only when this changes, so its time stamp tracks the settings.
 $(VPI_SO) $(VPI_OUT)/vpi.config: private _vpi_config := \
-  top=$(VPI_TOP) flags=$(strip $(VPI_FLAGS)) opt=$(VPI_OPT) sources=$(strip $(VPI_SOURCES)) \
+  top=$(VPI_TOP) public=$(VPI_PUBLIC) flags=$(strip $(VPI_FLAGS)) opt=$(VPI_OPT) sources=$(strip $(VPI_SOURCES)) \
   verilator=$(shell $(VERILATOR) --version 2>/dev/null)
 $(VPI_SO): private _vpi_top     := $(VPI_TOP)
 $(VPI_SO): private _vpi_flags   := $(VPI_FLAGS)
 $(VPI_SO): private _vpi_opt     := $(VPI_OPT)
 $(VPI_SO): private _vpi_sources := $(VPI_SOURCES)
 $(VPI_SO): private _vpi_jobs    := $(VPI_JOBS)
+$(VPI_SO): private _vpi_public  := $(VPI_PUBLIC)
 $(VPI_SO): private _vpi_out     := $(abspath $(VPI_OUT))
 
 $(VPI_OUT)/vpi.config: _vpi_force
@@ -61,19 +65,19 @@ $(VPI_OUT)/vpi.config: _vpi_force
 $(VPI_SO): $(VPI_SOURCES) $(VPI_OUT)/vpi.config \
            $(VPI_DIR)/shim.cpp $(VPI_DIR)/shim.h $(VPI_DIR)/lib.mk $(VPI_DIR)/build.mk
 	@mkdir -p $(_vpi_out)/gen $(_vpi_out)/obj
-	@printf '`verilator_config\npublic_flat_rw -module "%s" -var "*"\n' '$(_vpi_top)' \
-	  > $(_vpi_out)/ports.vlt.tmp
+	@set -f; { echo '`verilator_config'; for v in $(_vpi_public); do \
+	  echo "public_flat_rw -module \"$(_vpi_top)\" -var \"$$v\""; done; } > $(_vpi_out)/ports.vlt.tmp
 	@cmp -s $(_vpi_out)/ports.vlt.tmp $(_vpi_out)/ports.vlt \
 	  && rm -f $(_vpi_out)/ports.vlt.tmp || mv -f $(_vpi_out)/ports.vlt.tmp $(_vpi_out)/ports.vlt
 	$(VERILATOR) --cc --vpi --trace-fst --prefix Vmodel --top-module $(_vpi_top) \
 	  -Mdir $(_vpi_out)/gen $(_vpi_flags) $(_vpi_out)/ports.vlt $(_vpi_sources)
+	@printf 'OPT_FAST = %s\nOPT_GLOBAL = %s\n' '$(_vpi_opt)' '$(_vpi_opt)' > $(_vpi_out)/gen/vpi_opt.mk
 	@for f in $(_vpi_out)/gen/*; do \
 	  t=$(_vpi_out)/obj/$${f##*/}; cmp -s $$f $$t || cp -p $$f $$t; \
 	done
 	$(MAKE) -C $(_vpi_out)/obj -f $(VPI_DIR)/lib.mk \
 	  $(if $(filter -j%,$(MAKEFLAGS)),,-j$(_vpi_jobs)) --no-print-directory \
-	  VPI_DIR=$(VPI_DIR) VPI_SO=$(abspath $@) \
-	  OPT_FAST='$(_vpi_opt)' OPT_GLOBAL='$(_vpi_opt)' $(abspath $@)
+	  VPI_DIR=$(VPI_DIR) VPI_SO=$(abspath $@) $(abspath $@)
 	@touch $@
 
 .PHONY: vpi-model _vpi_force

@@ -5,6 +5,9 @@
 # dependencies all come from the generated Vmodel.mk and verilated.mk.
 
 include Vmodel.mk
+# OPT_FAST and OPT_GLOBAL from VPI_OPT; every object is rebuilt when they change.
+include vpi_opt.mk
+$(VK_OBJS) $(VK_GLOBAL_OBJS) shim.o: vpi_opt.mk
 
 VPATH    += $(VPI_DIR)
 CPPFLAGS += -fPIC -I$(VPI_DIR)
