@@ -60,6 +60,7 @@ type Accel struct {
 	}
 	ldReady, stReady bool
 	uc               ucResponse
+	window           [2]uint64 // the command page Configure last programmed
 }
 
 type ucResponse struct {
@@ -190,8 +191,18 @@ func (a *Accel) Step() error {
 	return nil
 }
 
+// Restart resets the engine and reprograms its window, as the driver would
+// after a reset.
+func (a *Accel) Restart() error {
+	if err := a.Reset(); err != nil {
+		return err
+	}
+	return a.Configure(a.window[0], a.window[1])
+}
+
 // Configure programs the command-page window through the configuration port.
 func (a *Accel) Configure(base, size uint64) error {
+	a.window = [2]uint64{base, size}
 	a.in.cfgValid.Set(1)
 	a.in.cfgBase.Set(base)
 	a.in.cfgSize.Set(size)

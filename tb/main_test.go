@@ -104,3 +104,17 @@ func expect(t *T, name string, msg []byte, opt RunOptions) Run {
 	}
 	return r
 }
+
+// TestModelFile looks at the model library from inside m.Run, where go test
+// records the files and variables a test reads: a rebuilt model or another
+// $ARCALIS_MODEL then invalidates cached results.
+func TestModelFile(t *testing.T) {
+	lib := FindModel()
+	fi, err := os.Stat(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() == 0 {
+		t.Fatalf("%s is empty", lib)
+	}
+}

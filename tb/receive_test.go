@@ -1,7 +1,10 @@
 package tb
 
 import (
+	"encoding/binary"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"arcalis/golden"
@@ -319,5 +322,26 @@ func TestDefaultVectors(t *testing.T) {
 				t.Errorf("record %d (%s): %v %v", rec.Index, rec.Source, r.Err, r.Verdict.Diffs)
 			}
 		}
+	})
+}
+
+// A failing vector's replay writes an FST waveform (RunVector does this when
+// the verdict is a mismatch; here the replay is called directly).
+func TestReplayWaveform(t *testing.T) {
+	on(t, func(t *T) {
+		path := filepath.Join(t.TempDir(), "w", "vector-7.fst")
+		req := Request{Msg: setMsg(7, []byte("wave"), pattern(200, 1)), Offset: 9}
+		if err := dut.replay(7, req, path); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// An FST file starts with its header block (type 0) of 329 bytes.
+		if len(b) < 330 || b[0] != 0 || binary.BigEndian.Uint64(b[1:]) != 329 {
+			t.Fatalf("%s: %d bytes, not an FST file", path, len(b))
+		}
+		expect(t, "after the replay", setMsg(8, []byte("k"), nil), RunOptions{Offset: 0})
 	})
 }

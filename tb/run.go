@@ -50,7 +50,7 @@ func (a *Accel) RunVector(index int, source string, msg []byte, opt RunOptions) 
 	}
 	if r.Err != nil {
 		// A hung engine is reset so the next vector starts clean.
-		if err := a.Reset(); err != nil {
+		if err := a.Restart(); err != nil {
 			r.Err = fmt.Errorf("%w; reset after it failed: %v", r.Err, err)
 		}
 	}
@@ -62,7 +62,7 @@ func (a *Accel) replay(index int, req Request, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	if err := a.Reset(); err != nil {
+	if err := a.Restart(); err != nil {
 		return err
 	}
 	if err := a.TraceOn(path); err != nil {
@@ -74,7 +74,7 @@ func (a *Accel) replay(index int, req Request, path string) error {
 		return err
 	}
 	if rerr != nil {
-		return a.Reset()
+		return a.Restart()
 	}
 	return nil
 }
