@@ -22,6 +22,7 @@
 
 #include <pthread.h>
 
+#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>

@@ -73,7 +73,9 @@ type Sim struct {
 // Open loads the shared library built by vpi/build.mk, constructs the model,
 // evaluates it at time 0 with the clock low and locks the calling goroutine
 // to its OS thread. The Sim must be used from that goroutine only.
-// A missing library is an error that names the path tried.
+// Subtests (t.Run) and other goroutines run on other threads and cannot use
+// it; Close it (t.Cleanup does) before the goroutine ends. A missing
+// library is an error that names the path tried.
 func Open(libPath string, opt Options) (*Sim, error) {
 	if opt.Clock == "" {
 		return nil, errors.New("vpi: Options.Clock is empty")
@@ -120,7 +122,9 @@ func (s *Sim) Cycle(n int) error {
 		return &Error{Op: "cycle", Err: ErrClosed}
 	}
 	r := C.call_cycle(s.lib, C.uint64_t(n))
-	s.cycles += uint64(r.cycles)
+	if r.cycles != 0 {
+		s.cycles += uint64(r.cycles)
+	}
 	if r.status != C.VM_OK {
 		return s.err(r.status, "cycle")
 	}
@@ -142,7 +146,9 @@ func (s *Sim) RunUntil(p *Port, mask, value uint64, max int) (cycles int, ok boo
 		return 0, false, &Error{Op: op, Err: ErrInvalid, Detail: "negative cycle budget"}
 	}
 	r := C.call_run_until(s.lib, p.index, C.uint64_t(mask), C.uint64_t(value), C.uint64_t(max))
-	s.cycles += uint64(r.cycles)
+	if r.cycles != 0 { // a refused call from another thread must not write s
+		s.cycles += uint64(r.cycles)
+	}
 	switch r.status {
 	case C.VM_MATCHED:
 		return int(r.cycles), true, nil

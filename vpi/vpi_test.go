@@ -531,13 +531,36 @@ func TestTrace(t *testing.T) {
 	}
 	for _, f := range []string{first, second} {
 		if fi, err := os.Stat(f); err != nil || fi.Size() == 0 {
-			t.Errorf("trace %s: %v, size %d", f, err, fi.Size())
+			t.Fatalf("trace %s: %v", f, err)
 		}
 	}
+	// Each cycle is 10 time units, rising edge at 5: the first trace spans
+	// cycles 0-99, the second starts at cycle 110.
+	checkVCD(t, first, "#0\n", "#995\n", "count_o")
+	checkVCD(t, second, "#1100\n", "#1195\n", "u_acc")
 	bad := filepath.Join(dir, "no", "such", "dir.fst")
 	s = openCounter(t)
 	if err := s.TraceOn(bad); !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), bad) {
 		t.Errorf("TraceOn in a missing directory: got %v", err)
+	}
+}
+
+// checkVCD converts an FST file with fst2vcd, when installed (gtkwave), and
+// looks for each of want in the text.
+func checkVCD(t *testing.T, fst string, want ...string) {
+	t.Helper()
+	if _, err := exec.LookPath("fst2vcd"); err != nil {
+		t.Logf("no fst2vcd: %s not decoded", fst)
+		return
+	}
+	vcd, err := exec.Command("fst2vcd", fst).Output()
+	if err != nil {
+		t.Fatalf("fst2vcd %s: %v", fst, err)
+	}
+	for _, w := range want {
+		if !bytes.Contains(vcd, []byte(w)) {
+			t.Errorf("%s: no %q in\n%.400s", fst, w, vcd)
+		}
 	}
 }
 
