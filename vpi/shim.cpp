@@ -48,6 +48,7 @@ struct Signal {
     VerilatedVarType type = VLVT_UNKNOWN;
     uint32_t width = 0;
     bool writable = false;
+    int32_t direction = 0;
     int32_t port[2] = {-1, -1};  // index in each direction's port table
 };
 
@@ -249,9 +250,7 @@ int32_t vm_signal(const char* name, vm_signal_info* info) {
     auto it = s->ids.find(name);
     if (it != s->ids.end()) {
         const Signal& sig = s->signals[it->second];
-        *info = vm_signal_info{it->second, sig.width, sig.writable, 0};
-        vpiHandle h = sig.handle;
-        info->direction = vpi_get(vpiDirection, h);
+        *info = vm_signal_info{it->second, sig.width, sig.writable, sig.direction};
         return VM_OK;
     }
     vpiHandle h = vpi_handle_by_name(const_cast<PLI_BYTE8*>(name), nullptr);
@@ -279,6 +278,7 @@ int32_t vm_signal(const char* name, vm_signal_info* info) {
     sig.type = var->vltype();
     sig.width = static_cast<uint32_t>(vpi_get(vpiSize, h));
     sig.writable = var->isPublicRW() && !var->isParam();
+    sig.direction = vpi_get(vpiDirection, h);
     if (var->udims() > 0 || storageBytes(sig.type, sig.width) == 0) {
         vpi_release_handle(h);
         return fail(VM_EUNSUPPORTED, "is an unpacked array or a non-bit type");
@@ -286,7 +286,7 @@ int32_t vm_signal(const char* name, vm_signal_info* info) {
     const int32_t id = static_cast<int32_t>(s->signals.size());
     s->signals.push_back(sig);
     s->ids.emplace(name, id);
-    *info = vm_signal_info{id, sig.width, sig.writable, vpi_get(vpiDirection, h)};
+    *info = vm_signal_info{id, sig.width, sig.writable, sig.direction};
     return VM_OK;
 }
 

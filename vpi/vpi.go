@@ -89,7 +89,11 @@ func Open(libPath string, opt Options) (*Sim, error) {
 	clock := C.CString(opt.Clock)
 	defer C.free(unsafe.Pointer(clock))
 	if rc := C.call_open(lib, clock); rc != C.VM_OK {
-		err := s.err(rc, fmt.Sprintf("open %s: clock %q", libPath, opt.Clock))
+		op := fmt.Sprintf("open %s", libPath)
+		if rc != C.VM_EOPEN {
+			op += fmt.Sprintf(": clock %q", opt.Clock)
+		}
+		err := s.err(rc, op)
 		runtime.UnlockOSThread()
 		return nil, err
 	}
