@@ -129,6 +129,22 @@ module load_queue
     if (rst_ni && ld_rsp_valid_i) assert (inflight_q != '0)
       else $error("load_queue: response with tag %0d and no load in flight", ld_rsp_tag_i);
   end
+
+  // A load offered and not taken stays offered, unchanged.
+  logic             held_q;
+  logic [AddrW-1:0] held_addr_q;
+  logic [TagW-1:0]  held_tag_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      held_q <= 1'b0;
+    end else begin
+      if (held_q) assert (ld_req_valid_o && ld_req_addr_o == held_addr_q && ld_req_tag_o == held_tag_q)
+        else $error("load_queue: load request changed or withdrawn before it was taken");
+      held_q      <= ld_req_valid_o && !ld_req_ready_i;
+      held_addr_q <= ld_req_addr_o;
+      held_tag_q  <= ld_req_tag_o;
+    end
+  end
 `endif
 
 endmodule

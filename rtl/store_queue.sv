@@ -89,6 +89,25 @@ module store_queue
     if (rst_ni && st_ack_valid_i) assert (inflight_q != '0)
       else $error("store_queue: acknowledgement with no store in flight");
   end
+
+  // A store offered and not taken stays offered, unchanged.
+  logic                 held_q;
+  logic [AddrW-1:0]     held_addr_q;
+  logic [LineBits-1:0]  held_data_q;
+  logic [LineBytes-1:0] held_strb_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      held_q <= 1'b0;
+    end else begin
+      if (held_q) assert (st_req_valid_o && st_req_addr_o == held_addr_q &&
+                          st_req_data_o == held_data_q && st_req_strb_o == held_strb_q)
+        else $error("store_queue: store request changed or withdrawn before it was taken");
+      held_q      <= st_req_valid_o && !st_req_ready_i;
+      held_addr_q <= st_req_addr_o;
+      held_data_q <= st_req_data_o;
+      held_strb_q <= st_req_strb_o;
+    end
+  end
 `endif
 
 endmodule
