@@ -1,9 +1,12 @@
 package tb
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sort"
 	"strings"
+
+	"arcalis/golden"
 )
 
 // Coverage is the functional coverage kept by the testbench: what Verilator
@@ -16,6 +19,8 @@ type Coverage struct {
 	Opcodes     map[uint8]int
 	Results     map[uint8]int
 	Offsets     map[int]int
+	Fields      map[FieldBin]int // see Message
+	CmdErrs     map[uint8]int    // see CmdErr
 	last        uint64
 	started     bool
 }
@@ -75,6 +80,7 @@ func (c *Coverage) Missing() []string {
 			miss = append(miss, fmt.Sprintf("start offset %d", o))
 		}
 	}
+	miss = append(miss, c.missingCodes()...)
 	sort.Strings(miss)
 	return miss
 }
@@ -85,6 +91,8 @@ func (c *Coverage) String() string {
 	fmt.Fprintf(&b, "states %d/%d, transitions %d/%d, opcodes %d/16, results %d, start offsets %d/64",
 		len(c.States), len(StateNames), countSeen(c.Transitions, FSMTransitions), len(FSMTransitions),
 		len(c.Opcodes), len(c.Results), len(c.Offsets))
+	fmt.Fprintf(&b, ", field type@line position %d/%d, command errors %d/%d",
+		len(c.Fields), len(FieldTypes)*LineSize, len(c.CmdErrs), len(cmdErrNames))
 	return b.String()
 }
 
@@ -96,4 +104,140 @@ func countSeen(m map[[2]uint64]int, want [][2]uint64) int {
 		}
 	}
 	return n
+}
+
+// ---- Message structure and error codes (issue 6) ----
+
+// FieldBin is a Thrift type id (FieldInvalid for any id that is not a Thrift
+// type) read at a byte position within a 64-byte line.
+type FieldBin struct {
+	Type    byte
+	LinePos int
+}
+
+// FieldInvalid stands for every type id that is not a Thrift type.
+const FieldInvalid = 0xFF
+
+// FieldTypes are the type ids a field header can carry, as coverage bins:
+// STOP, the twelve Thrift types of docs/abi.md section 4, and FieldInvalid.
+var FieldTypes = []byte{0, 2, 3, 4, 6, 8, 10, 11, 12, 13, 14, 15, 16, FieldInvalid}
+
+var cmdErrNames = map[uint8]string{
+	CmdErrNone: "NONE", CmdErrUnknownOpcode: "UNKNOWN_OPCODE", CmdErrWrongState: "WRONG_STATE",
+	CmdErrNotReady: "NOT_READY", CmdErrBadArg: "BAD_ARG",
+}
+
+// CmdErr records a command error read from the status word.
+func (c *Coverage) CmdErr(code uint8) {
+	if c.CmdErrs == nil {
+		c.CmdErrs = map[uint8]int{}
+	}
+	c.CmdErrs[code]++
+}
+
+// Message records the type id and line position of every field header the
+// RxEngine reads of msg placed at start offset offset, for a value region of
+// valueCap bytes.
+func (c *Coverage) Message(msg []byte, offset, valueCap int) {
+	if c.Fields == nil {
+		c.Fields = map[FieldBin]int{}
+	}
+	for _, f := range Fields(msg, valueCap) {
+		t := f.Type
+		if !thriftType(t) {
+			t = FieldInvalid
+		}
+		c.Fields[FieldBin{t, (offset + f.Pos) % LineSize}]++
+	}
+}
+
+func (c *Coverage) missingCodes() []string {
+	var miss []string
+	for _, t := range FieldTypes {
+		for pos := 0; pos < LineSize; pos++ {
+			if c.Fields[FieldBin{t, pos}] == 0 {
+				miss = append(miss, fmt.Sprintf("field type %s at line position %02d", typeName(t), pos))
+			}
+		}
+	}
+	for _, code := range golden.AllCodes() {
+		if code != golden.CodeNone && c.Results[uint8(code)] == 0 {
+			miss = append(miss, "result "+code.String())
+		}
+	}
+	for code, name := range cmdErrNames {
+		if c.CmdErrs[code] == 0 {
+			miss = append(miss, "command error "+name)
+		}
+	}
+	return miss
+}
+
+func thriftType(t byte) bool {
+	switch t {
+	case 0, 2, 3, 4, 6, 8, 10, 11, 12, 13, 14, 15, 16:
+		return true
+	}
+	return false
+}
+
+func typeName(t byte) string {
+	if t == FieldInvalid {
+		return "invalid"
+	}
+	return fmt.Sprintf("%d", t)
+}
+
+// Field is one field header of a message as docs/abi.md section 5 walks it.
+type Field struct {
+	Pos  int   // message offset of the type byte
+	Type byte  // Thrift type id; 0 is the closing STOP
+	ID   int16 // field id (0 for STOP or a header cut short)
+	Len  int   // BINARY: body length in bytes; -1 otherwise or when unread
+}
+
+// fixedSizes are the payload sizes of section 5's fixed-size types.
+var fixedSizes = map[byte]int{2: 1, 3: 1, 4: 8, 6: 2, 8: 4, 10: 8, 16: 16}
+
+// Fields returns the field headers the RxEngine reads of msg, in order: it
+// walks section 5 from byte 15 of a message whose header dispatches to Set,
+// and stops after the STOP or the first field header it cannot step over
+// (cut short, not a Thrift type, nested, a negative or over-long length, or
+// a body past the end). A message that does not reach the fields has none.
+func Fields(msg []byte, valueCap int) []Field {
+	n := len(msg)
+	if n < 15 || n > golden.MaxMessage {
+		return nil
+	}
+	be := binary.BigEndian
+	if ver := be.Uint32(msg); ver != 0x80010001 && ver != 0x80010004 || be.Uint32(msg[4:]) != 3 || string(msg[8:11]) != "Set" {
+		return nil
+	}
+	var out []Field
+	for p := 15; p < n; {
+		f := Field{Pos: p, Type: msg[p], Len: -1}
+		if f.Type == 0 || p+3 > n {
+			return append(out, f)
+		}
+		f.ID = int16(be.Uint16(msg[p+1:]))
+		size, fixed := fixedSizes[f.Type]
+		switch {
+		case fixed:
+			out = append(out, f)
+			p += 3 + size
+		case f.Type == 11 && p+7 <= n:
+			l := int32(be.Uint32(msg[p+3:]))
+			if l >= 0 {
+				f.Len = int(l)
+			}
+			out = append(out, f)
+			if l < 0 || int(l) > n-p-7 || f.ID == 2 && l > golden.KeyMax || f.ID == 3 && int(l) > valueCap {
+				return out
+			}
+			p += 7 + int(l)
+		default: // binary cut short, nested or not a Thrift type
+			return append(out, f)
+		}
+	}
+	return out
 }
