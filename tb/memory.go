@@ -16,6 +16,10 @@ type MemConfig struct {
 	Reorder      bool    // answer due loads in random order instead of issue order
 	LoadFault    float64 // chance that a load is answered with an error
 	Seed         int64
+
+	// FaultLine, if set, answers the load of every line address it accepts
+	// with an error, in addition to LoadFault's random ones.
+	FaultLine func(addr uint64) bool
 }
 
 // Region is a byte range the engine may touch.
@@ -130,7 +134,7 @@ func (m *Memory) takeLoad(now, addr, tag uint64) {
 		m.violate("load of line %#x outside %s [%#x, %#x)", addr, m.Readable.Name, m.Readable.Base, m.Readable.Base+m.Readable.Size)
 	}
 	a := answer{due: m.delay(now), tag: tag, data: *m.line(addr)}
-	if m.cfg.LoadFault > 0 && m.rng.Float64() < m.cfg.LoadFault {
+	if m.cfg.LoadFault > 0 && m.rng.Float64() < m.cfg.LoadFault || m.cfg.FaultLine != nil && m.cfg.FaultLine(addr) {
 		a.err = true
 		m.Faulted = append(m.Faulted, addr)
 	}
