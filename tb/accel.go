@@ -136,7 +136,7 @@ func (a *Accel) Cycle() uint64 { return a.cycle }
 func (a *Accel) Reset() error {
 	a.in.rst.Set(0)
 	a.idleInputs()
-	a.Mem.loads, a.Mem.acks, a.Mem.inflight = nil, nil, 0
+	a.Mem.clearQueues()
 	if err := a.sim.Cycle(2); err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func (a *Accel) idleInputs() {
 // transferred.
 func (a *Accel) Step() error {
 	m, now := a.Mem, a.cycle+1
-	if ans, ok := m.next(&m.loads, now, m.cfg.Reorder); ok {
+	if ans, ok := m.nextLoad(now); ok {
 		a.in.ldRspValid.Set(1)
 		a.in.ldRspTag.Set(ans.tag)
 		a.in.ldRspData.SetBytes(ans.data[:])
@@ -164,13 +164,13 @@ func (a *Accel) Step() error {
 	} else {
 		a.in.ldRspValid.Set(0)
 	}
-	if ans, ok := m.next(&m.acks, now, true); ok {
+	if ans, ok := m.nextAck(now); ok {
 		a.in.stAckValid.Set(1)
 		a.in.stAckTag.Set(ans.tag)
 	} else {
 		a.in.stAckValid.Set(0)
 	}
-	a.ldReady, a.stReady = m.ready(), m.ready()
+	a.ldReady, a.stReady = m.loadReady(), m.storeReady()
 	a.in.ldReqReady.Set(b2u(a.ldReady))
 	a.in.stReqReady.Set(b2u(a.stReady))
 

@@ -29,8 +29,8 @@ type Request struct {
 // Outcome is everything the testbench observed for one request.
 type Outcome struct {
 	Status      Status // the status word that reported ready
-	Before      []byte // App.Recv before the request
-	Image       []byte // App.Recv after it
+	Before      []byte // App.Recv before the request (shared: do not modify)
+	Image       []byte // App.Recv after it (shared: the next request's Before)
 	Replied     bool   // the engine waited in IDLE_RESP and the reply was run
 	Reply       []byte // the Net.Resp line after the reply
 	ReplyStatus Status
@@ -114,7 +114,7 @@ func (a *Accel) Receive(req Request) (Outcome, error) {
 	m.Fill(end, int((LineSize-end%LineSize)%LineSize), Filler)
 	m.Readable = Region{"Net.Recv", addr, uint64(len(req.Msg))}
 	m.Writable = Region{"App.Recv", AppRecvBase, uint64(appSize)}
-	o.Before = m.Read(AppRecvBase, appSize)
+	o.Before = m.snapshot(AppRecvBase, appSize)
 	a.Cov.Offset(req.Offset)
 
 	// AppCore offers its buffer; NetCore hands over the message.
@@ -138,7 +138,7 @@ func (a *Accel) Receive(req Request) (Outcome, error) {
 	if !m.Idle() {
 		m.violate("ready reported with memory requests still in flight")
 	}
-	o.Image = m.Read(AppRecvBase, appSize)
+	o.Image = m.snapshot(AppRecvBase, appSize)
 
 	// A Set CALL that succeeded waits in IDLE_RESP for its reply.
 	next, err := a.ReadStatus()

@@ -2,6 +2,7 @@ package tb
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand"
 )
 
@@ -16,6 +17,11 @@ type MemConfig struct {
 	Reorder      bool    // answer due loads in random order instead of issue order
 	LoadFault    float64 // chance that a load is answered with an error
 	Seed         int64
+	// MaxInFlight, if above 0, is how many loads, and how many stores, the
+	// interconnect lets wait for their answers at once: a port is not ready
+	// while that many of its requests are in flight (the engine's own
+	// LDQ_DEPTH and STQ_DEPTH still apply).
+	MaxInFlight int
 
 	// FaultLine, if set, answers the load of every line address it accepts
 	// with an error, in addition to LoadFault's random ones.
@@ -44,10 +50,24 @@ type answer struct {
 // the writable one, and records what it saw.
 type Memory struct {
 	cfg   MemConfig
-	rng   *rand.Rand
-	lines map[uint64]*[LineSize]byte
+	seed  int64
+	rng   *rand.Rand // made from seed on first use: most configurations never draw
+	pages map[uint64]*page
 
-	loads, acks []answer
+	// The page last touched: requests walk memory a line at a time.
+	lastPage uint64
+	last     *page
+
+	loads, acks queue
+	ldInflight  int // loads taken and not yet answered
+	stInflight  int // stores taken and not yet acknowledged
+
+	// snap is the last snapshot taken, shared by whoever asked for it; a
+	// write that overlaps it drops it.
+	snap struct {
+		addr uint64
+		data []byte
+	}
 
 	// What the engine is allowed to touch in the current request.
 	Readable, Writable Region
@@ -59,35 +79,80 @@ type Memory struct {
 	inflight   int // loads and stores taken and not yet answered
 }
 
+// pageSize is the granule of the sparse store: 64 KiB, so that a request's
+// buffers take a few map look-ups, not one per line.
+const pageSize = 1 << 16
+
+type page [pageSize]byte
+
 // NewMemory returns an empty memory with the given behaviour.
 func NewMemory(cfg MemConfig) *Memory {
-	return &Memory{cfg: cfg, rng: rand.New(rand.NewSource(cfg.Seed)), lines: map[uint64]*[LineSize]byte{}}
+	return &Memory{cfg: cfg, seed: cfg.Seed, pages: map[uint64]*page{}}
 }
 
 // Reseed restarts the random choices, so one request can be replayed exactly.
-func (m *Memory) Reseed(seed int64) { m.rng = rand.New(rand.NewSource(seed)) }
+func (m *Memory) Reseed(seed int64) { m.seed, m.rng = seed, nil }
+
+// SetConfig changes the memory's behaviour between requests and reseeds it
+// from cfg.Seed; it fails while a request is waiting for its answer.
+func (m *Memory) SetConfig(cfg MemConfig) error {
+	if !m.Idle() {
+		return fmt.Errorf("memory: changing the configuration with %d requests in flight", m.inflight)
+	}
+	m.cfg = cfg
+	m.Reseed(cfg.Seed)
+	return nil
+}
+
+// Config returns the memory's behaviour.
+func (m *Memory) Config() MemConfig { return m.cfg }
+
+func (m *Memory) random() *rand.Rand {
+	if m.rng == nil {
+		m.rng = rand.New(rand.NewSource(m.seed))
+	}
+	return m.rng
+}
+
+// span returns the bytes from addr to the end of its page.
+func (m *Memory) span(addr uint64) []byte {
+	n := addr / pageSize
+	if m.last == nil || n != m.lastPage {
+		p := m.pages[n]
+		if p == nil {
+			p = new(page)
+			m.pages[n] = p
+		}
+		m.last, m.lastPage = p, n
+	}
+	return m.last[addr%pageSize:]
+}
 
 func (m *Memory) line(addr uint64) *[LineSize]byte {
-	l := m.lines[addr&^(LineSize-1)]
-	if l == nil {
-		l = new([LineSize]byte)
-		m.lines[addr&^(LineSize-1)] = l
+	return (*[LineSize]byte)(m.span(addr &^ (LineSize - 1)))
+}
+
+// touch drops the snapshot if [addr, addr+n) overlaps it.
+func (m *Memory) touch(addr uint64, n int) {
+	if s := &m.snap; s.data != nil && addr < s.addr+uint64(len(s.data)) && addr+uint64(n) > s.addr {
+		s.data = nil
 	}
-	return l
 }
 
 // Write places bytes at addr, as a core's stores would.
 func (m *Memory) Write(addr uint64, b []byte) {
+	m.touch(addr, len(b))
 	for len(b) > 0 {
-		n := copy(m.line(addr)[addr%LineSize:], b)
+		n := copy(m.span(addr), b)
 		addr, b = addr+uint64(n), b[n:]
 	}
 }
 
 // Fill writes n copies of v at addr.
 func (m *Memory) Fill(addr uint64, n int, v byte) {
+	m.touch(addr, n)
 	for n > 0 {
-		l := m.line(addr)[addr%LineSize:]
+		l := m.span(addr)
 		if len(l) > n {
 			l = l[:n]
 		}
@@ -102,23 +167,51 @@ func (m *Memory) Fill(addr uint64, n int, v byte) {
 func (m *Memory) Read(addr uint64, n int) []byte {
 	out := make([]byte, n)
 	for b := out; len(b) > 0; {
-		k := copy(b, m.line(addr)[addr%LineSize:])
+		k := copy(b, m.span(addr))
 		addr, b = addr+uint64(k), b[k:]
 	}
 	return out
 }
 
+// snapshot returns n bytes from addr like Read, but the slice may be shared
+// with earlier and later snapshots of the same range while nothing writes
+// it in between, so it must not be modified.
+func (m *Memory) snapshot(addr uint64, n int) []byte {
+	if s := &m.snap; s.data != nil && s.addr == addr && len(s.data) == n {
+		return s.data
+	}
+	m.snap.addr, m.snap.data = addr, m.Read(addr, n)
+	return m.snap.data
+}
+
 // Idle reports whether no request is waiting for its answer.
 func (m *Memory) Idle() bool { return m.inflight == 0 }
 
+// clearQueues forgets every request in flight (a reset).
+func (m *Memory) clearQueues() {
+	m.loads.clear()
+	m.acks.clear()
+	m.inflight, m.ldInflight, m.stInflight = 0, 0, 0
+}
+
 func (m *Memory) ready() bool {
-	return m.cfg.Backpressure <= 0 || m.rng.Float64() >= m.cfg.Backpressure
+	return m.cfg.Backpressure <= 0 || m.random().Float64() >= m.cfg.Backpressure
+}
+
+// loadReady and storeReady say whether each request port takes a request
+// this cycle: not while MaxInFlight requests of its kind are waiting.
+func (m *Memory) loadReady() bool {
+	return (m.cfg.MaxInFlight <= 0 || m.ldInflight < m.cfg.MaxInFlight) && m.ready()
+}
+
+func (m *Memory) storeReady() bool {
+	return (m.cfg.MaxInFlight <= 0 || m.stInflight < m.cfg.MaxInFlight) && m.ready()
 }
 
 func (m *Memory) delay(now uint64) uint64 {
 	d := now + 1 + uint64(m.cfg.Latency)
 	if m.cfg.MaxStall > 0 {
-		d += uint64(m.rng.Intn(m.cfg.MaxStall + 1))
+		d += uint64(m.random().Intn(m.cfg.MaxStall + 1))
 	}
 	return d
 }
@@ -127,6 +220,7 @@ func (m *Memory) delay(now uint64) uint64 {
 func (m *Memory) takeLoad(now, addr, tag uint64) {
 	m.LoadCount++
 	m.inflight++
+	m.ldInflight++
 	if addr%LineSize != 0 {
 		m.violate("load address %#x is not line aligned", addr)
 	}
@@ -134,11 +228,11 @@ func (m *Memory) takeLoad(now, addr, tag uint64) {
 		m.violate("load of line %#x outside %s [%#x, %#x)", addr, m.Readable.Name, m.Readable.Base, m.Readable.Base+m.Readable.Size)
 	}
 	a := answer{due: m.delay(now), tag: tag, data: *m.line(addr)}
-	if m.cfg.LoadFault > 0 && m.rng.Float64() < m.cfg.LoadFault || m.cfg.FaultLine != nil && m.cfg.FaultLine(addr) {
+	if m.cfg.LoadFault > 0 && m.random().Float64() < m.cfg.LoadFault || m.cfg.FaultLine != nil && m.cfg.FaultLine(addr) {
 		a.err = true
 		m.Faulted = append(m.Faulted, addr)
 	}
-	m.loads = append(m.loads, a)
+	m.loads.push(a)
 }
 
 // takeStore applies a line store at edge now. Stores take effect in the order
@@ -146,46 +240,106 @@ func (m *Memory) takeLoad(now, addr, tag uint64) {
 func (m *Memory) takeStore(now, addr, tag uint64, data []byte, strb uint64) {
 	m.StoreCount++
 	m.inflight++
+	m.stInflight++
 	if addr%LineSize != 0 {
 		m.violate("store address %#x is not line aligned", addr)
 	}
+	m.touch(addr, LineSize)
 	l := m.line(addr)
-	for i := 0; i < LineSize; i++ {
-		if strb>>i&1 == 0 {
-			continue
+	if strb == ^uint64(0) && m.Writable.contains(addr) && m.Writable.contains(addr+LineSize-1) {
+		copy(l[:], data)
+	} else {
+		for s := strb; s != 0; s &= s - 1 {
+			i := bits.TrailingZeros64(s)
+			if a := addr + uint64(i); !m.Writable.contains(a) {
+				m.violate("store to byte %#x outside %s [%#x, %#x)", a, m.Writable.Name, m.Writable.Base, m.Writable.Base+m.Writable.Size)
+				continue
+			}
+			l[i] = data[i]
 		}
-		if a := addr + uint64(i); !m.Writable.contains(a) {
-			m.violate("store to byte %#x outside %s [%#x, %#x)", a, m.Writable.Name, m.Writable.Base, m.Writable.Base+m.Writable.Size)
-			continue
-		}
-		l[i] = data[i]
 	}
-	m.acks = append(m.acks, answer{due: m.delay(now), tag: tag})
+	m.acks.push(answer{due: m.delay(now), tag: tag})
 }
 
-// next removes and returns an answer due by edge now, if any.
-func (m *Memory) next(q *[]answer, now uint64, reorder bool) (answer, bool) {
-	var due []int
-	for i, a := range *q {
+// nextLoad and nextAck remove and return an answer due by edge now, if any.
+func (m *Memory) nextLoad(now uint64) (answer, bool) {
+	a, ok := m.next(&m.loads, now, m.cfg.Reorder)
+	if ok {
+		m.ldInflight--
+	}
+	return a, ok
+}
+
+func (m *Memory) nextAck(now uint64) (answer, bool) {
+	a, ok := m.next(&m.acks, now, true)
+	if ok {
+		m.stInflight--
+	}
+	return a, ok
+}
+
+// next removes and returns an answer due by edge now, if any: the oldest
+// one, or with reorder any due one at random.
+func (m *Memory) next(q *queue, now uint64, reorder bool) (answer, bool) {
+	due := q.items[q.head:]
+	n := 0
+	for i := range due {
 		if !reorder && i > 0 {
 			break // in order: only the oldest may go
 		}
-		if a.due <= now {
-			due = append(due, i)
+		if due[i].due <= now {
+			n++
 		}
 	}
-	if len(due) == 0 {
+	if n == 0 {
 		return answer{}, false
 	}
-	i := due[0]
-	if reorder {
-		i = due[m.rng.Intn(len(due))]
+	k := 0
+	if reorder && n > 1 {
+		k = m.random().Intn(n)
 	}
-	a := (*q)[i]
-	*q = append((*q)[:i], (*q)[i+1:]...)
-	m.inflight--
-	return a, true
+	for i := range due {
+		if due[i].due <= now {
+			if k == 0 {
+				m.inflight--
+				return q.remove(i), true
+			}
+			k--
+		}
+	}
+	panic("unreachable")
 }
+
+// queue holds answers in the order their requests were taken.
+type queue struct {
+	items []answer
+	head  int // items[:head] are gone
+}
+
+func (q *queue) push(a answer) {
+	if q.head > 0 && len(q.items) == cap(q.items) {
+		q.items = q.items[:copy(q.items, q.items[q.head:])]
+		q.head = 0
+	}
+	q.items = append(q.items, a)
+}
+
+// remove takes out the i-th waiting answer.
+func (q *queue) remove(i int) answer {
+	a := q.items[q.head+i]
+	if i == 0 {
+		q.head++
+	} else {
+		copy(q.items[q.head+i:], q.items[q.head+i+1:])
+		q.items = q.items[:len(q.items)-1]
+	}
+	if q.head == len(q.items) {
+		q.clear()
+	}
+	return a
+}
+
+func (q *queue) clear() { q.items, q.head = q.items[:0], 0 }
 
 func (m *Memory) violate(format string, args ...any) {
 	if len(m.Violations) < 20 {
