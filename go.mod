@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/apache/thrift v0.17.0
 	github.com/fatih/color v1.19.0
+	github.com/google/gopacket v1.1.19
 	github.com/sigurn/crc16 v0.0.0-20211026045750-20ab5afb07e3
 	github.com/urfave/cli/v2 v2.27.7
 	gonum.org/v1/plot v0.17.0
@@ -23,6 +24,7 @@ require (
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
 	golang.org/x/image v0.30.0 // indirect
+	golang.org/x/net v0.0.0-20201021035429-f5854403a974 // indirect
 	golang.org/x/sys v0.42.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 )
