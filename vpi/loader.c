@@ -7,8 +7,8 @@
 
 #define VM_ENTRY_POINTS(X)                                                 \
     X(vm_open) X(vm_close) X(vm_error) X(vm_signal) X(vm_get) X(vm_put)    \
-    X(vm_port) X(vm_buffer) X(vm_cycle) X(vm_run_until) X(vm_trace_on)     \
-    X(vm_trace_off) X(vm_coverage_write)
+    X(vm_port) X(vm_buffer) X(vm_cycle) X(vm_run_until) X(vm_run_until_any) \
+    X(vm_trace_on) X(vm_trace_off) X(vm_coverage_write)
 
 // Each field has the type of the shim.h function it points to.
 struct vm_lib {
@@ -52,6 +52,9 @@ uint8_t* call_buffer(vm_lib* l, int32_t dir, uint32_t* size) { return l->vm_buff
 vm_result call_cycle(vm_lib* l, uint64_t n) { return l->vm_cycle(n); }
 vm_result call_run_until(vm_lib* l, int32_t port, uint64_t mask, uint64_t value, uint64_t max) {
     return l->vm_run_until(port, mask, value, max);
+}
+vm_result call_run_until_any(vm_lib* l, const vm_cond* conds, int32_t n, uint64_t max) {
+    return l->vm_run_until_any(conds, n, max);
 }
 int32_t call_trace_on(vm_lib* l, const char* path) { return l->vm_trace_on(path); }
 int32_t call_trace_off(vm_lib* l) { return l->vm_trace_off(); }

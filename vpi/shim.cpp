@@ -392,6 +392,29 @@ vm_result vm_run_until(int32_t port, uint64_t mask, uint64_t value, uint64_t max
     return vm_result{static_cast<int64_t>(max), VM_OK};
 }
 
+vm_result vm_run_until_any(const vm_cond* conds, int32_t n, uint64_t max) {
+    if (int32_t rc = check()) return vm_result{0, rc};
+    Sim* s = g_sim;
+    if (n < 0 || (n > 0 && !conds)) return vm_result{0, fail(VM_EINVAL, "bad condition list")};
+    const size_t outs = s->ports[VM_OUT].size();
+    for (int32_t k = 0; k < n; ++k) {
+        if (conds[k].port < 0 || static_cast<size_t>(conds[k].port) >= outs) {
+            return vm_result{0, fail(VM_EINVAL, "condition %d: bad output port %d", k, conds[k].port)};
+        }
+    }
+    const uint64_t* out = s->buf[VM_OUT].data();
+    for (uint64_t i = 0; i < max; ++i) {
+        if (VL_UNLIKELY(s->ctx->gotFinish())) return vm_result{static_cast<int64_t>(i), finished()};
+        step(s);
+        for (int32_t k = 0; k < n; ++k) {
+            const vm_cond& c = conds[k];
+            const uint64_t v = out[s->ports[VM_OUT][c.port].offset / 8] & c.mask;
+            if ((v == c.value) != (c.ne != 0)) return vm_result{static_cast<int64_t>(i + 1), VM_MATCHED};
+        }
+    }
+    return vm_result{static_cast<int64_t>(max), VM_OK};
+}
+
 uint64_t vm_cycles(void) { return check() == VM_OK ? g_sim->cycles : 0; }
 
 int32_t vm_trace_on(const char* path) {

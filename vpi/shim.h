@@ -87,6 +87,19 @@ vm_result vm_cycle(uint64_t n);
  * max cycles have run. status is VM_MATCHED if the condition held; the
  * cycle whose sample matched is completed and counted. */
 vm_result vm_run_until(int32_t port, uint64_t mask, uint64_t value, uint64_t max);
+/* One condition of vm_run_until_any on the pre-edge sample v of an output
+ * port (its low 64 bits): (v & mask) == value, or != value if ne is set. */
+typedef struct {
+    int32_t port;
+    int32_t ne;
+    uint64_t mask;
+    uint64_t value;
+} vm_cond;
+
+/* vm_run_until_any runs cycles like vm_cycle until any of the n conditions
+ * holds on a pre-edge sample, or max cycles have run. status is VM_MATCHED
+ * if one held; the cycle whose sample matched is completed and counted. */
+vm_result vm_run_until_any(const vm_cond* conds, int32_t n, uint64_t max);
 /* vm_cycles returns the cycles completed since vm_open. */
 uint64_t vm_cycles(void);
 

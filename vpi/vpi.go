@@ -68,6 +68,7 @@ type Sim struct {
 	in, out []byte // the C port buffers; nil after Close
 	cycles  uint64
 	closed  bool
+	conds   []C.vm_cond // RunUntilAny's conditions, reused
 }
 
 // Open loads the shared library built by vpi/build.mk, constructs the model,
@@ -160,6 +161,57 @@ func (s *Sim) RunUntil(p *Port, mask, value uint64, max int) (cycles int, ok boo
 		return int(r.cycles), false, nil
 	}
 	return int(r.cycles), false, s.err(r.status, op)
+}
+
+// Cond is one condition of RunUntilAny on the pre-edge sample v of an
+// output port, on its low 64 bits: v&Mask == Value, or != Value if NotEqual.
+type Cond struct {
+	Port        *Port
+	Mask, Value uint64
+	NotEqual    bool
+}
+
+// RunUntilAny runs cycles with the inputs held until any of conds holds on
+// a pre-edge sample or max cycles have run. It returns the cycles run,
+// counting the one whose sample matched, and whether a condition held. One
+// cgo call, however many cycles and conditions.
+func (s *Sim) RunUntilAny(conds []Cond, max int) (cycles int, ok bool, err error) {
+	const op = "run until any"
+	switch {
+	case s.closed:
+		return 0, false, &Error{Op: op, Err: ErrClosed}
+	case max < 0:
+		return 0, false, &Error{Op: op, Err: ErrInvalid, Detail: "negative cycle budget"}
+	}
+	s.conds = s.conds[:0]
+	for i, c := range conds {
+		if c.Port == nil || c.Port.s != s || c.Port.input {
+			return 0, false, &Error{Op: op, Err: ErrInvalid, Detail: fmt.Sprintf("condition %d: not an output port of this Sim", i)}
+		}
+		s.conds = append(s.conds, C.vm_cond{port: c.Port.index, ne: C.int32_t(b2i(c.NotEqual)), mask: C.uint64_t(c.Mask), value: C.uint64_t(c.Value)})
+	}
+	var first *C.vm_cond
+	if len(s.conds) > 0 {
+		first = &s.conds[0]
+	}
+	r := C.call_run_until_any(s.lib, first, C.int32_t(len(s.conds)), C.uint64_t(max))
+	if r.cycles != 0 {
+		s.cycles += uint64(r.cycles)
+	}
+	switch r.status {
+	case C.VM_MATCHED:
+		return int(r.cycles), true, nil
+	case C.VM_OK:
+		return int(r.cycles), false, nil
+	}
+	return int(r.cycles), false, s.err(r.status, op)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Cycles returns the cycles completed since Open.

@@ -1,0 +1,73 @@
+package vpi
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestRunUntilAny runs the counter (step 3 from 0, limit 100) until any of a
+// set of conditions holds. count_o before the k-th edge after reset is
+// 3(k-1); hit_o first holds at k = 35.
+func TestRunUntilAny(t *testing.T) {
+	s := openCounter(t)
+	p := registerPorts(t, s)
+	eq := func(port *Port, mask, v uint64) Cond { return Cond{Port: port, Mask: mask, Value: v} }
+	ne := func(port *Port, mask, v uint64) Cond { return Cond{Port: port, Mask: mask, Value: v, NotEqual: true} }
+	for _, tc := range []struct {
+		name   string
+		conds  []Cond
+		max    int
+		cycles int
+		ok     bool
+		count  uint64 // count_o in the last sample
+	}{
+		{"one condition", []Cond{eq(p.hit, 1, 1)}, 1000, 35, true, 102},
+		{"first of two", []Cond{eq(p.hit, 1, 1), eq(p.count, 0xffff, 9)}, 1000, 4, true, 9},
+		{"second of two", []Cond{eq(p.count, 0xffff, 9), eq(p.hit, 1, 1)}, 1000, 4, true, 9},
+		{"not equal", []Cond{ne(p.count, 0xffff, 0)}, 1000, 2, true, 3},
+		{"mask", []Cond{eq(p.count, 0x3, 0x2)}, 1000, 3, true, 6},
+		{"budget runs out", []Cond{eq(p.hit, 1, 1)}, 20, 20, false, 57},
+		{"no conditions", nil, 7, 7, false, 18},
+		{"no budget", []Cond{ne(p.count, 0, 0)}, 0, 0, false, 0},
+	} {
+		// No t.Run: the Sim belongs to this goroutine's thread.
+		p.apply(stimulus{rst: false})
+		if err := s.Cycle(1); err != nil {
+			t.Fatal(err)
+		}
+		p.apply(stimulus{rst: true, en: true, step: 3, limit: 100})
+		before := s.Cycles()
+		n, ok, err := s.RunUntilAny(tc.conds, tc.max)
+		if err != nil || n != tc.cycles || ok != tc.ok {
+			t.Errorf("%s: RunUntilAny = %d, %v, %v; want %d, %v", tc.name, n, ok, err, tc.cycles, tc.ok)
+			continue
+		}
+		if s.Cycles()-before != uint64(n) {
+			t.Errorf("%s: Cycles() advanced by %d, want %d", tc.name, s.Cycles()-before, n)
+		}
+		if tc.cycles > 0 && p.count.U64() != tc.count {
+			t.Errorf("%s: count_o in the last sample = %d, want %d", tc.name, p.count.U64(), tc.count)
+		}
+	}
+}
+
+func TestRunUntilAnyErrors(t *testing.T) {
+	s := openCounter(t)
+	p := registerPorts(t, s)
+	for _, tc := range []struct {
+		name  string
+		conds []Cond
+		max   int
+	}{
+		{"input port", []Cond{{Port: p.step, Mask: 1, Value: 1}}, 10},
+		{"nil port", []Cond{{Mask: 1, Value: 1}}, 10},
+		{"negative budget", nil, -1},
+	} {
+		if n, _, err := s.RunUntilAny(tc.conds, tc.max); !errors.Is(err, ErrInvalid) || n != 0 {
+			t.Errorf("%s: got %d, %v; want 0 cycles and ErrInvalid", tc.name, n, err)
+		}
+	}
+	if s.Cycles() != 0 {
+		t.Errorf("refused calls ran %d cycles", s.Cycles())
+	}
+}
