@@ -276,9 +276,10 @@ func (ft *fuzzTally) count(o Outcome, class faultClass, structured bool) {
 	}
 	ft.flushed = time.Now()
 	b, _ := json.Marshal(ft)
-	tmp := filepath.Join(dir, fmt.Sprintf(".%d.json", ft.Pid))
+	name := fmt.Sprintf("rtl-%d.json", ft.Pid)
+	tmp := filepath.Join(dir, "."+name)
 	if os.WriteFile(tmp, b, 0o644) == nil {
-		os.Rename(tmp, filepath.Join(dir, fmt.Sprintf("%d.json", ft.Pid)))
+		os.Rename(tmp, filepath.Join(dir, name))
 	}
 }
 
