@@ -1,11 +1,11 @@
 package golden
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,12 +66,13 @@ func FuzzApache(f *testing.F) {
 		f.Add(m, uint8(rng.Uint32()))
 	}
 
+	f.Cleanup(flushApache)
 	f.Fuzz(func(t *testing.T, m []byte, lines uint8) {
 		c := MinCapacity + int(lines%64)*64
 		r, img := run(m, c)
 		d, err := apacheDecode(m, false)
 		kind := apacheCompare(t, m, c, r, img, d, err)
-		apacheTally.count(kind)
+		countApache(kind)
 	})
 }
 
@@ -151,28 +152,37 @@ func apacheCompare(t *testing.T, m []byte, c int, r Result, img []byte, d decode
 	return "both OK, same values"
 }
 
-// fuzzTally counts one process's inputs by case, for reports/fuzz.md.
-type fuzzTally struct {
-	Pid     int            `json:"pid"`
-	Inputs  int            `json:"inputs"`
-	Cases   map[string]int `json:"cases"`
+// apacheTally counts one process's inputs by case, for reports/fuzz.md.
+var apacheTally = struct {
+	counts  map[string]int
 	flushed time.Time
+}{counts: map[string]int{}}
+
+// countApache adds one input of the given case to the tally and, at most once a
+// second, replaces $ARCALIS_FUZZ_TALLY/apache-PID.txt with one
+// "key<TAB>count" line per counter.
+func countApache(kind string) {
+	ft := &apacheTally
+	ft.counts["inputs"]++
+	ft.counts["case "+kind]++
+	if time.Since(ft.flushed) >= time.Second {
+		ft.flushed = time.Now()
+		flushApache()
+	}
 }
 
-var apacheTally = fuzzTally{Pid: os.Getpid(), Cases: map[string]int{}}
-
-func (ft *fuzzTally) count(kind string) {
-	ft.Inputs++
-	ft.Cases[kind]++
+func flushApache() {
 	dir := os.Getenv("ARCALIS_FUZZ_TALLY")
-	if dir == "" || time.Since(ft.flushed) < time.Second {
+	if dir == "" {
 		return
 	}
-	ft.flushed = time.Now()
-	b, _ := json.Marshal(ft)
-	name := fmt.Sprintf("apache-%d.json", ft.Pid)
-	tmp := filepath.Join(dir, "."+name)
-	if os.WriteFile(tmp, b, 0o644) == nil {
-		os.Rename(tmp, filepath.Join(dir, name))
+	var b strings.Builder
+	for k, n := range apacheTally.counts {
+		fmt.Fprintf(&b, "%s\t%d\n", k, n)
+	}
+	file := fmt.Sprintf("apache-%d.txt", os.Getpid())
+	tmp := filepath.Join(dir, "."+file)
+	if os.WriteFile(tmp, []byte(b.String()), 0o644) == nil {
+		os.Rename(tmp, filepath.Join(dir, file))
 	}
 }

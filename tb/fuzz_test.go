@@ -2,7 +2,6 @@ package tb
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -55,6 +54,7 @@ func FuzzRTL(f *testing.F) {
 			f.Add([]byte(r), mode|uint8(i<<4), uint8(i*9+int(mode)), uint8(i*5))
 		}
 	}
+	f.Cleanup(func() { writeTally("rtl", tally.counts) })
 	if dir := os.Getenv("ARCALIS_COVERAGE"); dir != "" {
 		f.Cleanup(func() { writeCoverage(f, dir) })
 	}
@@ -253,33 +253,40 @@ func genMessage(data []byte, vcap int) []byte {
 // fuzzTally counts the inputs one process ran, for reports/fuzz.md. It is
 // touched only on the model's thread.
 type fuzzTally struct {
-	Pid        int            `json:"pid"`
-	Inputs     int            `json:"inputs"`
-	Structured int            `json:"structured"`
-	Results    map[string]int `json:"results"`
-	Faults     map[string]int `json:"faults"`
-	flushed    time.Time
+	counts  map[string]int
+	flushed time.Time
 }
 
-var tally = fuzzTally{Pid: os.Getpid(), Results: map[string]int{}, Faults: map[string]int{}}
+var tally = fuzzTally{counts: map[string]int{}}
 
 func (ft *fuzzTally) count(o Outcome, class faultClass, structured bool) {
-	ft.Inputs++
+	ft.counts["inputs"]++
 	if structured {
-		ft.Structured++
+		ft.counts["structured"]++
 	}
-	ft.Results[golden.Code(o.Status.Result()).String()]++
-	ft.Faults[class.String()]++
+	ft.counts["result "+golden.Code(o.Status.Result()).String()]++
+	ft.counts["fault "+class.String()]++
+	if time.Since(ft.flushed) >= time.Second {
+		ft.flushed = time.Now()
+		writeTally("rtl", ft.counts)
+	}
+}
+
+// writeTally replaces $ARCALIS_FUZZ_TALLY/NAME-PID.txt with one "key<TAB>count"
+// line per counter, if that variable is set.
+func writeTally(name string, counts map[string]int) {
 	dir := os.Getenv("ARCALIS_FUZZ_TALLY")
-	if dir == "" || time.Since(ft.flushed) < time.Second {
+	if dir == "" {
 		return
 	}
-	ft.flushed = time.Now()
-	b, _ := json.Marshal(ft)
-	name := fmt.Sprintf("rtl-%d.json", ft.Pid)
-	tmp := filepath.Join(dir, "."+name)
-	if os.WriteFile(tmp, b, 0o644) == nil {
-		os.Rename(tmp, filepath.Join(dir, name))
+	var b strings.Builder
+	for k, n := range counts {
+		fmt.Fprintf(&b, "%s\t%d\n", k, n)
+	}
+	file := fmt.Sprintf("%s-%d.txt", name, os.Getpid())
+	tmp := filepath.Join(dir, "."+file)
+	if os.WriteFile(tmp, []byte(b.String()), 0o644) == nil {
+		os.Rename(tmp, filepath.Join(dir, file))
 	}
 }
 
