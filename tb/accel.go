@@ -60,7 +60,11 @@ type Accel struct {
 	}
 	ldReady, stReady bool
 	uc               ucResponse
-	window           [2]uint64 // the command page Configure last programmed
+	state, phase     uint64 // last sample of state_o and rx_phase_o
+	sampled          bool
+	pending          int        // samples equal to the last one, not yet in Cov
+	conds            []vpi.Cond // quiet's, reused
+	window           [2]uint64  // the command page Configure last programmed
 }
 
 type ucResponse struct {
@@ -155,6 +159,14 @@ func (a *Accel) idleInputs() {
 // this edge, the model samples them, and the memory takes what the edge
 // transferred.
 func (a *Accel) Step() error {
+	err := a.step()
+	a.flushCov()
+	return err
+}
+
+// step is Step leaving the state coverage of a run of equal samples to be
+// counted by flushCov, which every exported method calls before it returns.
+func (a *Accel) step() error {
 	m, now := a.Mem, a.cycle+1
 	if ans, ok := m.nextLoad(now); ok {
 		a.in.ldRspValid.Set(1)
@@ -177,9 +189,15 @@ func (a *Accel) Step() error {
 	if err := a.sim.Cycle(1); err != nil {
 		return fmt.Errorf("cycle %d: %w", now, err)
 	}
-	a.cycle = now
+	a.edge(now)
+	return nil
+}
 
-	// The outputs were sampled just before the edge: they say what it transferred.
+// edge takes what the edge at cycle now transferred: the outputs were
+// sampled just before it.
+func (a *Accel) edge(now uint64) {
+	m := a.Mem
+	a.cycle = now
 	if a.ldReady && a.out.ldReqValid.Bit() {
 		m.takeLoad(now, a.out.ldReqAddr.U64(), a.out.ldReqTag.U64())
 	}
@@ -187,8 +205,73 @@ func (a *Accel) Step() error {
 		m.takeStore(now, a.out.stReqAddr.U64(), a.out.stReqTag.U64(), a.out.stReqData.Bytes(), a.out.stReqStrb.U64())
 	}
 	a.uc = ucResponse{valid: a.out.ucRspValid.Bit(), hit: a.out.ucRspHit.Bit(), data: a.out.ucRspRdata.U64()}
-	a.Cov.sample(a.out.state.U64(), a.out.rxPhase.U64())
-	return nil
+	if st, ph := a.out.state.U64(), a.out.rxPhase.U64(); a.sampled && st == a.state && ph == a.phase {
+		a.pending++ // two map updates per cycle cost more than the rest of the edge
+	} else {
+		a.flushCov()
+		a.state, a.phase = st, ph
+		a.Cov.sample(st, ph)
+		a.sampled = true
+	}
+}
+
+// flushCov counts the samples of the current run that edge held back.
+func (a *Accel) flushCov() {
+	if a.pending > 0 {
+		a.Cov.States[a.state] += a.pending
+		a.Cov.Phases[a.phase] += a.pending
+		a.pending = 0
+	}
+}
+
+// quiet runs up to max cycles (at least 2) in one call while nothing needs
+// the testbench, and stops after the first cycle that does: one whose edge
+// transfers a load or a store, whose state or Rx phase differs from the
+// last sample, or whose UC response is valid (when polling: reports ready).
+// The memory answers nothing in these cycles and its ports' readiness does
+// not change (see Memory.quietCycles), so the inputs are held. The result
+// is cycle for cycle what Step would do; it returns the cycles run.
+func (a *Accel) quiet(max int, polling bool) (int, error) {
+	m, first := a.Mem, a.cycle+1
+	a.in.ldRspValid.Set(0)
+	a.in.stAckValid.Set(0)
+	a.ldReady, a.stReady = m.loadReady(), m.storeReady()
+	a.in.ldReqReady.Set(b2u(a.ldReady))
+	a.in.stReqReady.Set(b2u(a.stReady))
+	c := a.conds[:0]
+	if a.ldReady {
+		c = append(c, vpi.Cond{Port: a.out.ldReqValid, Mask: 1, Value: 1})
+	}
+	if a.stReady {
+		c = append(c, vpi.Cond{Port: a.out.stReqValid, Mask: 1, Value: 1})
+	}
+	c = append(c,
+		vpi.Cond{Port: a.out.state, Mask: ^uint64(0), Value: a.state, NotEqual: true},
+		vpi.Cond{Port: a.out.rxPhase, Mask: ^uint64(0), Value: a.phase, NotEqual: true})
+	if polling {
+		c = append(c, vpi.Cond{Port: a.out.ucRspRdata, Mask: 1 << 4, Value: 1 << 4})
+	} else {
+		c = append(c, vpi.Cond{Port: a.out.ucRspValid, Mask: 1, Value: 1})
+	}
+	a.conds = c
+	n, _, err := a.sim.RunUntilAny(c, max)
+	if err != nil {
+		a.cycle = first - 1 + uint64(n)
+		return n, fmt.Errorf("cycles %d..%d: %w", first, first+uint64(max)-1, err)
+	}
+	// The n-1 cycles before the last were sampled with the last state and phase.
+	a.pending += n - 1
+	a.edge(first - 1 + uint64(n))
+	return n, nil
+}
+
+// advance runs at least one and at most max cycles: one Step, or while the
+// memory is quiet, as many cycles as quiet allows in one call.
+func (a *Accel) advance(max int, polling bool) (int, error) {
+	if q := a.Mem.quietCycles(a.cycle + 1); q >= 2 && max >= 2 && a.sampled {
+		return a.quiet(min(q, max), polling)
+	}
+	return 1, a.step()
 }
 
 // Restart resets the engine and reprograms its window, as the driver would
@@ -218,11 +301,13 @@ func (a *Accel) UC(write bool, addr, data uint64) (hit bool, word uint64, err er
 	a.in.ucWrite.Set(b2u(write))
 	a.in.ucAddr.Set(addr)
 	a.in.ucWdata.Set(data)
-	if err := a.Step(); err != nil {
-		return false, 0, err
-	}
+	err = a.step()
 	a.in.ucValid.Set(0)
-	if err := a.Step(); err != nil {
+	if err == nil {
+		err = a.step()
+	}
+	a.flushCov()
+	if err != nil {
 		return false, 0, err
 	}
 	if !a.uc.valid {

@@ -67,15 +67,18 @@ func (a *Accel) Poll(budget int) (Status, error) {
 	a.in.ucWrite.Set(0)
 	a.in.ucAddr.Set(WindowBase)
 	defer a.in.ucValid.Set(0)
-	for i := 0; i < budget; i++ {
-		if err := a.Step(); err != nil {
+	defer a.flushCov()
+	for spent := 0; spent < budget; {
+		n, err := a.advance(budget-spent, true)
+		if err != nil {
 			return 0, err
 		}
+		spent += n
 		if a.uc.valid && Status(a.uc.data).Ready() {
 			s := Status(a.uc.data)
 			a.in.ucValid.Set(0)
 			// One more load was taken at this edge; let its answer go by.
-			if err := a.Step(); err != nil {
+			if err := a.step(); err != nil {
 				return 0, err
 			}
 			a.Cov.Result(s.Result())

@@ -261,6 +261,29 @@ func (m *Memory) takeStore(now, addr, tag uint64, data []byte, strb uint64) {
 	m.acks.push(answer{due: m.delay(now), tag: tag})
 }
 
+// quietCycles is how many cycles from cycle now on the memory answers
+// nothing and its ports' readiness cannot change unless the engine issues a
+// request: 0 if it answers at now or draws readiness at random.
+func (m *Memory) quietCycles(now uint64) int {
+	if m.cfg.Backpressure > 0 {
+		return 0
+	}
+	next := ^uint64(0)
+	for i, a := range m.loads.items[m.loads.head:] {
+		if i > 0 && !m.cfg.Reorder {
+			break // in order: the oldest answers first
+		}
+		next = min(next, a.due)
+	}
+	for _, a := range m.acks.items[m.acks.head:] {
+		next = min(next, a.due)
+	}
+	if next <= now {
+		return 0
+	}
+	return int(min(next-now, 1<<30))
+}
+
 // nextLoad and nextAck remove and return an answer due by edge now, if any.
 func (m *Memory) nextLoad(now uint64) (answer, bool) {
 	a, ok := m.next(&m.loads, now, m.cfg.Reorder)
