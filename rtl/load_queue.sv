@@ -42,19 +42,27 @@ module load_queue
   logic [Depth-1:0]     err_q, err_d;
   logic [LineBits-1:0]  rob_q [Depth];
 
-  logic issue, pop;
+  logic issue, pop, bypass;
   logic [TagW-1:0] head_slot;
 
-  assign head_slot      = head_q[TagW-1:0];
+  assign head_slot = head_q[TagW-1:0];
+
+  // A response for the head slot goes straight out (bypass) and a slot the
+  // line buffer takes this cycle is free for a load issued in the same
+  // cycle: a slot turns around in latency + 1 cycles, so Depth loads in
+  // flight keep one line per cycle coming up to latency Depth - 1.
+  assign bypass = ld_rsp_valid_i && (ld_rsp_tag_i == head_slot) &&
+                  (head_q != issued_q) && !filled_q[head_slot];
+
   assign ld_req_valid_o = active_q && (left_q != '0) &&
-                          ((issued_q - head_q) < (TagW+1)'(Depth));
+                          ((issued_q - head_q) - (TagW+1)'(pop) < (TagW+1)'(Depth));
   assign ld_req_addr_o  = {next_q, 6'b0};
   assign ld_req_tag_o   = issued_q[TagW-1:0];
   assign issue          = ld_req_valid_o && ld_req_ready_i;
 
-  assign out_valid_o = active_q && !stop_i && (head_q != issued_q) && filled_q[head_slot];
-  assign out_data_o  = rob_q[head_slot];
-  assign out_err_o   = err_q[head_slot];
+  assign out_valid_o = active_q && !stop_i && (head_q != issued_q) && (filled_q[head_slot] || bypass);
+  assign out_data_o  = filled_q[head_slot] ? rob_q[head_slot] : ld_rsp_data_i;
+  assign out_err_o   = filled_q[head_slot] ? err_q[head_slot] : ld_rsp_err_i;
   assign pop         = out_valid_o && out_ready_i;
 
   always_comb begin
@@ -76,7 +84,7 @@ module load_queue
       filled_d[head_slot] = 1'b0;
       head_d = head_q + 1'b1;
     end
-    if (ld_rsp_valid_i) begin
+    if (ld_rsp_valid_i && !(bypass && pop)) begin
       filled_d[ld_rsp_tag_i] = 1'b1;
       err_d[ld_rsp_tag_i]    = ld_rsp_err_i;
     end
