@@ -40,6 +40,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 
 			// ---- simulation: run_cmd.go ----
 			runCommand(),
+			reportCommand(), // resources and power: report_cmd.go
 		},
 	}
 	setUsageErrors(app.Commands)

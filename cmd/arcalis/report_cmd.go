@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"arcalis/report"
+	"arcalis/report/flow"
+	"arcalis/report/vivado"
+	"arcalis/report/yosys"
+	"arcalis/tb"
+)
+
+// reportCommand groups the resource and power reports (docs/reports.md).
+func reportCommand() *cli.Command {
+	partFlag := &cli.StringFlag{Name: "part", Value: report.XA7A12T.Name, Usage: "FPGA part whose capacity the design is measured against"}
+	freqFlag := &cli.Float64Flag{Name: "freq", Value: 280, Usage: "clock frequency in `MHz`"}
+	outFlag := &cli.StringFlag{Name: "out", Value: "reports", Usage: "output `DIR`", TakesFile: true}
+	return &cli.Command{
+		Name:  "report",
+		Usage: "per-block resources and dynamic power (Yosys estimate, or Vivado's reports)",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "yosys",
+				Usage:     "synthesize with Yosys, trace a workload, estimate power; write DIR/yosys.{md,json,csv,svg} and DIR/activity.saif",
+				ArgsUsage: "RTL... (the package first)",
+				Flags: []cli.Flag{
+					partFlag, freqFlag, outFlag,
+					&cli.StringFlag{Name: "top", Value: "arcalis_top", Usage: "top module"},
+					&cli.StringFlag{Name: "script", Value: "scripts/yosys/synth.ys", Usage: "Yosys script", TakesFile: true},
+					&cli.StringFlag{Name: "work", Value: "build/report", Usage: "scratch `DIR` (lowered RTL, Yosys files, waveforms)", TakesFile: true},
+					&cli.StringFlag{Name: "vectors", Value: "vectors/default.vec", Usage: "workload for the activity", TakesFile: true},
+					&cli.StringFlag{Name: "model", Usage: "Verilated model library (default: build/model/libvmodel.so of this checkout)", TakesFile: true},
+					&cli.IntFlag{Name: "mem-latency", Value: 4, Usage: "memory latency in `CYCLES` of the workload run"},
+					&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the memory model's random choices"},
+				},
+				Action: reportYosys,
+			},
+			{
+				Name:  "vivado",
+				Usage: "read the reports scripts/vivado/flow.tcl wrote in DIR; write OUT/vivado.{md,json,csv,svg}",
+				Flags: []cli.Flag{
+					partFlag, freqFlag, outFlag,
+					&cli.StringFlag{Name: "dir", Value: "build/vivado", Usage: "`DIR` with utilization.rpt, utilization_hier.rpt, power.rpt, timing_summary.rpt", TakesFile: true},
+				},
+				Action: reportVivado,
+			},
+			{
+				Name:      "lower",
+				Usage:     "write the RTL as Yosys 0.23 reads it (report/yosys/lower.go) into DIR",
+				ArgsUsage: "RTL... (the package first)",
+				Flags:     []cli.Flag{&cli.StringFlag{Name: "o", Usage: "output `DIR`", Required: true, TakesFile: true}},
+				Action:    reportLower,
+			},
+		},
+	}
+}
+
+func reportYosys(c *cli.Context) error {
+	rtl, err := positional(c)
+	if err != nil {
+		return err
+	}
+	if len(rtl) == 0 {
+		return errors.New("report yosys: no RTL files given (usage: arcalis report yosys [flags] RTL...)")
+	}
+	part, err := report.LookupPart(c.String("part"))
+	if err != nil {
+		return fmt.Errorf("report yosys: %w", err)
+	}
+	freq := c.Float64("freq")
+	if freq <= 0 || freq > 2000 {
+		return fmt.Errorf("report yosys: --freq %g: want 0 < MHz <= 2000", freq)
+	}
+	model := c.String("model")
+	if model == "" {
+		model = tb.FindModel()
+	}
+	logw := c.App.ErrWriter
+	rep, err := flow.Run(context.Background(), flow.Options{
+		RTL: rtl, Top: c.String("top"), Script: c.String("script"), WorkDir: c.String("work"), OutDir: c.String("out"),
+		Part: part, FreqMHz: freq,
+		Workload: flow.Workload{Model: model, Vectors: c.String("vectors"), MemLatency: c.Int("mem-latency"), Seed: c.Int64("seed")},
+		Log:      func(f string, a ...any) { fmt.Fprintf(logw, "report: "+f+"\n", a...) },
+	})
+	if err != nil {
+		return err
+	}
+	printSummary(c, rep, c.String("out"), "yosys")
+	return nil
+}
+
+func reportVivado(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return fmt.Errorf("report vivado: unexpected argument %q (the reports are found with --dir)", c.Args().First())
+	}
+	part, err := report.LookupPart(c.String("part"))
+	if err != nil {
+		return fmt.Errorf("report vivado: %w", err)
+	}
+	dir := c.String("dir")
+	files := vivado.Files{
+		Utilization:  filepath.Join(dir, "utilization.rpt"),
+		Hierarchical: filepath.Join(dir, "utilization_hier.rpt"),
+		Power:        filepath.Join(dir, "power.rpt"),
+		Timing:       filepath.Join(dir, "timing_summary.rpt"),
+	}
+	for _, p := range []*string{&files.Utilization, &files.Power, &files.Timing} {
+		if _, err := os.Stat(*p); err != nil {
+			*p = "" // optional
+		}
+	}
+	rep, err := vivado.Load(files, part, c.Float64("freq"))
+	if err != nil {
+		return err
+	}
+	if err := flow.WriteOutputs(rep, c.String("out"), "vivado"); err != nil {
+		return err
+	}
+	printSummary(c, rep, c.String("out"), "vivado")
+	return nil
+}
+
+func reportLower(c *cli.Context) error {
+	rtl, err := positional(c)
+	if err != nil {
+		return err
+	}
+	var srcs []yosys.Source
+	for _, f := range rtl {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		srcs = append(srcs, yosys.Source{Name: f, Text: string(b)})
+	}
+	low, err := yosys.Lower(srcs)
+	if err != nil {
+		return err
+	}
+	dir := c.String("o")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, s := range low {
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(s.Name)), []byte(s.Text), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func printSummary(c *cli.Context, rep *report.Report, out, base string) {
+	w := c.App.Writer
+	t := rep.Top().Total
+	fmt.Fprintf(w, "%s: %d LUTs (%d logic + %d memory), %d FFs, %d carry, %g BRAM tiles, %d DSP on %s\n",
+		rep.Top().Path, t.TotalLUTs(), t.LUTs, t.LUTRAM, t.FFs, t.Carry, t.BRAM, t.DSP, rep.Part.Name)
+	for _, f := range rep.Fits() {
+		verdict := "fits"
+		if !f.Fits {
+			verdict = "DOES NOT FIT"
+		}
+		fmt.Fprintf(w, "  %-26s %8g / %-8g %s\n", f.Resource, f.Used, f.Available, verdict)
+	}
+	if ps := rep.PowerSummary; ps != nil {
+		kind := "estimated dynamic power"
+		if ps.Kind == "vivado" {
+			kind = "Vivado dynamic power"
+		}
+		fmt.Fprintf(w, "%s at %g MHz: %.1f mW\n", kind, rep.FreqMHz, ps.DynamicW*1000)
+	}
+	fmt.Fprintf(w, "wrote %s\n", filepath.Join(out, base+".{md,json,csv,svg}"))
+}

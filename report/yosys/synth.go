@@ -1,0 +1,193 @@
+package yosys
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"arcalis/report"
+)
+
+// lutramLUTs is how many LUTs of a SLICEM each distributed-RAM or
+// shift-register primitive occupies (UG474, "Distributed RAM" and "Shift
+// Registers" tables).
+var lutramLUTs = map[string]int{
+	"RAM32X1S": 1, "RAM64X1S": 1, "RAM128X1S": 2, "RAM256X1S": 4,
+	"RAM32X1D": 2, "RAM64X1D": 2, "RAM128X1D": 4,
+	"RAM32M": 4, "RAM64M": 4, "RAM32X16DR8": 8, "RAM64X8SW": 8,
+	"SRL16E": 1, "SRLC32E": 1,
+}
+
+// ignored are primitives that use none of the counted resources.
+var ignored = map[string]bool{"BUFG": true, "BUFGCTRL": true, "IBUF": true, "OBUF": true, "IOBUF": true, "OBUFT": true, "GND": true, "VCC": true}
+
+// Resources classifies one module's own primitive cells (as synth_xilinx
+// -family xc7 maps them); cells whose type is a module of the design are
+// sub-instances and are skipped. An unknown primitive is an error, so no
+// resource is silently left out.
+func Resources(m ModuleStat, isModule func(string) bool) (report.Resources, error) {
+	r := report.Resources{LCs: m.LCs}
+	types := make([]string, 0, len(m.Cells))
+	for t := range m.Cells {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		n := m.Cells[t]
+		switch {
+		case isModule(t) || ignored[t]:
+		case len(t) == 4 && strings.HasPrefix(t, "LUT") && t[3] >= '1' && t[3] <= '6':
+			r.LUTs += n
+		case t == "INV":
+			r.Inverters += n
+		case t == "FDRE" || t == "FDSE" || t == "FDCE" || t == "FDPE" || t == "LDCE" || t == "LDPE" || t == "FDRE_1":
+			r.FFs += n
+		case t == "CARRY4":
+			r.Carry += n
+		case t == "MUXF7" || t == "MUXF8":
+			r.MuxF7F8 += n
+		case t == "RAMB36E1":
+			r.BRAM += float64(n)
+		case t == "RAMB18E1":
+			r.BRAM += 0.5 * float64(n)
+		case t == "DSP48E1":
+			r.DSP += n
+		case lutramLUTs[t] > 0:
+			r.LUTRAM += n * lutramLUTs[t]
+		default:
+			return r, fmt.Errorf("module %s: primitive %s (%d cells) is not in the resource table", m.Name, t, n)
+		}
+	}
+	return r, nil
+}
+
+// Blocks turns the hierarchy and statistics into the report's blocks in
+// pre-order, with own and total resources.
+func Blocks(top *Instance, stat *Stat) ([]report.Block, error) {
+	isModule := func(t string) bool { _, ok := stat.Module(t); return ok }
+	var out []report.Block
+	var walk func(i *Instance, depth int) (report.Resources, error)
+	walk = func(i *Instance, depth int) (report.Resources, error) {
+		ms, _ := stat.Module(i.Module)
+		own, err := Resources(ms, isModule)
+		if err != nil {
+			return own, err
+		}
+		idx := len(out)
+		mod := i.BaseModule()
+		out = append(out, report.Block{Path: i.Path, Module: mod, Label: report.Label(mod), Depth: depth, Own: own})
+		total := own
+		for _, c := range i.Children {
+			ct, err := walk(c, depth+1)
+			if err != nil {
+				return total, err
+			}
+			total = total.Add(ct)
+		}
+		out[idx].Total = total
+		return total, nil
+	}
+	if _, err := walk(top, 0); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Options say what to synthesize and where.
+type Options struct {
+	Sources []string // SystemVerilog files, the package first
+	Top     string
+	Script  string // scripts/yosys/synth.ys
+	WorkDir string // gets lowered/, sources.ys, stat.txt, hierarchy.json, yosys.log
+	Yosys   string // the yosys binary (default "yosys")
+}
+
+// Result is a finished synthesis.
+type Result struct {
+	Blocks  []report.Block
+	Version string // `yosys -V`
+	Lowered []string
+}
+
+// Synthesize lowers the sources, runs the Yosys script in WorkDir and reads
+// back the per-block resources.
+func Synthesize(ctx context.Context, o Options) (*Result, error) {
+	if o.Yosys == "" {
+		o.Yosys = "yosys"
+	}
+	var srcs []Source
+	for _, f := range o.Sources {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		srcs = append(srcs, Source{Name: f, Text: string(b)})
+	}
+	low, err := Lower(srcs)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(o.WorkDir, "lowered")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	var read strings.Builder
+	read.WriteString("# Written by arcalis report: the RTL lowered for Yosys 0.23 (report/yosys/lower.go).\nread_verilog -sv")
+	for _, s := range low {
+		p := filepath.Join(dir, filepath.Base(s.Name))
+		if err := os.WriteFile(p, []byte(s.Text), 0o644); err != nil {
+			return nil, err
+		}
+		res.Lowered = append(res.Lowered, p)
+		read.WriteString(" lowered/" + filepath.Base(s.Name))
+	}
+	read.WriteString("\n")
+	if err := os.WriteFile(filepath.Join(o.WorkDir, "sources.ys"), []byte(read.String()), 0o644); err != nil {
+		return nil, err
+	}
+	script, err := filepath.Abs(o.Script)
+	if err != nil {
+		return nil, err
+	}
+	ver, err := exec.CommandContext(ctx, o.Yosys, "-V").Output()
+	if err != nil {
+		return nil, fmt.Errorf("running %s -V (install it with scripts/setup.sh): %w", o.Yosys, err)
+	}
+	res.Version = strings.TrimSpace(string(ver))
+	cmd := exec.CommandContext(ctx, o.Yosys, "-q", "-l", "yosys.log", "-s", script)
+	cmd.Dir = o.WorkDir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("yosys -s %s in %s: %w\n%s(full log: %s)", o.Script, o.WorkDir, err, lastLines(stderr.String(), 10), filepath.Join(o.WorkDir, "yosys.log"))
+	}
+	stat, err := ReadStatFile(filepath.Join(o.WorkDir, "stat.txt"))
+	if err != nil {
+		return nil, err
+	}
+	top, err := ReadHierarchy(filepath.Join(o.WorkDir, "hierarchy.json"), o.Top, stat)
+	if err != nil {
+		return nil, err
+	}
+	if res.Blocks, err = Blocks(top, stat); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	if len(lines) == 1 && lines[0] == "" {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
