@@ -1,6 +1,7 @@
-// FLR store queue: a two-entry FIFO in front of the memory port that tags each
-// line store and counts stores in flight until their acknowledgements return,
-// so DRAIN can wait for MemReqInFlight == 0.
+// FLR store queue: a two-entry FIFO in front of the memory port (passed
+// through when empty) that tags each line store and counts stores in flight
+// until their acknowledgements return, so DRAIN can wait for
+// MemReqInFlight == 0.
 module store_queue
   import arcalis_pkg::*;
 #(
@@ -39,21 +40,24 @@ module store_queue
   logic            rd_q, rd_d, wr_q, wr_d;     // FIFO pointers
   logic [TagW:0]   inflight_q, inflight_d;
   logic [TagW-1:0] tag_q, tag_d;
-  logic            push, issue;
+  logic            push, issue, direct;
 
+  // An empty FIFO passes its input straight to the port; a store offered
+  // that way and not taken is pushed and offered again from the FIFO.
+  assign direct         = (count_q == 2'd0);
   assign in_ready_o     = (count_q != 2'd2);
-  assign push           = in_valid_i && in_ready_o;
-  assign st_req_valid_o = (count_q != 2'd0) && (inflight_q < (TagW+1)'(Depth));
-  assign st_req_addr_o  = {fifo_q[rd_q].line, 6'b0};
-  assign st_req_data_o  = fifo_q[rd_q].data;
-  assign st_req_strb_o  = fifo_q[rd_q].strb;
+  assign push           = in_valid_i && in_ready_o && !(direct && issue);
+  assign st_req_valid_o = (!direct || in_valid_i) && (inflight_q < (TagW+1)'(Depth));
+  assign st_req_addr_o  = direct ? {in_line_i, 6'b0} : {fifo_q[rd_q].line, 6'b0};
+  assign st_req_data_o  = direct ? in_data_i : fifo_q[rd_q].data;
+  assign st_req_strb_o  = direct ? in_strb_i : fifo_q[rd_q].strb;
   assign st_req_tag_o   = tag_q;
   assign issue          = st_req_valid_o && st_req_ready_i;
 
   always_comb begin
-    count_d    = count_q + 2'(push) - 2'(issue);
+    count_d    = count_q + 2'(push) - 2'(issue && !direct);
     wr_d       = wr_q ^ push;
-    rd_d       = rd_q ^ issue;
+    rd_d       = rd_q ^ (issue && !direct);
     tag_d      = tag_q + TagW'(issue);
     inflight_d = inflight_q + (TagW+1)'(issue) - (TagW+1)'(st_ack_valid_i);
   end
