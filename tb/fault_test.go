@@ -388,8 +388,7 @@ func outsideWindow(t *T, rng *rand.Rand) {
 // without them.
 func TestCommandsInWrongStates(t *testing.T) {
 	on(t, func(t *T) {
-		const seeds = 60
-		for s := 0; s < seeds; s++ {
+		for s := 0; s < max(60, *faultSeeds/10); s++ {
 			rng := rand.New(rand.NewPCG(uint64(s), 7))
 			if err := dut.Restart(); err != nil {
 				t.Fatal(err)
@@ -556,7 +555,7 @@ func noisyRequest(t *T, rng *rand.Rand, name string, req Request) {
 // takes the next request normally.
 func TestResetMidRequestSeeds(t *testing.T) {
 	on(t, func(t *T) {
-		for s := 0; s < 60; s++ {
+		for s := 0; s < max(60, *faultSeeds/10); s++ {
 			rng := rand.New(rand.NewPCG(uint64(s), 8))
 			if err := dut.Restart(); err != nil {
 				t.Fatal(err)

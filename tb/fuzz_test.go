@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -291,27 +292,104 @@ func writeTally(name string, counts map[string]int) {
 }
 
 // writeCoverage writes the model's coverage counters (a --coverage build)
-// to dir/rtl.dat and the testbench's functional coverage to
-// dir/functional.txt, from the model's thread.
+// to dir/rtl.dat and the testbench's functional coverage, every bin with its
+// count and the list of bins never hit, to dir/functional.txt, from the
+// model's thread.
 func writeCoverage(f *testing.F, dir string) {
 	done := make(chan error)
 	jobs <- func() {
 		err := dut.WriteCoverage(filepath.Join(dir, "rtl.dat"))
 		if err == nil {
-			var b strings.Builder
-			fmt.Fprintf(&b, "%s\n", dut.Cov)
-			miss := dut.Cov.Missing()
-			fmt.Fprintf(&b, "missing %d\n", len(miss))
-			for _, m := range miss {
-				fmt.Fprintf(&b, "  %s\n", m)
-			}
-			err = os.WriteFile(filepath.Join(dir, "functional.txt"), []byte(b.String()), 0o644)
+			err = os.WriteFile(filepath.Join(dir, "functional.txt"), []byte(functionalReport(dut.Cov)), 0o644)
 		}
 		done <- err
 	}
 	if err := <-done; err != nil {
 		f.Errorf("writing coverage into %s: %v", dir, err)
 	}
+}
+
+// functionalReport lists c's bins with their counts, then the bins never hit.
+func functionalReport(c *Coverage) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "summary: %s\n", c)
+	for s := uint64(0); s < uint64(len(StateNames)); s++ {
+		fmt.Fprintf(&b, "state %s: %d cycles\n", StateNames[s], c.States[s])
+	}
+	var trans []string
+	for t, n := range c.Transitions {
+		doc := " (not in docs/abi.md section 3: a reset)"
+		for _, d := range FSMTransitions {
+			if d == t {
+				doc = ""
+			}
+		}
+		trans = append(trans, fmt.Sprintf("transition %s->%s: %d%s", StateNames[t[0]], StateNames[t[1]], n, doc))
+	}
+	sort.Strings(trans)
+	for _, t := range trans {
+		fmt.Fprintln(&b, t)
+	}
+	for op := uint8(0); op < 16; op++ {
+		fmt.Fprintf(&b, "opcode %d: %d\n", op, c.Opcodes[op])
+	}
+	for _, code := range golden.AllCodes() {
+		fmt.Fprintf(&b, "result %s: %d\n", code, c.Results[uint8(code)])
+	}
+	for code := uint8(0); code < uint8(len(cmdErrNames)); code++ {
+		fmt.Fprintf(&b, "command error %s: %d\n", cmdErrNames[code], c.CmdErrs[code])
+	}
+	for _, t := range FieldTypes {
+		hit := 0
+		for pos := 0; pos < LineSize; pos++ {
+			if c.Fields[FieldBin{t, pos}] > 0 {
+				hit++
+			}
+		}
+		fmt.Fprintf(&b, "field type %s: %d/64 line positions\n", typeName(t), hit)
+	}
+	miss := c.Missing()
+	fmt.Fprintf(&b, "missing: %d\n", len(miss))
+	for _, m := range miss {
+		fmt.Fprintf(&b, "  %s\n", m)
+	}
+	return b.String()
+}
+
+// TestFieldTypeEveryPosition puts a field of every type id (the twelve
+// Thrift types, STOP and invalid ids) at every byte position of a line: an
+// unknown binary field in front shifts it there.
+func TestFieldTypeEveryPosition(t *testing.T) {
+	on(t, func(t *T) {
+		for ti, ty := range FieldTypes {
+			for q := 0; q < LineSize; q++ {
+				off := (q*5 + ti) % LineSize
+				pad := ((q-off-22)%LineSize + LineSize) % LineSize // field at 15 + 7 + pad
+				w := header("Set", 1, uint32(q)).bin(9, pattern(pad, byte(q)))
+				want := golden.CodeOK
+				switch {
+				case ty == 0:
+				case ty == 11:
+					w = w.bin(2, pattern(q, 3))
+				case ty >= 12 && ty <= 15:
+					w, want = w.field(ty, 7, 8, 0, 0, 0, 1), golden.CodeNestedUnsupported
+				case ty == FieldInvalid:
+					w, want = w.field(invalidTypes[q%len(invalidTypes)], 2, 0, 0, 0, 0), golden.CodeBadType
+				default:
+					w = w.field(ty, 7, pattern(fixedSizes[ty], 1)...)
+				}
+				name := fmt.Sprintf("type %s at line position %d", typeName(ty), q)
+				req := Request{Msg: w.stop(), Offset: off, CapLines: 6}
+				if got := Fields(req.Msg, LineSize)[1]; (off+got.Pos)%LineSize != q {
+					t.Fatalf("%s: the field is at line position %d", name, (off+got.Pos)%LineSize)
+				}
+				o, _ := runFaulty(t, name, req, MemConfig{Latency: 2})
+				if got := golden.Code(o.Status.Result()); got != want {
+					t.Errorf("%s: result %s, want %s", name, got, want)
+				}
+			}
+		}
+	})
 }
 
 // TestGenMessage checks the generator against the reference: across many
