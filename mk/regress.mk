@@ -33,4 +33,6 @@ coverage-model: $(COV_MODEL)
 SEEDS ?= 20000
 ## make faults       fault-injection tests over SEEDS random seeds (default 20000; go test runs 400)
 faults: $(MODEL)
-	$(GO) test -count=1 ./tb -run 'Fault|WrongStates|ResetMidRequestSeeds' -fault-seeds $(SEEDS) -v | grep -E '^(---|ok|FAIL|PASS)|seeds:|faulted requests:'
+	@mkdir -p build
+	@$(GO) test -count=1 ./tb -run 'Fault|WrongStates|ResetMidRequestSeeds' -fault-seeds $(SEEDS) -v > build/faults.log 2>&1; \
+	  rc=$$?; grep -vE '^(=== RUN|    --- PASS)' build/faults.log | grep -vE '^\s*$$' | head -60; exit $$rc

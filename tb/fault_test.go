@@ -400,7 +400,7 @@ func TestCommandsInWrongStates(t *testing.T) {
 			capLines := 5 + rng.IntN(30)
 			msg := genMessage(randomRecipe(rng), capLines*LineSize-golden.ValueOffset)
 			if rng.IntN(3) == 0 {
-				msg = setMsg(uint32(s), pattern(rng.IntN(50), 1), pattern(rng.IntN(capLines*LineSize-golden.ValueOffset), 2))
+				msg = setMsg(uint32(s), pattern(rng.IntN(50), 1), pattern(rng.IntN(capLines*LineSize-golden.ValueOffset+1), 2))
 			}
 			req := Request{Msg: msg, Offset: rng.IntN(LineSize), CapLines: capLines}
 			cfg := randomMem(rng, int64(s), rng.IntN(3) == 0)
