@@ -29,7 +29,7 @@ module load_queue
   output logic                 out_err_o,
   input  logic                 out_ready_i,
 
-  output logic                 idle_o         // no load in flight
+  output logic                 idle_o         // no load in flight after this edge
 );
 
   logic [LineAddrW-1:0] next_q, next_d;       // next line to load
@@ -129,7 +129,8 @@ module load_queue
     if (ld_rsp_valid_i) rob_q[ld_rsp_tag_i] <= ld_rsp_data_i;
   end
 
-  assign idle_o = (inflight_q == '0);
+  // No load in flight once this edge has taken its request and response.
+  assign idle_o = (inflight_d == '0);
 
 `ifndef SYNTHESIS
   // A response must answer a load that is in flight.

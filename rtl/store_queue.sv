@@ -26,7 +26,7 @@ module store_queue
   input  logic                 st_ack_valid_i,
   input  logic [TagW-1:0]      st_ack_tag_i,
 
-  output logic                 idle_o          // FIFO empty, no store in flight
+  output logic                 idle_o          // FIFO empty, no store in flight after this edge
 );
 
   typedef struct packed {
@@ -82,7 +82,9 @@ module store_queue
     if (push) fifo_q[wr_q] <= '{line: in_line_i, data: in_data_i, strb: in_strb_i};
   end
 
-  assign idle_o = (count_q == 2'd0) && (inflight_q == '0);
+  // Nothing queued or in flight once this edge has taken its store and
+  // acknowledgement, so DRAIN ends at the edge of the last answer.
+  assign idle_o = (count_d == 2'd0) && (inflight_d == '0);
 
   // Tags are handed out in order; the acknowledgement's tag is for the memory model.
   logic unused_ack_tag;
