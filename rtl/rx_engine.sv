@@ -129,10 +129,12 @@ module rx_engine
   // ---- The App.Recv header line: operand registers in host byte order ----
   // Byte i of a line is bits [8i+7:8i], so a little-endian field of the
   // header sits in the line as the plain value.
+  // It is built from hdr_d: the cycle that ends the request writes it at once.
   logic [LineBits-1:0] header_line;
-  assign header_line = {224'b0, hdr_q.offset, hdr_q.method, 3'b0, s_ops.present,
-                        hdr_q.msg_type, hdr_q.result, hdr_q.seqid, s_ops.value_len,
+  assign header_line = {224'b0, hdr_d.offset, hdr_d.method, 3'b0, s_ops.present,
+                        hdr_d.msg_type, hdr_d.result, hdr_d.seqid, s_ops.value_len,
                         s_ops.key_len, s_ops.exptime, s_ops.flags, s_ops.req_id};
+  logic finish;   // the request ends this cycle: write the header line
 
   always_comb begin
     state_d     = state_q;
@@ -149,6 +151,7 @@ module rx_engine
     out_bytes_o = s_bytes;
     done_o      = 1'b0;
     lq_start_o  = 1'b0;
+    finish      = 1'b0;
 
     unique case (state_q)
       EIdle: begin
@@ -180,7 +183,7 @@ module rx_engine
             pos_d   = 32'd15;
             state_d = EFields;
           end else begin
-            state_d = EWriteHeader;
+            finish  = 1'b1;
           end
         end
       end
@@ -189,27 +192,29 @@ module rx_engine
         consume     = s_consume;
         pos_d       = pos_q + {25'b0, s_consume};
         out_valid_o = s_consume_valid;
-        if (s_done) begin
+        if (s_done) begin   // recv_set offers no bytes in the cycle it ends
           hdr_d.result = s_result;
           hdr_d.offset = s_offset;
-          state_d      = EWriteHeader;
+          finish       = 1'b1;
         end
       end
 
-      EWriteHeader: begin
-        out_valid_o = 1'b1;
-        out_line_o  = base_q;
-        out_off_o   = '0;
-        out_len_o   = 7'd64;
-        out_bytes_o = header_line;
-        if (out_ready_i) begin
-          done_o  = 1'b1;
-          state_d = EIdle;
-        end
-      end
+      EWriteHeader: finish = 1'b1;
 
       default: ;
     endcase
+
+    // The header line goes out in the cycle the request ends, or waits in
+    // EWriteHeader until the output buffer takes it.
+    if (finish) begin
+      out_valid_o = 1'b1;
+      out_line_o  = base_q;
+      out_off_o   = '0;
+      out_len_o   = 7'd64;
+      out_bytes_o = header_line;
+      done_o      = out_ready_i;
+      state_d     = out_ready_i ? EIdle : EWriteHeader;
+    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -237,12 +242,13 @@ module rx_engine
   assign end_addr   = addr_i + {4'b0, len_i} + 64'd63;
   assign lq_first_o = addr_i[AddrW-1:6];
   assign lq_count_o = (len_i == '0) ? '0 : (end_addr[AddrW-1:6] - addr_i[AddrW-1:6]);
-  assign lq_stop_o  = (state_q == EWriteHeader) || (state_q == EIdle && !start_i);
+  assign lq_stop_o  = finish || (state_q == EIdle && !start_i);
 
-  assign result_o      = result_e'(hdr_q.result);
-  assign detail_o      = hdr_q.offset;
-  assign seqid_o       = hdr_q.seqid;
-  assign needs_reply_o = (hdr_q.result == ResOk) && (hdr_q.msg_type == MsgCall);
+  // Read by the control FSM with done_o, in the cycle the header goes out.
+  assign result_o      = result_e'(hdr_d.result);
+  assign detail_o      = hdr_d.offset;
+  assign seqid_o       = hdr_d.seqid;
+  assign needs_reply_o = (hdr_d.result == ResOk) && (hdr_d.msg_type == MsgCall);
   assign phase_o       = state_q;
 
 endmodule
