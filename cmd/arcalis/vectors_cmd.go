@@ -60,6 +60,8 @@ func vectorsCommand() *cli.Command {
 				},
 				Action: vectorsCat,
 			},
+			fromPcapCommand(), // pcap_cmd.go
+			genCommand(),      // gen_cmd.go
 		},
 	}
 }

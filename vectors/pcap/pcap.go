@@ -27,7 +27,14 @@ import (
 type Options struct {
 	Port    int  // keep only TCP segments to or from this port; 0 keeps every port
 	Replies bool // keep REPLY and EXCEPTION messages too (requests only by default)
+
+	// Progress, if set, is called every ProgressEvery packets with the
+	// number of packets read so far.
+	Progress func(packets int)
 }
+
+// ProgressEvery is how many packets pass between calls of Options.Progress.
+const ProgressEvery = 4096
 
 // Message is one complete Thrift message found in a capture.
 type Message struct {
@@ -175,6 +182,9 @@ func Read(r io.Reader, name string, opt Options) (*Result, error) {
 			break
 		}
 		x.stats.Packets++
+		if opt.Progress != nil && n%ProgressEvery == 0 {
+			opt.Progress(n)
+		}
 		lt, err := src.linkType(ci)
 		if err != nil {
 			x.badPacket(err.Error())
