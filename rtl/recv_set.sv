@@ -94,6 +94,15 @@ module recv_set
   end
   assign need = (rem < step) ? rem : step;
 
+  // ---- A short binary field whose header and bytes are all at the head ----
+  // (at most 57 bytes: one step consumes at most 64) is taken in one step,
+  // its bytes going out from head byte 7 on to the start of its region.
+  logic whole;
+  assign whole = type_binary && !u32[31] && (u32 != 0) && (u32 <= 32'd57) &&
+                 ({24'b0, avail_i} >= u32 + 32'd7) && (u32 <= rem - 7) &&
+                 !faulty(u32 + 32'd7, split_i, err_lo_i, err_hi_i) &&
+                 (!match || out_ready_i);
+
   // ---- Data and skip steps: as many bytes as the head holds, up to the line end ----
   logic [31:0] chunk, room;
   assign room  = (state_q == FData) ? (32'd64 - {26'b0, dst_q[5:0]}) : 32'd64;
@@ -187,7 +196,14 @@ module recv_set
                 ops_d.present[2] = 1'b1;
                 dst_d            = ValueOffset;
               end
-              if (u32 != 0) state_d = match ? FData : FSkip;
+              if (whole) begin            // header and bytes in this one step
+                consume_o   = 7'd7 + u32[6:0];
+                out_valid_o = match;
+                count_d     = '0;
+                dst_d       = dst_d + u32;
+              end else if (u32 != 0) begin
+                state_d = match ? FData : FSkip;
+              end
             end
           end
         end
@@ -219,9 +235,13 @@ module recv_set
     if (start_i) state_d = FHeader;
   end
 
-  assign out_dst_o   = dst_q;
-  assign out_bytes_o = head_i;
-  assign out_len_o   = chunk[6:0];
+  // In a whole-field step the bytes start at head byte 7 and go to the start
+  // of the field's region.
+  logic head_step;
+  assign head_step   = (state_q == FHeader);
+  assign out_dst_o   = head_step ? ((fid[2:0] == 3'd2) ? KeyOffset : ValueOffset) : dst_q;
+  assign out_bytes_o = head_step ? (head_i >> 56) : head_i;
+  assign out_len_o   = head_step ? u32[6:0] : chunk[6:0];
   assign operands_o  = ops_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
