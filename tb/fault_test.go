@@ -612,3 +612,87 @@ func TestResetMidRequestSeeds(t *testing.T) {
 		}
 	})
 }
+
+// TestLoadHeldThroughDrain is the regression case of a bug the fault
+// injection found (TestCommandsInWrongStates, seed 521 of 20000): a request
+// that ends while a load request is offered and not yet taken. The load
+// queue keeps the request offered (a valid/ready handshake may not be
+// withdrawn), but DRAIN counts only the loads already taken, so the engine
+// reported ready with that load still to go; the memory took it afterwards
+// and its answer, a line of the old message, landed in the next request's
+// reorder buffer. Here a ONEWAY Set whose STOP is byte 15 is followed by 600
+// bytes; the load port takes its first line, then is held while the request
+// ends and drains. The next request meets the late answer: its own second
+// load is held too, so the old line reaches its reorder slot first.
+func TestLoadHeldThroughDrain(t *testing.T) {
+	on(t, func(t *T) {
+		if err := dut.Restart(); err != nil {
+			t.Fatal(err)
+		}
+		m := dut.Mem
+		withMem(t, MemConfig{Latency: 3}, func() {
+			first := append(header("Set", 4, 1).stop(), bytes.Repeat([]byte{0xEE}, 600)...)
+			o := heldRequest(t, first, 60, 20) // the late load's answer comes back during the next request
+			if !m.Idle() {
+				t.Errorf("ready reported with %d memory requests in flight (a load offered before DRAIN, taken after it)", m.inflight)
+			}
+			if v := Score(first, o); !v.Match {
+				t.Errorf("first request: %v", v.Diffs)
+			}
+			second := append(wire{0x80, 0x01, 0x00, 0x04}, setMsg(2, []byte("second"), pattern(400, 3))[4:]...) // ONEWAY
+			if v := Score(second, heldRequest(t, second, 40, 3)); !v.Match {
+				t.Errorf("the request after it: %v", v.Diffs)
+			}
+		})
+	})
+}
+
+// heldRequest runs msg at start offset 8 with a 33-line App.Recv, holds the
+// load port for hold cycles once it has taken the first line, then lets it
+// go with the memory's latency set to latency, and returns what the AppCore
+// sees when ready. msg must not be a Set CALL (no reply is run).
+func heldRequest(t *T, msg []byte, hold, latency int) Outcome {
+	t.Helper()
+	m := dut.Mem
+	const capLines = 33
+	addr := uint64(NetRecvBase + 8)
+	m.Fill(NetRecvBase, 8, Filler)
+	m.Write(addr, msg)
+	m.Readable = Region{"Net.Recv", addr, uint64(len(msg))}
+	m.Writable = Region{"App.Recv", AppRecvBase, capLines * LineSize}
+	m.Fill(AppRecvBase, capLines*LineSize, Filler)
+	o := Outcome{Before: m.Read(AppRecvBase, capLines*LineSize)}
+	for _, c := range []struct {
+		op uint8
+		v  uint64
+	}{{OpAppReadyFlag, AppReadyPayload(AppRecvBase, capLines)}, {OpSendNetBuf, addr}, {OpSendNetLen, uint64(len(msg))}} {
+		if err := dut.Command(c.op, c.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	loads := m.LoadCount
+	for i := 0; m.LoadCount == loads; i++ {
+		if i == 100 {
+			t.Fatal("no load in 100 cycles")
+		}
+		if err := dut.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.cfg.HoldLoads = true
+	for i := 0; i < hold; i++ {
+		if err := dut.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.cfg.HoldLoads, m.cfg.Latency = false, latency
+	s, err := dut.Poll(dut.Budget(len(msg)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Status, o.Image = s, m.Read(AppRecvBase, capLines*LineSize)
+	if _, err := dut.ReadStatus(); err != nil { // ONEWAY or error: back to IDLE_RECV
+		t.Fatal(err)
+	}
+	return o
+}

@@ -26,6 +26,9 @@ type MemConfig struct {
 	// FaultLine, if set, answers the load of every line address it accepts
 	// with an error, in addition to LoadFault's random ones.
 	FaultLine func(addr uint64) bool
+	// HoldLoads keeps the load request port not ready (backpressure on loads
+	// alone, for as long as a test sets it).
+	HoldLoads bool
 }
 
 // Region is a byte range the engine may touch.
@@ -201,7 +204,7 @@ func (m *Memory) ready() bool {
 // loadReady and storeReady say whether each request port takes a request
 // this cycle: not while MaxInFlight requests of its kind are waiting.
 func (m *Memory) loadReady() bool {
-	return (m.cfg.MaxInFlight <= 0 || m.ldInflight < m.cfg.MaxInFlight) && m.ready()
+	return !m.cfg.HoldLoads && (m.cfg.MaxInFlight <= 0 || m.ldInflight < m.cfg.MaxInFlight) && m.ready()
 }
 
 func (m *Memory) storeReady() bool {
