@@ -93,22 +93,10 @@ func serve(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	tf, err := transportFactory(*transport)
+	srv, ss, err := newServer(*transport, *addr)
 	if err != nil {
 		return err
 	}
-	ss, err := thrift.NewTServerSocket(*addr)
-	if err != nil {
-		return err
-	}
-	if err := ss.Listen(); err != nil {
-		return fmt.Errorf("listen on %s: %w", *addr, err)
-	}
-	if ip := ss.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
-		return fmt.Errorf("listening on %s: only loopback addresses are allowed", ss.Addr())
-	}
-	srv := thrift.NewTSimpleServer4(memcached.NewMemcachedServiceProcessor(&handler{items: map[string][]byte{}}),
-		ss, tf, thrift.NewTBinaryProtocolFactoryConf(conf))
 	fmt.Printf("listening %s\n", ss.Addr())
 	os.Stdout.Sync()
 	stop := make(chan os.Signal, 1)
@@ -122,6 +110,28 @@ func serve(args []string) error {
 		srv.Stop()
 	}()
 	return srv.Serve()
+}
+
+// newServer makes the Thrift server, listening on a loopback address.
+func newServer(transport, addr string) (*thrift.TSimpleServer, *thrift.TServerSocket, error) {
+	tf, err := transportFactory(transport)
+	if err != nil {
+		return nil, nil, err
+	}
+	ss, err := thrift.NewTServerSocket(addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ss.Listen(); err != nil {
+		return nil, nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	if ip := ss.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
+		ss.Close()
+		return nil, nil, fmt.Errorf("listening on %s: only loopback addresses are allowed", ss.Addr())
+	}
+	srv := thrift.NewTSimpleServer4(memcached.NewMemcachedServiceProcessor(&handler{items: map[string][]byte{}}),
+		ss, tf, thrift.NewTBinaryProtocolFactoryConf(conf))
+	return srv, ss, nil
 }
 
 // Call is one line of the client's log: one call as the client sent it.

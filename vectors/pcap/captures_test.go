@@ -105,6 +105,7 @@ func decodeRequest(t *testing.T, msg []byte) decoded {
 // TestCommittedCaptures: from the captures scripts/capture.sh recorded, Read
 // recovers exactly the calls the client logged as made during the capture,
 // in order on each connection, with every field equal to what was sent.
+// ARCALIS_CAPTURES=DIR checks a new recording instead (scripts/capture.sh DIR).
 func TestCommittedCaptures(t *testing.T) {
 	for _, tc := range []struct{ capture, transport string }{
 		{"framed.pcap", "framed"},
@@ -112,6 +113,9 @@ func TestCommittedCaptures(t *testing.T) {
 	} {
 		t.Run(tc.capture, func(t *testing.T) {
 			dir := filepath.Join("..", "captures")
+			if d := os.Getenv("ARCALIS_CAPTURES"); d != "" { // a fresh scripts/capture.sh run
+				dir = d
+			}
 			path := filepath.Join(dir, tc.capture)
 			calls := readCalls(t, filepath.Join(dir, tc.transport+".calls.jsonl"))
 			res, err := ReadFile(path, Options{})
