@@ -5,11 +5,16 @@ GEN_DIR   ?= build/vectors
 GEN_COUNT ?= 10000
 GEN_SEED  ?= 1
 
-.PHONY: captures captures-compare vectors-gen vectors-run
+.PHONY: captures captures-check captures-compare vectors-gen vectors-run
 
 ## make captures          re-record vectors/captures/ (real Thrift server/client on loopback, tcpdump + dumpcap; root)
 captures:
 	scripts/capture.sh vectors/captures
+
+## make captures-check    record afresh into build/captures and check from-pcap recovers every logged call (root)
+captures-check:
+	scripts/capture.sh build/captures
+	ARCALIS_CAPTURES=$(CURDIR)/build/captures $(GO) test -count=1 -run TestCommittedCaptures ./vectors/pcap
 
 ## make captures-compare  from-pcap vs Wireshark's Thrift dissector (tshark -2) on the committed captures
 captures-compare:
