@@ -85,7 +85,7 @@ func vectorsFromPcap(c *cli.Context) error {
 // reportCapture prints what one capture held and what could not be used.
 func reportCapture(w io.Writer, path string, res *pcap.Result) {
 	s := res.Stats
-	fmt.Fprintf(w, "%s: %d packets, %d TCP segments, %d streams with data", path, s.Packets, s.TCP, s.Streams)
+	fmt.Fprintf(w, "%s: %d packets, %d TCP segments, TCP directions with data: %d", path, s.Packets, s.TCP, s.Streams)
 	if len(s.Transports) > 0 {
 		var ts []string
 		for name, n := range s.Transports {

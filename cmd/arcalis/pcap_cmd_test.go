@@ -62,7 +62,7 @@ func TestFromPcap(t *testing.T) {
 		report  []string
 	}{
 		{"both captures", []string{framedCapture, bufferedCapture}, 52, []string{
-			framedCapture + ": 181 packets", "6 streams with data (6 framed)", "found 26 CALL, 26 REPLY; kept 26",
+			framedCapture + ": 181 packets", "TCP directions with data: 6 (6 framed)", "found 26 CALL, 26 REPLY; kept 26",
 			bufferedCapture + ": 89 packets", "(6 buffered)", "wrote 52 records from 2 captures",
 		}},
 		{"with replies", []string{"--replies", framedCapture}, 52, []string{"kept 52"}},

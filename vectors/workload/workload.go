@@ -51,7 +51,7 @@ var workloads = map[string]struct {
 	},
 }
 
-// Names lists the workloads, with a line about each.
+// Names lists the workloads (About describes each).
 func Names() []string {
 	return []string{"memc-tiny", "memc-small", "etc"}
 }
@@ -171,7 +171,7 @@ func New(spec Spec) (*Generator, error) {
 // Len is the number of records the generator makes.
 func (g *Generator) Len() int { return g.total }
 
-// Next returns the next record; io.EOF-like: ok is false after the last.
+// Next returns the next record, or ok false after the last one.
 func (g *Generator) Next() (rec vectors.Record, ok bool, err error) {
 	if g.n >= g.total {
 		return vectors.Record{}, false, nil
