@@ -8,6 +8,7 @@ require (
 	github.com/google/gopacket v1.1.19
 	github.com/sigurn/crc16 v0.0.0-20211026045750-20ab5afb07e3
 	github.com/urfave/cli/v2 v2.27.7
+	golang.org/x/sync v0.25.0
 	gonum.org/v1/plot v0.17.0
 )
 
