@@ -170,7 +170,7 @@ func Read(r io.Reader, name string, opt Options) (*Result, error) {
 	x := newExtractor(opt)
 	var readErr error
 	for n := 1; ; n++ {
-		data, ci, err := src.ReadPacketData()
+		data, ci, err := readPacket(src)
 		if err == io.EOF {
 			break
 		}
@@ -194,6 +194,21 @@ func Read(r io.Reader, name string, opt Options) (*Result, error) {
 	}
 	x.finish()
 	return x.result(), readErr
+}
+
+// ErrCorrupt is wrapped by a CaptureError when gopacket's reader fails on
+// a corrupt file by panicking (it divides by a zero timestamp resolution in
+// a damaged pcapng interface block, for one).
+var ErrCorrupt = errors.New("corrupt capture file")
+
+// readPacket reads the next packet, turning a panic of the reader into an error.
+func readPacket(src packetSource) (data []byte, ci gopacket.CaptureInfo, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w (the reader failed: %v)", ErrCorrupt, p)
+		}
+	}()
+	return src.ReadPacketData()
 }
 
 // packetSource is a pcap or pcapng reader and the link type of each packet.
@@ -237,7 +252,12 @@ func (s ngSource) linkType(ci gopacket.CaptureInfo) (uint32, error) {
 }
 
 // openCapture tells classic pcap from pcapng by the first four bytes.
-func openCapture(r io.Reader) (packetSource, error) {
+func openCapture(r io.Reader) (src packetSource, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			src, err = nil, fmt.Errorf("%w (the reader failed: %v)", ErrCorrupt, p)
+		}
+	}()
 	br := bufio.NewReaderSize(r, 1<<16)
 	magic, err := br.Peek(4)
 	if err != nil {
@@ -404,7 +424,11 @@ func (x *extractor) New(netFlow, tcpFlow gopacket.Flow, _ *layers.TCP, _ reassem
 }
 
 func endpoint(ip, port gopacket.Endpoint) string {
-	return net.JoinHostPort(net.IP(ip.Raw()).String(), port.String())
+	p := "?"
+	if r := port.Raw(); len(r) == 2 {
+		p = strconv.Itoa(int(binary.BigEndian.Uint16(r)))
+	}
+	return net.JoinHostPort(net.IP(ip.Raw()).String(), p)
 }
 
 func (x *extractor) badPacket(why string) {
@@ -448,6 +472,10 @@ func (x *extractor) packet(num int, lt uint32, data []byte, ci gopacket.CaptureI
 	tcp, ok := tl.(*layers.TCP)
 	if !ok {
 		return // UDP and others: not ours
+	}
+	if el := p.ErrorLayer(); el != nil {
+		x.badPacket(fmt.Sprintf("cannot decode: %v", el.Error()))
+		return
 	}
 	if x.opt.Port != 0 && int(tcp.SrcPort) != x.opt.Port && int(tcp.DstPort) != x.opt.Port {
 		return
