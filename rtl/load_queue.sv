@@ -129,8 +129,11 @@ module load_queue
     if (ld_rsp_valid_i) rob_q[ld_rsp_tag_i] <= ld_rsp_data_i;
   end
 
-  // No load in flight once this edge has taken its request and response.
-  assign idle_o = (inflight_d == '0);
+  // No load in flight once this edge has taken its request and response,
+  // and none offered and not taken: an offered load stays offered after the
+  // request ends (a handshake is never withdrawn), and DRAIN must wait for
+  // its answer too, or the answer lands in the next request.
+  assign idle_o = (inflight_d == '0) && !(ld_req_valid_o && !ld_req_ready_i);
 
 `ifndef SYNTHESIS
   // A response must answer a load that is in flight.
