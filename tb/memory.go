@@ -272,13 +272,17 @@ func (m *Memory) quietCycles(now uint64) int {
 		return 0
 	}
 	next := ^uint64(0)
+	sorted := m.cfg.MaxStall <= 0 // then the oldest answer is due first
 	for i, a := range m.loads.items[m.loads.head:] {
-		if i > 0 && !m.cfg.Reorder {
+		if i > 0 && (sorted || !m.cfg.Reorder) {
 			break // in order: the oldest answers first
 		}
 		next = min(next, a.due)
 	}
-	for _, a := range m.acks.items[m.acks.head:] {
+	for i, a := range m.acks.items[m.acks.head:] {
+		if i > 0 && sorted {
+			break
+		}
 		next = min(next, a.due)
 	}
 	if next <= now {
@@ -308,6 +312,8 @@ func (m *Memory) nextAck(now uint64) (answer, bool) {
 // one, or with reorder any due one at random.
 func (m *Memory) next(q *queue, now uint64, reorder bool) (answer, bool) {
 	due := q.items[q.head:]
+	// Without random stalls answers fall due in the order they were queued.
+	sorted := m.cfg.MaxStall <= 0
 	n := 0
 	for i := range due {
 		if !reorder && i > 0 {
@@ -315,6 +321,8 @@ func (m *Memory) next(q *queue, now uint64, reorder bool) (answer, bool) {
 		}
 		if due[i].due <= now {
 			n++
+		} else if sorted {
+			break
 		}
 	}
 	if n == 0 {
