@@ -272,16 +272,15 @@ func (m *Memory) quietCycles(now uint64) int {
 		return 0
 	}
 	next := ^uint64(0)
-	sorted := m.cfg.MaxStall <= 0 // then the oldest answer is due first
 	for i, a := range m.loads.items[m.loads.head:] {
-		if i > 0 && (sorted || !m.cfg.Reorder) {
+		if i > 0 && (m.loads.unsorted == 0 || !m.cfg.Reorder) {
 			break // in order: the oldest answers first
 		}
 		next = min(next, a.due)
 	}
 	for i, a := range m.acks.items[m.acks.head:] {
-		if i > 0 && sorted {
-			break
+		if i > 0 && m.acks.unsorted == 0 {
+			break // the oldest is due first
 		}
 		next = min(next, a.due)
 	}
@@ -312,8 +311,6 @@ func (m *Memory) nextAck(now uint64) (answer, bool) {
 // one, or with reorder any due one at random.
 func (m *Memory) next(q *queue, now uint64, reorder bool) (answer, bool) {
 	due := q.items[q.head:]
-	// Without random stalls answers fall due in the order they were queued.
-	sorted := m.cfg.MaxStall <= 0
 	n := 0
 	for i := range due {
 		if !reorder && i > 0 {
@@ -321,8 +318,8 @@ func (m *Memory) next(q *queue, now uint64, reorder bool) (answer, bool) {
 		}
 		if due[i].due <= now {
 			n++
-		} else if sorted {
-			break
+		} else if q.unsorted == 0 {
+			break // the answers after it are due later still
 		}
 	}
 	if n == 0 {
@@ -346,14 +343,18 @@ func (m *Memory) next(q *queue, now uint64, reorder bool) (answer, bool) {
 
 // queue holds answers in the order their requests were taken.
 type queue struct {
-	items []answer
-	head  int // items[:head] are gone
+	items    []answer
+	head     int // items[:head] are gone
+	unsorted int // answers queued due before the one queued before them
 }
 
 func (q *queue) push(a answer) {
 	if q.head > 0 && len(q.items) == cap(q.items) {
 		q.items = q.items[:copy(q.items, q.items[q.head:])]
 		q.head = 0
+	}
+	if n := len(q.items); n > q.head && a.due < q.items[n-1].due {
+		q.unsorted++ // random stalls, or a latency lowered with answers waiting
 	}
 	q.items = append(q.items, a)
 }
@@ -373,7 +374,7 @@ func (q *queue) remove(i int) answer {
 	return a
 }
 
-func (q *queue) clear() { q.items, q.head = q.items[:0], 0 }
+func (q *queue) clear() { q.items, q.head, q.unsorted = q.items[:0], 0, 0 }
 
 func (m *Memory) violate(format string, args ...any) {
 	if len(m.Violations) < 20 {
