@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"arcalis/bench/workload"
+	"arcalis/tb"
+	"arcalis/vectors"
+)
+
+// job is one request of a harness workload.
+type job struct {
+	Msg    []byte
+	Offset int
+}
+
+// harnessWorkload is a request list the Go harness and the native testbench
+// both run.
+type harnessWorkload struct {
+	Name    string
+	What    string
+	Jobs    []job
+	Latency int
+}
+
+// defaultVectors is vectors/default.vec placed as `arcalis run` places it
+// (start offset = index mod 64, memory latency 4).
+func defaultVectors(path string) (harnessWorkload, error) {
+	recs, err := vectors.ReadFile(path)
+	if err != nil {
+		return harnessWorkload{}, err
+	}
+	w := harnessWorkload{Name: "default vectors", What: fmt.Sprintf("%s, %d records", path, len(recs)), Latency: 4}
+	for i, r := range recs {
+		w.Jobs = append(w.Jobs, job{Msg: r.Msg, Offset: i % 64})
+	}
+	return w, nil
+}
+
+// largeValues is n Set CALLs with values drawn uniformly from 16..64 KiB.
+func largeValues(n int) (harnessWorkload, error) {
+	r := rand.New(rand.NewPCG(5, 5))
+	w := harnessWorkload{Name: "large values", What: fmt.Sprintf("%d Sets, values 16..64 KiB", n), Latency: 4}
+	for i := 0; i < n; i++ {
+		size := workload.MinSetSize + 16*1024 + r.IntN(48*1024+1)
+		msg, err := workload.SetOfSize(size, int32(i+1))
+		if err != nil {
+			return w, err
+		}
+		w.Jobs = append(w.Jobs, job{Msg: msg, Offset: i % 64})
+	}
+	return w, nil
+}
+
+// writeStream writes jobs in the format bench/native/tb.cpp reads.
+func writeStream(path string, jobs []job) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString("ARCSTRM1")
+	le := binary.LittleEndian
+	w.Write(le.AppendUint32(nil, uint32(len(jobs))))
+	for _, j := range jobs {
+		var h [12]byte
+		le.PutUint32(h[0:], uint32(len(j.Msg)))
+		le.PutUint32(h[4:], uint32(j.Offset))
+		le.PutUint32(h[8:], tb.DefaultCapLines)
+		w.Write(h[:])
+		w.Write(j.Msg)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// throughput is one timed pass over a workload.
+type throughput struct {
+	Requests int
+	Cycles   uint64
+	Seconds  float64
+}
+
+func (t throughput) RequestsPerSec() float64 { return float64(t.Requests) / t.Seconds }
+func (t throughput) CyclesPerSec() float64   { return float64(t.Cycles) / t.Seconds }
+func (t throughput) NsPerCycle() float64     { return t.Seconds * 1e9 / float64(t.Cycles) }
+
+// perRequest is what each request did, for the cycle-for-cycle comparison.
+type perRequest struct {
+	Cycles uint64
+	Status uint64
+}
+
+// runGo passes the workload through the Go harness. With score, each
+// request goes through RunVector (simulation, scoreboard, reference);
+// without, through Receive alone (what the native testbench does).
+func runGo(a *tb.Accel, w harnessWorkload, score bool) (throughput, []perRequest, error) {
+	if err := a.Mem.SetConfig(tb.MemConfig{Latency: w.Latency, Seed: 1}); err != nil {
+		return throughput{}, nil, err
+	}
+	per := make([]perRequest, len(w.Jobs))
+	c0 := a.Cycle()
+	t0 := time.Now()
+	for i, j := range w.Jobs {
+		if score {
+			r := a.RunVector(i, "bench", j.Msg, tb.RunOptions{Offset: j.Offset})
+			if !r.OK() {
+				return throughput{}, nil, fmt.Errorf("%s: request %d: RTL and reference disagree: %v %v", w.Name, i, r.Err, r.Verdict.Diffs)
+			}
+			per[i] = perRequest{r.Outcome.Cycles, uint64(r.Outcome.Status)}
+			continue
+		}
+		o, err := a.Receive(tb.Request{Msg: j.Msg, Offset: j.Offset})
+		if err != nil {
+			return throughput{}, nil, fmt.Errorf("%s: request %d: %w", w.Name, i, err)
+		}
+		per[i] = perRequest{o.Cycles, uint64(o.Status)}
+	}
+	t := throughput{Requests: len(w.Jobs), Seconds: time.Since(t0).Seconds(), Cycles: a.Cycle() - c0}
+	return t, per, nil
+}
+
+// runNative runs the native testbench over the stream file.
+func runNative(bin, stream string, latency int) (throughput, []perRequest, error) {
+	cyc := stream + ".cycles"
+	out, err := exec.Command(bin, stream, strconv.Itoa(latency), cyc).Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return throughput{}, nil, fmt.Errorf("%s: %w: %s", bin, err, ee.Stderr)
+		}
+		return throughput{}, nil, fmt.Errorf("%s: %w", bin, err)
+	}
+	var res struct {
+		Requests   int
+		Cycles     uint64
+		Seconds    float64
+		Violations int
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		return throughput{}, nil, fmt.Errorf("%s: output %q: %w", bin, out, err)
+	}
+	if res.Violations != 0 {
+		return throughput{}, nil, fmt.Errorf("%s: %d memory violations", bin, res.Violations)
+	}
+	b, err := os.ReadFile(cyc)
+	if err != nil {
+		return throughput{}, nil, err
+	}
+	var per []perRequest
+	for n, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var p perRequest
+		if _, err := fmt.Sscan(line, &p.Cycles, &p.Status); err != nil {
+			return throughput{}, nil, fmt.Errorf("%s line %d: %w", cyc, n+1, err)
+		}
+		per = append(per, p)
+	}
+	return throughput{Requests: res.Requests, Cycles: res.Cycles, Seconds: res.Seconds}, per, nil
+}
+
+// harnessResult is the side-by-side comparison on one workload.
+type harnessResult struct {
+	Workload             harnessWorkload
+	Full, Sim, Native    []throughput // one per repetition
+	MedFull, MedSim, Nat throughput   // medians (by seconds)
+	SameCycles           bool         // every request took the same cycles with the same status
+	Requests             int
+}
+
+func median(ts []throughput) throughput {
+	s := append([]throughput(nil), ts...)
+	sort.Slice(s, func(i, j int) bool { return s[i].Seconds < s[j].Seconds })
+	return s[len(s)/2]
+}
+
+// compareHarness runs the workload reps times in each of the three ways,
+// interleaved, so that the machine's noise hits all three alike.
+func compareHarness(a *tb.Accel, native, dir string, w harnessWorkload, reps int) (harnessResult, error) {
+	res := harnessResult{Workload: w, Requests: len(w.Jobs), SameCycles: true}
+	stream := filepath.Join(dir, strings.ReplaceAll(w.Name, " ", "-")+".stream")
+	if err := writeStream(stream, w.Jobs); err != nil {
+		return res, err
+	}
+	for rep := 0; rep < reps; rep++ {
+		full, perFull, err := runGo(a, w, true)
+		if err != nil {
+			return res, err
+		}
+		sim, perSim, err := runGo(a, w, false)
+		if err != nil {
+			return res, err
+		}
+		nat, perNat, err := runNative(native, stream, w.Latency)
+		if err != nil {
+			return res, err
+		}
+		res.Full, res.Sim, res.Native = append(res.Full, full), append(res.Sim, sim), append(res.Native, nat)
+		for i := range perNat {
+			if i >= len(perFull) || perNat[i] != perFull[i] || perNat[i] != perSim[i] {
+				res.SameCycles = false
+			}
+		}
+		if len(perNat) != len(perFull) || full.Cycles != nat.Cycles || sim.Cycles != nat.Cycles {
+			res.SameCycles = false
+		}
+	}
+	res.MedFull, res.MedSim, res.Nat = median(res.Full), median(res.Sim), median(res.Native)
+	return res, nil
+}

@@ -1,0 +1,174 @@
+// Command bench runs the benchmarks of issue 5 (`make bench`): the RTL against
+// line rate, the Go harness against native Verilator, golden against Apache.
+//
+// It writes reports/bench.md and the SVG plots beside it. Every ratio in the
+// report comes from measurements taken in this one run.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"arcalis/tb"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// options are the command line.
+type options struct {
+	native, out, vectors, model string
+	reps, sweepN, largeN        int
+	skipBuild                   bool
+}
+
+func run() error {
+	var o options
+	flag.StringVar(&o.native, "native", "build/bench/native/arcalis-native", "the native testbench (`make bench-native`)")
+	flag.StringVar(&o.out, "out", "reports", "directory for bench.md and the SVG plots")
+	flag.StringVar(&o.vectors, "vectors", "vectors/default.vec", "the default vectors")
+	flag.StringVar(&o.model, "model", "", "Verilated model library (default: build/model/libvmodel.so)")
+	flag.IntVar(&o.reps, "reps", 7, "repetitions of each harness measurement (medians are reported)")
+	flag.IntVar(&o.sweepN, "sweep-requests", 200, "requests per point of the latency sweep")
+	flag.IntVar(&o.largeN, "large-requests", 48, "requests of the large-value workload")
+	flag.BoolVar(&o.skipBuild, "skip-build", false, "skip section 4 (build and test times)")
+	flag.Parse()
+	if o.model == "" {
+		o.model = tb.FindModel()
+	}
+	if _, err := os.Stat(o.native); err != nil {
+		return fmt.Errorf("native testbench: %w (build it with `make bench-native`)", err)
+	}
+	work := filepath.Join("build", "bench")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	start := time.Now()
+	r := &report{Date: start.UTC(), Machine: describeMachine()}
+	step := func(what string) func() {
+		fmt.Fprintf(os.Stderr, "bench: %s ...\n", what)
+		t0 := time.Now()
+		return func() { fmt.Fprintf(os.Stderr, "bench: %s done in %s\n", what, time.Since(t0).Round(time.Millisecond)) }
+	}
+
+	// Section 4 first: compiling would disturb the timing of the others.
+	if !o.skipBuild {
+		done := step("build and test times")
+		top, sources := os.Getenv("BENCH_VPI_TOP"), os.Getenv("BENCH_VPI_SOURCES")
+		if top == "" || sources == "" {
+			return fmt.Errorf("BENCH_VPI_TOP or BENCH_VPI_SOURCES is empty: run through `make bench`, which passes the model's settings (or -skip-build)")
+		}
+		vars := []string{"VPI_TOP=" + top, "VPI_SOURCES=" + sources, "VPI_FLAGS=" + os.Getenv("BENCH_VPI_FLAGS")}
+		c, err := measureBuild("make", "go", filepath.Join(work, "scratch-model"), vars)
+		if err != nil {
+			return err
+		}
+		r.Build = &c
+		done()
+	}
+
+	done := step("golden vs Apache Thrift (go test -bench)")
+	dec, err := runGoBench("go", "./golden", "^BenchmarkDecode$", 5, "")
+	if err != nil {
+		return err
+	}
+	r.Decode = dec
+	done()
+
+	done = step("cgo crossing (vpi BenchmarkCycle)")
+	cyc, err := runGoBench("go", "./vpi", "^BenchmarkCycle$", 5, "")
+	if err != nil {
+		return err
+	}
+	r.Crossing = cyc
+	done()
+
+	a, err := tb.Open(o.model, tb.MemConfig{})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if err := a.Configure(tb.WindowBase, tb.WindowSize); err != nil {
+		return err
+	}
+
+	done = step("line rate (every size x every start offset)")
+	offsets := make([]int, 64)
+	for i := range offsets {
+		offsets[i] = i
+	}
+	pts, err := runLineRate(a, lineRateSizes(), offsets, 0)
+	if err != nil {
+		return err
+	}
+	r.LinePoints = pts
+	r.Sizes = summarizeSizes(pts)
+	if r.Rates, err = runRates(a, []int{0, 1, 2, 4, 8, 12, 13, 14, 15, 16}); err != nil {
+		return err
+	}
+	if r.Tiny, err = memcTiny(a); err != nil {
+		return err
+	}
+	done()
+
+	done = step("latency sweep (Figure 15 shape)")
+	if r.Sweep, err = runSweep(a, o.sweepN); err != nil {
+		return err
+	}
+	done()
+
+	done = step("Go harness vs native testbench")
+	dv, err := defaultVectors(o.vectors)
+	if err != nil {
+		return err
+	}
+	lv, err := largeValues(o.largeN)
+	if err != nil {
+		return err
+	}
+	for _, w := range []harnessWorkload{dv, lv} {
+		h, err := compareHarness(a, o.native, work, w, o.reps)
+		if err != nil {
+			return err
+		}
+		r.Harness = append(r.Harness, h)
+	}
+	done()
+
+	done = step("profile of the Go harness")
+	for _, w := range []harnessWorkload{dv, lv} {
+		passes := max(1, 40000/len(w.Jobs)/max(1, int(r.meanCycles(w.Name))/40))
+		s, err := profileHarness(a, w, passes, filepath.Join(work, strings.ReplaceAll(w.Name, " ", "-")+".pprof"))
+		if err != nil {
+			return err
+		}
+		r.Profiles = append(r.Profiles, namedSplit{w.Name, s})
+	}
+	done()
+
+	r.Elapsed = time.Since(start)
+	if err := plotLineRate(r.Sizes, filepath.Join(o.out, "bench-linerate.svg")); err != nil {
+		return err
+	}
+	if err := plotSweep(r.Sweep, filepath.Join(o.out, "bench-fig15.svg"), filepath.Join(o.out, "bench-fig15-normalized.svg")); err != nil {
+		return err
+	}
+	md := r.markdown()
+	path := filepath.Join(o.out, "bench.md")
+	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "bench: wrote %s and %s/bench-*.svg in %s\n", path, o.out, r.Elapsed.Round(time.Second))
+	return nil
+}

@@ -1,0 +1,316 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+)
+
+type namedSplit struct {
+	Workload string
+	Split    timeSplit
+}
+
+// report is everything one run measured.
+type report struct {
+	Date       time.Time
+	Machine    string
+	Elapsed    time.Duration
+	Build      *buildCost
+	Decode     map[string]goBench
+	Crossing   map[string]goBench
+	LinePoints []linePoint
+	Sizes      []sizeSummary
+	Rates      []rateResult
+	Tiny       tinyResult
+	Sweep      []sweepPoint
+	Harness    []harnessResult
+	Profiles   []namedSplit
+}
+
+// describeMachine names the CPU, the cores and the tools.
+func describeMachine() string {
+	cpu := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	ver := "verilator: unknown"
+	if out, err := exec.Command("verilator", "--version").Output(); err == nil {
+		ver = strings.TrimSpace(string(out))
+	}
+	gcc := ""
+	if out, err := exec.Command("gcc", "-dumpfullversion").Output(); err == nil {
+		gcc = ", gcc " + strings.TrimSpace(string(out))
+	}
+	return fmt.Sprintf("%s, %d cores (GOMAXPROCS %d), %s/%s; %s; %s%s",
+		cpu, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version(), ver, gcc)
+}
+
+// meanCycles is the mean simulated cycles per request of a harness workload.
+func (r *report) meanCycles(name string) float64 {
+	for _, h := range r.Harness {
+		if h.Workload.Name == name {
+			return float64(h.Nat.Cycles) / float64(h.Requests)
+		}
+	}
+	return 0
+}
+
+func passFail(ok bool) string {
+	if ok {
+		return "**met**"
+	}
+	return "**not met**"
+}
+
+func (r *report) markdown() string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("# Benchmarks\n\n")
+	p("Written by `make bench` (`go run ./bench`) on %s UTC in %s.\n\n", r.Date.Format("2006-01-02 15:04"), r.Elapsed.Round(time.Second))
+	p("Machine: %s.\n\n", r.Machine)
+	p("The machine is shared and noisy: every comparison below is a ratio of measurements taken\n" +
+		"side by side in this run (interleaved repetitions, medians), never a number from another run.\n\n")
+
+	r.summary(p)
+	r.lineRate(p)
+	r.sweepSection(p)
+	r.harnessSection(p)
+	r.decodeSection(p)
+	r.buildSection(p)
+	return b.String()
+}
+
+type printer func(format string, args ...any)
+
+// targets lists the issue's targets and whether this run met them.
+func (r *report) targets() [][3]string {
+	var rows [][3]string
+	rows = append(rows, [3]string{"memc-tiny Set done within 16 cycles of its command, zero latency",
+		fmt.Sprintf("%d..%d cycles over the 64 start offsets", r.Tiny.Min, r.Tiny.Max), passFail(r.Tiny.Max <= 16)})
+	worst, at := -1<<30, 0
+	for _, s := range r.Sizes {
+		if s.WorstOver > worst {
+			worst, at = s.WorstOver, s.Size
+		}
+	}
+	rows = append(rows, [3]string{"no size more than 4 cycles above the bound (touched + written + 8), zero latency",
+		fmt.Sprintf("worst %+d cycles (%d B)", worst, at), passFail(worst <= 4)})
+	okTo, rateAt16, failed := -1, 0.0, false
+	for _, q := range r.Rates { // in rising latency
+		if failed = failed || q.Marginal < 0.95; !failed {
+			okTo = q.Latency
+		}
+		if q.Latency == 16 {
+			rateAt16 = q.Marginal
+		}
+	}
+	rows = append(rows, [3]string{"large requests sustain >= 0.95 lines/cycle up to latency 16 (the loads allowed in flight)",
+		fmt.Sprintf(">= 0.95 up to latency %d; %.3f at 16 (Little's law with 16 in flight: %.3f)", okTo, rateAt16, 16.0/17),
+		passFail(okTo >= 16)})
+	for _, h := range r.Harness {
+		rows = append(rows, [3]string{"Go harness >= 80% of native throughput: " + h.Workload.Name,
+			fmt.Sprintf("%.0f%% with the scoreboard, %.0f%% simulation and models alone", 100*h.Nat.Seconds/h.MedFull.Seconds, 100*h.Nat.Seconds/h.MedSim.Seconds),
+			passFail(h.Nat.Seconds/h.MedFull.Seconds >= 0.8)})
+	}
+	minSpeed, maxAlloc := 1e9, 0.0
+	for _, mix := range []string{"memc-tiny", "memc-small", "etc"} {
+		g, a := r.Decode["BenchmarkDecode/"+mix+"/golden"], r.Decode["BenchmarkDecode/"+mix+"/apache"]
+		if g.NsPerOp > 0 {
+			minSpeed = min(minSpeed, a.NsPerOp/g.NsPerOp)
+		}
+		maxAlloc = max(maxAlloc, g.AllocsPerOp)
+	}
+	rows = append(rows, [3]string{"golden >= 5x faster than Apache Thrift, 0 allocations per request",
+		fmt.Sprintf("%.1fx at least, %.0f allocations", minSpeed, maxAlloc), passFail(minSpeed >= 5 && maxAlloc == 0)})
+	rows = append(rows, [3]string{"`make bench` under 15 minutes", r.Elapsed.Round(time.Second).String() + " (the benchmark program; the native build is before it)", passFail(r.Elapsed < 15*time.Minute)})
+	return rows
+}
+
+func (r *report) summary(p printer) {
+	p("## Targets\n\n| target (issue 5) | this run | |\n|---|---|---|\n")
+	for _, row := range r.targets() {
+		p("| %s | %s | %s |\n", row[0], row[1], row[2])
+	}
+	p("\n")
+}
+
+func (r *report) lineRate(p printer) {
+	p("## 1. The RTL against line rate\n\n")
+	p("Cycles from the edge that takes `CMD_SEND_NET_LEN` to the edge whose status load sees ready\n" +
+		"(`Outcome.Cycles`), for a Set CALL with an 8-byte key whose value fills the message to each\n" +
+		"size, at every start offset 0..63, memory latency 0 (an answer on the edge after the request),\n" +
+		"every request checked against the reference.\n\n")
+	p("**The bound.** lines touched in Net.Recv + lines written to App.Recv + a pipeline depth of\n"+
+		"%d cycles. The depth is what a request pays once whatever its size, on the critical path of a\n"+
+		"one-line message at latency 0:\n\n", PipelineDepth)
+	p("| # | stage | cycles |\n|---|---|---|\n" +
+		"| 1 | load queue takes the start, issues the first load | 1 |\n" +
+		"| 2 | memory answers (latency 0); the line bypasses the ROB into the line buffer | 1 |\n" +
+		"| 3 | Deserializer checks the 15-byte message header and dispatches to Set | 1 |\n" +
+		"| 4 | the field that ends the request (STOP): the header line goes to the output buffer | 1 |\n" +
+		"| 5 | output buffer register; the store queue passes the line to the port | 1 |\n" +
+		"| 6 | memory acknowledges the last store (latency 0); DRAIN ends on that edge | 1 |\n" +
+		"| 7 | DONE: the next status load is taken | 1 |\n" +
+		"| 8 | the status word comes back one cycle later (docs/abi.md section 2) | 1 |\n\n")
+	p("Field headers cost a cycle each on top (a Set has five fields and a STOP); short binary fields\n"+
+		"(key and value up to 57 bytes) are taken with their header in one step. Loads and stores\n"+
+		"overlap, so for large messages the cycles approach the *streaming* bound max(touched, written) + %d,\n"+
+		"well below the issue's sum; both are shown.\n\n", PipelineDepth)
+	p("![cycles against size](bench-linerate.svg)\n\n")
+	p("| size (B) | lines touched | lines written | bound | cycles (min..max over offsets) | worst - bound | worst - streaming bound |\n|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, s := range r.Sizes {
+		p("| %d | %d | %d | %d | %d..%d | %+d | %+d |\n", s.Size, s.Touched, s.Written, s.Touched+s.Written+PipelineDepth,
+			s.MinCycles, s.MaxCycles, s.WorstOver, s.WorstOverStream)
+	}
+	p("\n(lines touched and written at the offset where cycles - bound is largest.)\n\n")
+	p("**Sustained rate.** Lines per cycle between a 32 KiB and a 64 KiB Set at offset 0 (marginal:\n" +
+		"fixed costs cancel) and overall for the 64 KiB Set. With 16 loads in flight and an answer\n" +
+		"latency+1 cycles after its request, Little's law caps the rate at 16/(latency+1).\n\n")
+	p("| memory latency | 64 KiB Set cycles | marginal lines/cycle | overall lines/cycle | 16/(latency+1) |\n|---:|---:|---:|---:|---:|\n")
+	for _, q := range r.Rates {
+		p("| %d | %d | %.3f | %.3f | %.3f |\n", q.Latency, q.Big.Cycles, q.Marginal, q.Overall, q.LittleBound)
+	}
+	p("\nAt latency 15 the sixteen slots exactly cover the round trip, so the bubbles left by the\n" +
+		"field-by-field start of a request (the load queue fills while the header fields are parsed)\n" +
+		"never drain; at 16 and above the rate is bounded by the loads in flight.\n\n")
+}
+
+func (r *report) sweepSection(p printer) {
+	p("## 2. End-to-end cycles against memory latency (the shape of Figure 15)\n\n")
+	n := 0
+	if len(r.Sweep) > 0 {
+		n = r.Sweep[0].Requests
+	}
+	p("%d requests per point of each mix (half Set, half Get: the paper's mid write intensity),\n"+
+		"from the first command of a request to the status that ends it (for a Set CALL, the\n"+
+		"reply's), at memory latencies of 5 to 900 cycles (1 GHz: 5 ns to 900 ns). \"16 in flight\" is the\n"+
+		"RTL's own limit (LDQ_DEPTH, STQ_DEPTH); \"1 in flight\" lets the interconnect hold one load and one\n"+
+		"store at a time (`MemConfig.MaxInFlight`). Every request was checked against the reference.\n\n", n)
+	p("![cycles per request against latency](bench-fig15.svg)\n\n![normalized](bench-fig15-normalized.svg)\n\n")
+	p("| mix | in flight |")
+	for _, l := range sweepLatencies {
+		p(" %d |", l)
+	}
+	p(" 900 vs 5 |\n|---|---|")
+	for range sweepLatencies {
+		p("---:|")
+	}
+	p("---:|\n")
+	for _, mix := range []string{"memc-tiny", "memc-small", "etc"} {
+		for _, inflight := range []int{0, 1} {
+			name := "16"
+			if inflight == 1 {
+				name = "1"
+			}
+			p("| %s | %s |", mix, name)
+			var first, last float64
+			for _, q := range r.Sweep {
+				if q.Mix == mix && q.InFlight == inflight {
+					if first == 0 {
+						first = q.PerReq
+					}
+					last = q.PerReq
+					p(" %.0f |", q.PerReq)
+				}
+			}
+			p(" %.1fx |\n", last/first)
+		}
+	}
+	p("\n")
+}
+
+func (r *report) harnessSection(p printer) {
+	p("## 3. The Go harness against a native Verilator testbench\n\n")
+	p("The native testbench (`bench/native/tb.cpp`, `make bench-native`) drives the same RTL, Verilated\n"+
+		"with the model's flags (`--cc --vpi --trace-fst --assert`, the same public ports) and compiled -O2,\n"+
+		"through the same request sequence with the same memory behaviour (fixed latency, in order),\n"+
+		"by direct port member access: no VPI, no Go, no checking. The Go harness runs the same requests\n"+
+		"through `tb.Accel.RunVector` (simulation, memory and core models, scoreboard against the\n"+
+		"reference) and through `tb.Accel.Receive` alone (simulation and models, what the native\n"+
+		"testbench does). Medians of %d interleaved repetitions; memory latency 4 (`arcalis run`'s default).\n\n", len(r.Harness[0].Full))
+	p("| workload | runner | requests/s | simulated Mcycles/s | vs native |\n|---|---|---:|---:|---:|\n")
+	for _, h := range r.Harness {
+		for _, row := range []struct {
+			name string
+			t    throughput
+		}{{"native C++", h.Nat}, {"Go: RunVector (with scoreboard)", h.MedFull}, {"Go: Receive (simulation and models)", h.MedSim}} {
+			p("| %s (%s) | %s | %.0f | %.2f | %.0f%% |\n", h.Workload.Name, h.Workload.What, row.name,
+				row.t.RequestsPerSec(), row.t.CyclesPerSec()/1e6, 100*h.Nat.Seconds/row.t.Seconds)
+		}
+	}
+	p("\n")
+	for _, h := range r.Harness {
+		same := "every request took the same number of cycles and reported the same status word in all three"
+		if !h.SameCycles {
+			same = "**the runners disagree on some request's cycles or status: the comparison is not sound**"
+		}
+		p("- %s: %d requests, %d simulated cycles per pass; %s.\n", h.Workload.Name, h.Requests, h.Nat.Cycles, same)
+	}
+	p("\n### Where the Go harness's time goes\n\n")
+	p("CPU profile (`runtime/pprof`) of `RunVector` over each workload. \"Simulator\" is the time inside the\n" +
+		"C shim (model evaluation and port copies); \"cgo crossings\" the cgo entry and exit around it;\n" +
+		"\"scoreboard\" `tb.Score` (the reference and the comparison of the whole App.Recv image);\n" +
+		"\"snapshots\" the App.Recv copies; \"bus models\" the rest of the testbench (memory, cores,\n" +
+		"coverage); \"runtime\" garbage collection and the scheduler outside them.\n\n")
+	p("| workload | samples | simulator | cgo crossings | scoreboard | snapshots | bus models | runtime | per request | per cycle |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, ns := range r.Profiles {
+		s := ns.Split
+		pc := func(d time.Duration) string { return fmt.Sprintf("%.0f%%", 100*float64(d)/float64(s.Total)) }
+		p("| %s | %s | %s | %s | %s | %s | %s | %s | %.1f µs | %.0f ns |\n", ns.Workload, s.Total, pc(s.Eval), pc(s.Crossing),
+			pc(s.Score), pc(s.Snapshot), pc(s.Harness), pc(s.Runtime),
+			float64(s.Total.Microseconds())/float64(s.Requests), float64(s.Total.Nanoseconds())/float64(s.Cycles))
+	}
+	c1, cN := r.Crossing["BenchmarkCycle/ports/Cycle(1)"], r.Crossing["BenchmarkCycle/ports/Cycle(1000)"]
+	if c1.NsPerOp > 0 && cN.NsPerOp > 0 {
+		p("\nOne cgo crossing, from `go test -bench BenchmarkCycle ./vpi` (a small counter design) in this run:\n"+
+			"%.1f ns per cycle with one call per cycle, %.1f ns per cycle with one call per 1000 cycles:\n"+
+			"**%.1f ns per crossing**.\n", c1.NsPerOp, cN.NsPerOp, c1.NsPerOp-cN.NsPerOp)
+	}
+	p("\n")
+}
+
+func (r *report) decodeSection(p printer) {
+	p("## 4. The reference against Apache Thrift\n\n")
+	p("`go test -bench BenchmarkDecode ./golden` (`golden/apache_bench_test.go`), medians of 5 runs. The\n" +
+		"same Set messages of each mix (2,000 generated, their Sets decoded in turn): `golden.Deserialize`\n" +
+		"into an App.Recv image, against Apache Thrift 0.17.0's generated Go code (`ReadMessageBegin`,\n" +
+		"`MemcachedServiceSetArgs.Read`, `ReadMessageEnd`) over the binary protocol reading the bytes in\n" +
+		"place (a transport over the slice; protocol and struct reused). Gets are left out: the\n" +
+		"reference hands them to software after the header.\n\n")
+	p("| mix | golden ns/request | golden MB/s | golden allocs | Apache ns/request | Apache MB/s | Apache allocs (B) | speed-up |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, mix := range []string{"memc-tiny", "memc-small", "etc"} {
+		g, a := r.Decode["BenchmarkDecode/"+mix+"/golden"], r.Decode["BenchmarkDecode/"+mix+"/apache"]
+		p("| %s | %.1f | %.0f | %.0f | %.0f | %.0f | %.0f (%.0f) | %.1fx |\n", mix, g.NsPerOp, g.MBPerSec, g.AllocsPerOp,
+			a.NsPerOp, a.MBPerSec, a.AllocsPerOp, a.BytesPerOp, a.NsPerOp/g.NsPerOp)
+	}
+	p("\n")
+}
+
+func (r *report) buildSection(p printer) {
+	p("## 5. Build and test cost\n\n")
+	if r.Build == nil {
+		p("Skipped in this run (`-skip-build`).\n")
+		return
+	}
+	c := r.Build
+	suite := "passed"
+	if !c.SuiteOK {
+		suite = "**failed**"
+	}
+	p("| what | wall time |\n|---|---:|\n")
+	p("| `make verilate` from scratch (vpi/build.mk into an empty directory, 2 compile jobs) | %s |\n", c.Scratch.Round(10*time.Millisecond))
+	p("| `make verilate` with nothing changed | %s |\n", c.NoChange.Round(time.Millisecond))
+	p("| `go test -count=1 ./...` (the whole suite; %s) | %s |\n\n", suite, c.Suite.Round(100*time.Millisecond))
+	if !c.SuiteOK {
+		p("Last lines of the failing suite:\n\n```\n%s\n```\n\n", c.SuiteTail)
+	}
+}
