@@ -40,6 +40,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 
 			// ---- simulation: run_cmd.go ----
 			runCommand(),
+			mergeCommand(), workerCommand(), // sharded results: merge_cmd.go; run --jobs worker: run_cmd.go
 			reportCommand(), // resources and power: report_cmd.go
 		},
 	}

@@ -1,17 +1,27 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/fatih/color"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/sync/errgroup"
 
 	"arcalis/golden"
 	"arcalis/tb"
@@ -27,18 +37,34 @@ func runCommand() *cli.Command {
 		Description: "Every record is placed in simulated memory, handed to the engine with\n" +
 			"CMD_SEND_NET_BUF / CMD_SEND_NET_LEN, and its App.Recv image, status and reply\n" +
 			"are compared byte for byte with the reference (golden). Exits non-zero when any\n" +
-			"vector's RTL and reference disagree.",
-		Flags: []cli.Flag{
+			"vector's RTL and reference disagree.\n\n" +
+			"--jobs N runs the vectors in N worker processes (one Verilated model each) and\n" +
+			"prints the results in input order, identical to --jobs 1; a worker that crashes\n" +
+			"or hangs is reported with its vector and replaced. --shard i/n runs every n-th\n" +
+			"vector from the i-th (1 <= i <= n): `arcalis merge` combines the --json outputs\n" +
+			"of the n shards into the unsharded result.",
+		Flags: append(simFlags(),
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per vector instead of the summary"},
-			&cli.IntFlag{Name: "mem-latency", Value: 4, Usage: "memory latency in `CYCLES`"},
-			&cli.IntFlag{Name: "offset", Value: -1, DefaultText: "record index mod 64", Usage: "start offset of each message within its line (0..63)"},
-			&cli.IntFlag{Name: "cap-lines", Value: tb.DefaultCapLines, Usage: "App.Recv capacity in 64-byte `LINES` (5..65535)"},
 			&cli.IntFlag{Name: "record", Value: -1, DefaultText: "all", Usage: "run only record `N` of each file"},
-			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the memory model's random choices"},
-			&cli.StringFlag{Name: "wave", Usage: "write an FST waveform of each failing vector into `DIR`", TakesFile: true},
-			&cli.StringFlag{Name: "model", Usage: "Verilated model library (default: build/model/libvmodel.so of this checkout)", TakesFile: true},
-		},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "run in `N` simulator processes (1: in this process)"},
+			&cli.StringFlag{Name: "shard", Usage: "run only shard `i/n`: the vectors whose index mod n is i-1"},
+			&cli.StringFlag{Name: "junit", Usage: "write JUnit XML results to `FILE`", TakesFile: true},
+			&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "with --jobs above 1: a worker with no result for one vector for this long is killed and the vector reported as TIMEOUT"},
+		),
 		Action: runVectors,
+	}
+}
+
+// simFlags are the flags that shape a simulation, shared with the hidden
+// worker command.
+func simFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "mem-latency", Value: 4, Usage: "memory latency in `CYCLES`"},
+		&cli.IntFlag{Name: "offset", Value: -1, DefaultText: "record index mod 64", Usage: "start offset of each message within its line (0..63)"},
+		&cli.IntFlag{Name: "cap-lines", Value: tb.DefaultCapLines, Usage: "App.Recv capacity in 64-byte `LINES` (5..65535)"},
+		&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the memory model's random choices"},
+		&cli.StringFlag{Name: "wave", Value: "waves", Usage: "write an FST waveform of each failing vector into `DIR` (\"\": none)", TakesFile: true},
+		&cli.StringFlag{Name: "model", Usage: "Verilated model library (default: build/model/libvmodel.so of this checkout)", TakesFile: true},
 	}
 }
 
@@ -64,6 +90,11 @@ type vectorResult struct {
 	Diffs       []string `json:"diffs,omitempty"`
 	Wave        string   `json:"wave,omitempty"`
 	Replay      string   `json:"replay,omitempty"`
+	Total       int      `json:"total"`           // vectors in the whole (unsharded) run
+	Config      string   `json:"config"`          // the run's fingerprint: options and vector files
+	Shard       string   `json:"shard,omitempty"` // i/n, if this run was a shard
+
+	seconds float64 // wall time of the vector (JUnit only: not reproducible)
 }
 
 type runOptions struct {
@@ -72,6 +103,42 @@ type runOptions struct {
 	seed    int64
 	record  int
 	model   string
+
+	// Stamped on every result: see vectorResult.
+	total  int
+	config string
+	shard  string
+}
+
+// simOptions reads and checks the simulation flags.
+func simOptions(c *cli.Context) (runOptions, error) {
+	opt := runOptions{
+		RunOptions: tb.RunOptions{Offset: c.Int("offset"), CapLines: c.Int("cap-lines"), WaveDir: c.String("wave")},
+		latency:    c.Int("mem-latency"),
+		seed:       c.Int64("seed"),
+		record:     -1,
+		model:      c.String("model"),
+	}
+	switch {
+	case opt.Offset < -1 || opt.Offset > 63:
+		return opt, fmt.Errorf("%s: --offset %d: want 0..63", commandName(c), opt.Offset)
+	case opt.CapLines < golden.MinCapacity/tb.LineSize || opt.CapLines > 0xFFFF:
+		return opt, fmt.Errorf("%s: --cap-lines %d: want %d..65535", commandName(c), opt.CapLines, golden.MinCapacity/tb.LineSize)
+	case opt.latency < 0 || opt.latency > 1_000_000:
+		return opt, fmt.Errorf("%s: --mem-latency %d: want 0..1000000", commandName(c), opt.latency)
+	}
+	if opt.model == "" {
+		opt.model = tb.FindModel()
+	}
+	opt.total, opt.config, opt.shard = c.Int("total"), c.String("config"), c.String("shard")
+	return opt, nil
+}
+
+// job is one vector of the run: its index in the whole run and its record.
+type job struct {
+	index int
+	file  string
+	rec   vectors.Record
 }
 
 func runVectors(c *cli.Context) error {
@@ -82,32 +149,31 @@ func runVectors(c *cli.Context) error {
 	if len(files) == 0 {
 		return errors.New("run: no vector files given (usage: arcalis run [flags] VECTORS...)")
 	}
-	opt := runOptions{
-		RunOptions: tb.RunOptions{Offset: c.Int("offset"), CapLines: c.Int("cap-lines"), WaveDir: c.String("wave")},
-		latency:    c.Int("mem-latency"),
-		seed:       c.Int64("seed"),
-		record:     c.Int("record"),
-		model:      c.String("model"),
+	opt, err := simOptions(c)
+	if err != nil {
+		return err
 	}
-	switch {
-	case opt.Offset < -1 || opt.Offset > 63:
-		return fmt.Errorf("run: --offset %d: want 0..63", opt.Offset)
-	case opt.CapLines < golden.MinCapacity/tb.LineSize || opt.CapLines > 0xFFFF:
-		return fmt.Errorf("run: --cap-lines %d: want %d..65535", opt.CapLines, golden.MinCapacity/tb.LineSize)
-	case opt.latency < 0 || opt.latency > 1_000_000:
-		return fmt.Errorf("run: --mem-latency %d: want 0..1000000", opt.latency)
+	opt.record = c.Int("record")
+	workers := c.Int("jobs")
+	if workers < 1 || workers > 1024 {
+		return fmt.Errorf("run: --jobs %d: want 1..1024", workers)
 	}
-	if opt.model == "" {
-		opt.model = tb.FindModel()
+	shard, nshards, err := parseShard(c.String("shard"))
+	if err != nil {
+		return err
 	}
+	opt.shard = fmt.Sprintf("%d/%d", shard, nshards)
 
 	// Read everything first: a damaged file stops the run before any simulation.
-	type job struct {
-		file string
-		rec  vectors.Record
-	}
-	var jobs []job
+	var all []job
+	sum := sha256.New()
+	fmt.Fprintf(sum, "mem-latency=%d seed=%d cap-lines=%d offset=%d record=%d\n", opt.latency, opt.seed, opt.CapLines, opt.Offset, opt.record)
 	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
+		fmt.Fprintf(sum, "%s %x\n", f, sha256.Sum256(data))
 		recs, err := vectors.ReadFile(f)
 		if err != nil {
 			return err
@@ -117,11 +183,178 @@ func runVectors(c *cli.Context) error {
 		}
 		for _, r := range recs {
 			if opt.record < 0 || r.Index == opt.record {
-				jobs = append(jobs, job{f, r})
+				all = append(all, job{len(all), f, r})
 			}
 		}
 	}
+	opt.total, opt.config = len(all), hex.EncodeToString(sum.Sum(nil))[:16]
+	if nshards == 1 {
+		opt.shard = ""
+	}
+	var sel []job
+	for _, j := range all {
+		if j.index%nshards == shard-1 {
+			sel = append(sel, j)
+		}
+	}
 
+	out := c.App.Writer
+	progress := newProgress(c.App.ErrWriter, len(sel))
+	results := make([]vectorResult, len(sel))
+	printed := 0
+	done := make([]bool, len(sel))
+	// emit takes the result of sel[pos] and prints every result now complete
+	// in input order.
+	// A worker's result comes with its JSON line, printed as it is.
+	lines := make([][]byte, len(sel))
+	emit := func(pos int, res vectorResult, line []byte) {
+		results[pos], done[pos], lines[pos] = res, true, line
+		for printed < len(sel) && done[printed] {
+			r := results[printed]
+			if c.Bool("json") {
+				if lines[printed] == nil {
+					lines[printed], _ = json.Marshal(r)
+				}
+				out.Write(append(bytes.TrimRight(lines[printed], "\n"), '\n'))
+				lines[printed] = nil
+			} else if !r.Match {
+				printFailure(c.App.ErrWriter, r)
+			}
+			printed++
+		}
+		progress.tick(printed)
+	}
+
+	var cycles uint64
+	if workers == 1 {
+		cycles, err = runHere(sel, opt, emit)
+	} else {
+		cycles, err = runWorkers(c.Context, sel, opt, workers, c.Duration("timeout"), c.String("junit") != "", emit)
+	}
+	if err != nil {
+		return err
+	}
+	failed := summarize(c.App.ErrWriter, results, cycles, progress.elapsed())
+	if f := c.String("junit"); f != "" {
+		if err := writeJUnit(f, results); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d vectors: RTL and reference disagree", failed, len(results))
+	}
+	return nil
+}
+
+// parseShard reads "i/n" (1 <= i <= n); "" is the whole run, 1/1.
+func parseShard(s string) (i, n int, err error) {
+	if s == "" {
+		return 1, 1, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("run: --shard %q: want i/n with 1 <= i <= n, e.g. 2/4", s)
+	}
+	return i, n, nil
+}
+
+// runHere runs the jobs on a model in this process and returns the
+// simulated cycles.
+func runHere(sel []job, opt runOptions, emit func(int, vectorResult, []byte)) (uint64, error) {
+	acc, err := tb.Open(opt.model, tb.MemConfig{Latency: opt.latency, Seed: opt.seed})
+	if err != nil {
+		return 0, err
+	}
+	defer acc.Close()
+	if err := acc.Configure(tb.WindowBase, tb.WindowSize); err != nil {
+		return 0, err
+	}
+	var cycles uint64
+	for pos, j := range sel {
+		start, cyc := time.Now(), acc.Cycle()
+		r := acc.RunVector(j.index, j.rec.Source, j.rec.Msg, opt.RunOptions)
+		res := describe(j.index, j.file, j.rec.Index, r, opt)
+		res.seconds = time.Since(start).Seconds()
+		cycles += acc.Cycle() - cyc
+		emit(pos, res, nil)
+	}
+	return cycles, nil
+}
+
+// ---- Worker processes ----
+
+// workerJob is one vector sent to a worker, a JSON line on its stdin: the
+// worker reads the record from the file itself.
+type workerJob struct {
+	Index  int    `json:"index"`
+	File   string `json:"file"`
+	Record int    `json:"record"`
+}
+
+// workerReply is a worker's answer to one job: a line "R CYCLES SECONDS
+// JSON" on its stdout, JSON being the vector's line of arcalis run --json
+// and CYCLES the cycles simulated for it, commands included. Before any, a
+// worker writes "READY" once its model is open.
+type workerReply struct {
+	Result  *vectorResult
+	Line    []byte // JSON, as the worker wrote it
+	Cycles  uint64
+	Seconds float64
+}
+
+// parseReply reads a reply line. Only the fields the summary needs are
+// decoded, unless full or the vector failed.
+func parseReply(line []byte, full bool) (workerReply, error) {
+	var rep workerReply
+	f := bytes.SplitN(bytes.TrimRight(line, "\n"), []byte(" "), 4)
+	if len(f) != 4 || string(f[0]) != "R" {
+		return rep, errors.New("not a result line")
+	}
+	var err1, err2 error
+	rep.Cycles, err1 = strconv.ParseUint(string(f[1]), 10, 64)
+	rep.Seconds, err2 = strconv.ParseFloat(string(f[2]), 64)
+	if err1 != nil || err2 != nil {
+		return rep, errors.New("bad cycles or seconds")
+	}
+	rep.Line = f[3]
+	var brief struct {
+		Index  int    `json:"index"`
+		Status string `json:"status"`
+		Match  bool   `json:"match"`
+	}
+	if err := json.Unmarshal(rep.Line, &brief); err != nil {
+		return rep, err
+	}
+	res := &vectorResult{Index: brief.Index, Status: brief.Status, Match: brief.Match}
+	if full || !brief.Match {
+		if err := json.Unmarshal(rep.Line, res); err != nil {
+			return rep, err
+		}
+	}
+	rep.Result = res
+	return rep, nil
+}
+
+// workerCommand is the hidden `arcalis worker`: the process that runs
+// vectors for `arcalis run --jobs N`, one model per process.
+func workerCommand() *cli.Command {
+	return &cli.Command{
+		Name:   "worker",
+		Hidden: true,
+		Usage:  "run vectors sent as JSON lines on stdin (started by arcalis run --jobs)",
+		Flags: append(simFlags(),
+			&cli.IntFlag{Name: "total"}, &cli.StringFlag{Name: "config"}, &cli.StringFlag{Name: "shard"}),
+		Action: runWorker,
+	}
+}
+
+func runWorker(c *cli.Context) error {
+	opt, err := simOptions(c)
+	if err != nil {
+		return err
+	}
 	acc, err := tb.Open(opt.model, tb.MemConfig{Latency: opt.latency, Seed: opt.seed})
 	if err != nil {
 		return err
@@ -130,28 +363,354 @@ func runVectors(c *cli.Context) error {
 	if err := acc.Configure(tb.WindowBase, tb.WindowSize); err != nil {
 		return err
 	}
-
-	out := c.App.Writer
-	progress := newProgress(c.App.ErrWriter, len(jobs))
-	var results []vectorResult
-	for i, j := range jobs {
-		r := acc.RunVector(i, j.rec.Source, j.rec.Msg, opt.RunOptions)
-		res := describe(i, j.file, j.rec.Index, r, opt)
-		results = append(results, res)
-		if c.Bool("json") {
-			b, _ := json.Marshal(res)
-			fmt.Fprintln(out, string(b))
-		} else if !res.Match {
-			printFailure(c.App.ErrWriter, res)
+	// Results are flushed whenever no job is waiting: in batches while the
+	// coordinator keeps the worker busy, at once when it waits.
+	out := bufio.NewWriterSize(c.App.Writer, 1<<16)
+	if _, err := out.WriteString("READY\n"); err != nil {
+		return err
+	}
+	fault := os.Getenv("ARCALIS_WORKER_FAULT") // "crash:N" or "hang:N": test the supervisor
+	files := map[string]map[int]vectors.Record{}
+	in := bufio.NewReaderSize(c.App.Reader, 1<<20)
+	for {
+		if in.Buffered() == 0 {
+			if err := out.Flush(); err != nil {
+				return err
+			}
 		}
-		progress.tick(i + 1)
+		line, err := in.ReadBytes('\n')
+		if err == io.EOF && len(line) == 0 {
+			return nil
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("worker: reading jobs: %w", err)
+		}
+		var j workerJob
+		if err := json.Unmarshal(line, &j); err != nil {
+			return fmt.Errorf("worker: bad job line %.80q: %w", line, err)
+		}
+		recs, ok := files[j.File]
+		if !ok {
+			list, err := vectors.ReadFile(j.File)
+			if err != nil {
+				return fmt.Errorf("worker: %w", err)
+			}
+			recs = map[int]vectors.Record{}
+			for _, r := range list {
+				recs[r.Index] = r
+			}
+			files[j.File] = recs
+		}
+		rec, ok := recs[j.Record]
+		if !ok {
+			return fmt.Errorf("worker: %s has no record %d", j.File, j.Record)
+		}
+		switch fault {
+		case fmt.Sprintf("crash:%d", j.Index):
+			out.Flush()
+			fmt.Fprintf(c.App.ErrWriter, "worker: crashing on vector %d as ARCALIS_WORKER_FAULT asks\n", j.Index)
+			os.Exit(3)
+		case fmt.Sprintf("hang:%d", j.Index):
+			out.Flush()
+			select {}
+		}
+		start, cyc := time.Now(), acc.Cycle()
+		r := acc.RunVector(j.Index, rec.Source, rec.Msg, opt.RunOptions)
+		res, _ := json.Marshal(describe(j.Index, j.File, j.Record, r, opt))
+		fmt.Fprintf(out, "R %d %g ", acc.Cycle()-cyc, time.Since(start).Seconds())
+		out.Write(res)
+		if err := out.WriteByte('\n'); err != nil {
+			return err
+		}
 	}
-	failed := summarize(c.App.ErrWriter, results, acc.Cycle(), progress.elapsed())
-	if failed > 0 {
-		return fmt.Errorf("%d of %d vectors: RTL and reference disagree", failed, len(results))
-	}
-	return nil
 }
+
+// worker is a running `arcalis worker` process.
+type worker struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	lines  chan []byte // its stdout, line by line; closed at EOF
+	stderr *tailBuffer
+}
+
+// startWorker starts a worker and waits until its model is open.
+func startWorker(ctx context.Context, opt runOptions) (*worker, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("run: finding the arcalis executable for the workers: %w", err)
+	}
+	args := []string{"worker", "--mem-latency", strconv.Itoa(opt.latency), "--seed", strconv.FormatInt(opt.seed, 10),
+		"--cap-lines", strconv.Itoa(opt.CapLines), "--offset", strconv.Itoa(opt.Offset), "--wave", opt.WaveDir, "--model", opt.model,
+		"--total", strconv.Itoa(opt.total), "--config", opt.config, "--shard", opt.shard}
+	w := &worker{cmd: exec.Command(exe, args...), lines: make(chan []byte, 1), stderr: &tailBuffer{max: 4096}}
+	w.cmd.Stderr = w.stderr
+	if os.Getenv("GOMAXPROCS") == "" {
+		// One simulation thread each: the workers share the cores with each
+		// other and with this process, so a worker's GC runs in its own time.
+		w.cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	}
+	if w.in, err = w.cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	out, err := w.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := w.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("run: starting a worker (%s): %w", exe, err)
+	}
+	go func() {
+		r := bufio.NewReaderSize(out, 1<<20)
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(line) > 0 {
+				w.lines <- line
+			}
+			if err != nil {
+				close(w.lines)
+				return
+			}
+		}
+	}()
+	select {
+	case line, ok := <-w.lines:
+		if ok && string(line) == "READY\n" {
+			return w, nil
+		}
+		w.kill()
+		return nil, fmt.Errorf("run: a worker failed to start: %s", w.stderr.last())
+	case <-time.After(time.Minute):
+		w.kill()
+		return nil, fmt.Errorf("run: a worker did not open its model within a minute: %s", w.stderr.last())
+	case <-ctx.Done():
+		w.kill()
+		return nil, ctx.Err()
+	}
+}
+
+// kill ends the worker and waits for it.
+func (w *worker) kill() {
+	w.in.Close()
+	w.cmd.Process.Kill()
+	w.cmd.Wait()
+}
+
+// send queues jobs on the worker's stdin, in one write.
+func (w *worker) send(jobs []workerJob) error {
+	var b []byte
+	for _, j := range jobs {
+		line, _ := json.Marshal(j)
+		b = append(append(b, line...), '\n')
+	}
+	_, err := w.in.Write(b)
+	return err
+}
+
+// next waits up to timeout for the worker's next result. A worker that dies
+// or times out is killed; the error says what happened to it.
+func (w *worker) next(ctx context.Context, timeout time.Duration, full bool) (workerReply, error) {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case line, ok := <-w.lines:
+		if !ok {
+			return w.died()
+		}
+		rep, err := parseReply(line, full)
+		if err != nil {
+			w.kill()
+			return rep, fmt.Errorf("CRASH: worker sent %.120q instead of a result (%v)", line, err)
+		}
+		return rep, nil
+	case <-t.C:
+		w.kill()
+		return workerReply{}, fmt.Errorf("TIMEOUT: no result within %s; worker killed", timeout)
+	case <-ctx.Done():
+		w.kill()
+		return workerReply{}, ctx.Err()
+	}
+}
+
+func (w *worker) died() (workerReply, error) {
+	w.in.Close()
+	err := w.cmd.Wait()
+	if err == nil {
+		err = errors.New("exit status 0")
+	}
+	return workerReply{}, fmt.Errorf("CRASH: worker process ended (%v)", err)
+}
+
+// workerWindow is how many vectors a worker has queued at once, so that
+// it never waits for the next one.
+const workerWindow = 16
+
+// dispenser hands out the positions of the jobs still to run, first those
+// handed back by a worker that died.
+type dispenser struct {
+	mu    sync.Mutex
+	next  int
+	n     int
+	retry []int
+}
+
+func (d *dispenser) take() (int, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.retry) > 0 {
+		pos := d.retry[0]
+		d.retry = d.retry[1:]
+		return pos, true
+	}
+	if d.next < d.n {
+		d.next++
+		return d.next - 1, true
+	}
+	return 0, false
+}
+
+func (d *dispenser) giveBack(pos []int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.retry = append(d.retry, pos...)
+}
+
+// runWorkers runs the jobs in n worker processes supervised by an errgroup
+// and returns the simulated cycles. Each worker has up to workerWindow
+// vectors queued and answers them in order. When a worker crashes or gives
+// no result for timeout, the vector it was running is reported as CRASH or
+// TIMEOUT, the ones queued behind it go back to the others, and a new worker
+// takes over; a worker that cannot start at all stops the run.
+func runWorkers(ctx context.Context, sel []job, opt runOptions, n int, timeout time.Duration, full bool, emit func(int, vectorResult, []byte)) (uint64, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if abs, err := filepath.Abs(opt.model); err == nil {
+		opt.model = abs
+	}
+	type done struct {
+		pos    int
+		res    vectorResult
+		line   []byte // the result's JSON line, as the worker wrote it
+		cycles uint64
+	}
+	results := make(chan done, len(sel))
+	jobs := &dispenser{n: len(sel)}
+	g, ctx := errgroup.WithContext(ctx)
+	for range min(n, len(sel)) {
+		g.Go(func() error {
+			var w *worker
+			var queued []int // positions sent to w, oldest first
+			defer func() {
+				if w != nil {
+					w.kill()
+				}
+			}()
+			for {
+				// Top the worker up to workerWindow once half its queue is done.
+				var batch []workerJob
+				for len(queued) <= workerWindow/2 && len(queued)+len(batch) < workerWindow {
+					pos, ok := jobs.take()
+					if !ok {
+						break
+					}
+					j := sel[pos]
+					batch = append(batch, workerJob{j.index, j.file, j.rec.Index})
+					queued = append(queued, pos)
+				}
+				if len(batch) > 0 {
+					if w == nil {
+						var err error
+						if w, err = startWorker(ctx, opt); err != nil {
+							return err
+						}
+					}
+					w.send(batch) // if the worker died, next reports it
+				}
+				if len(queued) == 0 {
+					return nil
+				}
+				rep, err := w.next(ctx, timeout, full)
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				pos := queued[0]
+				if err != nil {
+					results <- done{pos, lostVector(sel[pos], opt, err, w.stderr.last()), nil, 0}
+					jobs.giveBack(queued[1:])
+					w, queued = nil, nil // killed; a new worker takes the rest
+					continue
+				}
+				if rep.Result.Index != sel[pos].index {
+					return fmt.Errorf("run: a worker answered vector %d for vector %d", rep.Result.Index, sel[pos].index)
+				}
+				rep.Result.seconds = rep.Seconds
+				results <- done{pos, *rep.Result, rep.Line, rep.Cycles}
+				queued = queued[1:]
+			}
+		})
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- g.Wait(); close(results) }()
+	var cycles uint64
+	for d := range results {
+		cycles += d.cycles
+		emit(d.pos, d.res, d.line)
+	}
+	return cycles, <-errc
+}
+
+// lostVector is the result of a vector whose worker crashed or hung.
+func lostVector(j job, opt runOptions, err error, stderr string) vectorResult {
+	status, _, _ := strings.Cut(err.Error(), ":")
+	if status != "CRASH" && status != "TIMEOUT" {
+		status = "CRASH"
+	}
+	img := make([]byte, capOr(opt.CapLines)*tb.LineSize)
+	ref := golden.Deserialize(j.rec.Msg, img)
+	res := vectorResult{
+		Index: j.index, File: j.file, Record: j.rec.Index, Source: j.rec.Source, Status: status,
+		Expected: statusName(ref.Code), Offset: opt.Offset, Diffs: []string{err.Error()},
+		Total: opt.total, Config: opt.config, Shard: opt.shard,
+	}
+	if res.Offset < 0 {
+		res.Offset = j.index % tb.LineSize
+	}
+	if stderr != "" {
+		res.Diffs = append(res.Diffs, "worker stderr: "+stderr)
+	}
+	res.Replay = replayLine(j.rec.Index, res.Offset, j.index, j.file, opt)
+	return res
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+// last is the buffer's last few lines on one line.
+func (t *tailBuffer) last() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(string(t.b)), "\n")
+	if len(lines) > 5 {
+		lines = lines[len(lines)-5:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// ---- Results ----
 
 // describe turns a run into its JSON line: the RTL's own outputs, and whether
 // they match the reference.
@@ -159,6 +718,7 @@ func describe(index int, file string, record int, r tb.Run, opt runOptions) vect
 	res := vectorResult{
 		Index: index, File: file, Record: record, Source: r.Source, Match: r.OK(),
 		Offset: r.Offset, Cycles: r.Outcome.Cycles, Diffs: r.Verdict.Diffs, Wave: r.Wave,
+		Total: opt.total, Config: opt.config, Shard: opt.shard,
 	}
 	if r.Err != nil {
 		res.Status = "HANG"
@@ -179,10 +739,21 @@ func describe(index int, file string, record int, r tb.Run, opt runOptions) vect
 		res.ValueSHA256 = hex.EncodeToString(sum[:])
 	}
 	if !res.Match {
-		res.Replay = fmt.Sprintf("arcalis run --record %d --offset %d --mem-latency %d --cap-lines %d --seed %d --wave waves %s",
-			record, r.Offset, opt.latency, capOr(opt.CapLines), opt.seed, file)
+		res.Replay = replayLine(record, r.Offset, index, file, opt)
 	}
 	return res
+}
+
+// replayLine is the command that runs one vector alone exactly as it ran:
+// same start offset, memory, capacity, and the memory seed RunVector derived
+// from the run's seed and the vector's index.
+func replayLine(record, offset, index int, file string, opt runOptions) string {
+	wave := opt.WaveDir
+	if wave == "" {
+		wave = "waves"
+	}
+	return fmt.Sprintf("arcalis run --record %d --offset %d --mem-latency %d --cap-lines %d --seed %d --wave %s %s",
+		record, offset, opt.latency, capOr(opt.CapLines), opt.seed+int64(index), wave, file)
 }
 
 func capOr(n int) int {
@@ -228,9 +799,13 @@ func summarize(w io.Writer, results []vectorResult, cycles uint64, elapsed time.
 		names = append(names, s)
 	}
 	sort.Strings(names)
-	fmt.Fprintf(w, "%d vectors, %d simulated cycles in %s (%.0f vectors/s, %.2f Mcycles/s)\n",
-		len(results), cycles, elapsed.Round(time.Millisecond),
-		float64(len(results))/elapsed.Seconds(), float64(cycles)/elapsed.Seconds()/1e6)
+	if elapsed > 0 {
+		fmt.Fprintf(w, "%d vectors, %d simulated cycles in %s (%.0f vectors/s, %.2f Mcycles/s)\n",
+			len(results), cycles, elapsed.Round(time.Millisecond),
+			float64(len(results))/elapsed.Seconds(), float64(cycles)/elapsed.Seconds()/1e6)
+	} else {
+		fmt.Fprintf(w, "%d vectors\n", len(results))
+	}
 	for _, s := range names {
 		fmt.Fprintf(w, "  %-20s %d\n", s, byStatus[s])
 	}
