@@ -187,7 +187,7 @@ func vectorsVerify(c *cli.Context) error {
 	}
 	var failures, badFiles int
 	for _, path := range files {
-		n := verifyFile(c.App.Writer, path)
+		n := verifyFile(c.App.Writer, newTicker(c.App.ErrWriter, "verify "+path), path)
 		failures += n
 		if n > 0 {
 			badFiles++
@@ -200,7 +200,7 @@ func vectorsVerify(c *cli.Context) error {
 }
 
 // verifyFile checks one file, prints its report and returns its failure count.
-func verifyFile(w io.Writer, path string) int {
+func verifyFile(w io.Writer, progress *ticker, path string) int {
 	var records, ok, rejected int
 	var lines []string
 	fail := func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
@@ -233,6 +233,7 @@ func verifyFile(w io.Writer, path string) int {
 				return
 			}
 			records++
+			progress.maybe("%d records", records)
 			apache, _ := rec.Meta["apache"].(string)
 			perr := vectors.CheckMessage(rec.Msg)
 			switch {
@@ -322,7 +323,9 @@ func vectorsCat(c *cli.Context) error {
 		return errors.New("vectors cat: no input files")
 	}
 	var all []vectors.Record
-	for _, path := range files {
+	progress := newTicker(c.App.ErrWriter, "cat")
+	for i, path := range files {
+		progress.maybe("%d of %d files read", i, len(files))
 		recs, err := vectors.ReadFile(path)
 		if err != nil {
 			return fmt.Errorf("vectors cat: %w (nothing written)", err)
