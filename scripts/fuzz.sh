@@ -55,7 +55,7 @@ table() {
   echo "|---|---:|"
   awk -F'\t' -v p="$1 " 'index($1, p) == 1 {printf "| %s | %d |\n", substr($1, length(p) + 1), $2}' <<<"$2"
 }
-failures=$(git status --porcelain --untracked-files=all -- tb/testdata/fuzz golden/testdata/fuzz | grep -v '^??.*/\.' || true)
+failures=$(grep -h 'Failing input written to' "$logs"/*.log || true)
 
 {
   echo "# Differential fuzzing (make fuzz)"
@@ -74,9 +74,11 @@ failures=$(git status --porcelain --untracked-files=all -- tb/testdata/fuzz gold
     echo "| $target | $what | ${wall[$target]} s | ${execs[$target]:-?} | ${n:-0} | ${corpus[$target]:-?} | $res |"
   done
   echo
-  echo "\"go test execs\" is go test's own count of fuzzing calls; \"inputs through both"
-  echo "sides\" adds the corpus baseline and minimization, counted by the test"
-  echo "processes themselves (a process's last second may be missing: a lower bound)."
+  echo "\"go test execs\" is go test's own count of calls of the fuzz function (with"
+  echo "-fuzztime Nx it stops at N). \"inputs through both sides\" is counted by the test"
+  echo "processes themselves, each input once it went through both sides and was"
+  echo "compared (the corpus baseline and minimization included; with a duration for"
+  echo "FUZZTIME a process's last second may be missing: a lower bound)."
   echo
   echo "## FuzzRTL: what the RTL reported"
   echo
@@ -97,7 +99,8 @@ failures=$(git status --porcelain --untracked-files=all -- tb/testdata/fuzz gold
     echo "documented divergence), with no hang, no store outside App.Recv, no load"
     echo "outside the message and no panic."
   else
-    echo "Failing inputs (go test wrote them; they stay as regression cases):"
+    echo "Failing inputs (go test wrote them under testdata/fuzz; committed, they stay"
+    echo "as regression cases that plain go test runs):"
     echo
     echo '```'
     echo "$failures"
