@@ -18,7 +18,7 @@ VPI_OUT   := $(_rg_out)
 VPI_FLAGS := $(_rg_flags)
 VPI_SO    := $(_rg_so)
 
-.PHONY: fuzz coverage coverage-model faults
+.PHONY: fuzz coverage coverage-model faults jobs-speed
 
 ## make fuzz         differential fuzzing, RTL vs reference and reference vs Apache, FUZZTIME each (default 60s; 1000000x = inputs); writes reports/fuzz.md
 fuzz: $(MODEL)
@@ -36,3 +36,7 @@ faults: $(MODEL)
 	@mkdir -p build
 	@$(GO) test -count=1 ./tb -run 'Fault|WrongStates|ResetMidRequestSeeds' -fault-seeds $(SEEDS) -v > build/faults.log 2>&1; \
 	  rc=$$?; grep -vE '^(=== RUN|    --- PASS)' build/faults.log | grep -vE '^\s*$$' | head -60; exit $$rc
+
+## make jobs-speed   arcalis run --jobs 1 vs --jobs 2 side by side (ROUNDS, ETC_COUNT); writes reports/jobs.md
+jobs-speed: $(MODEL)
+	GO=$(GO) scripts/jobs_speed.sh reports/jobs.md

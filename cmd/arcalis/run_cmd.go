@@ -429,7 +429,8 @@ func runWorker(c *cli.Context) error {
 type worker struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
-	lines  chan []byte // its stdout, line by line; closed at EOF
+	pipe   *os.File      // its stdout
+	out    *bufio.Reader // reads pipe
 	stderr *tailBuffer
 }
 
@@ -442,7 +443,7 @@ func startWorker(ctx context.Context, opt runOptions) (*worker, error) {
 	args := []string{"worker", "--mem-latency", strconv.Itoa(opt.latency), "--seed", strconv.FormatInt(opt.seed, 10),
 		"--cap-lines", strconv.Itoa(opt.CapLines), "--offset", strconv.Itoa(opt.Offset), "--wave", opt.WaveDir, "--model", opt.model,
 		"--total", strconv.Itoa(opt.total), "--config", opt.config, "--shard", opt.shard}
-	w := &worker{cmd: exec.Command(exe, args...), lines: make(chan []byte, 1), stderr: &tailBuffer{max: 4096}}
+	w := &worker{cmd: exec.Command(exe, args...), stderr: &tailBuffer{max: 4096}}
 	w.cmd.Stderr = w.stderr
 	if os.Getenv("GOMAXPROCS") == "" {
 		// One simulation thread each: the workers share the cores with each
@@ -452,40 +453,45 @@ func startWorker(ctx context.Context, opt runOptions) (*worker, error) {
 	if w.in, err = w.cmd.StdinPipe(); err != nil {
 		return nil, err
 	}
-	out, err := w.cmd.StdoutPipe()
+	// A pipe of our own: its read end takes deadlines (the per-vector timeout).
+	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := w.cmd.Start(); err != nil {
+	w.cmd.Stdout = pw
+	err = w.cmd.Start()
+	pw.Close()
+	if err != nil {
+		pr.Close()
 		return nil, fmt.Errorf("run: starting a worker (%s): %w", exe, err)
 	}
-	go func() {
-		r := bufio.NewReaderSize(out, 1<<20)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(line) > 0 {
-				w.lines <- line
-			}
-			if err != nil {
-				close(w.lines)
-				return
-			}
-		}
-	}()
-	select {
-	case line, ok := <-w.lines:
-		if ok && string(line) == "READY\n" {
-			return w, nil
-		}
-		w.kill()
-		return nil, fmt.Errorf("run: a worker failed to start: %s", w.stderr.last())
-	case <-time.After(time.Minute):
-		w.kill()
-		return nil, fmt.Errorf("run: a worker did not open its model within a minute: %s", w.stderr.last())
-	case <-ctx.Done():
+	w.pipe, w.out = pr, bufio.NewReaderSize(pr, 1<<20)
+	stop := context.AfterFunc(ctx, func() { pr.SetReadDeadline(time.Now()) })
+	defer stop()
+	pr.SetReadDeadline(time.Now().Add(time.Minute))
+	line, err := w.out.ReadBytes('\n')
+	switch {
+	case err == nil && string(line) == "READY\n":
+		return w, nil
+	case ctx.Err() != nil:
 		w.kill()
 		return nil, ctx.Err()
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		w.kill()
+		return nil, fmt.Errorf("run: a worker did not open its model within a minute: %s", w.stderr.last())
 	}
+	w.kill()
+	return nil, fmt.Errorf("run: a worker failed to start: %s", w.stderr.last())
+}
+
+// finish closes the worker's input so that it exits, and kills it if it
+// has not within a few seconds.
+func (w *worker) finish() {
+	w.in.Close()
+	t := time.AfterFunc(5*time.Second, func() { w.cmd.Process.Kill() })
+	w.cmd.Wait()
+	t.Stop()
+	w.pipe.Close()
 }
 
 // kill ends the worker and waits for it.
@@ -493,6 +499,7 @@ func (w *worker) kill() {
 	w.in.Close()
 	w.cmd.Process.Kill()
 	w.cmd.Wait()
+	w.pipe.Close()
 }
 
 // send queues jobs on the worker's stdin, in one write.
@@ -509,31 +516,32 @@ func (w *worker) send(jobs []workerJob) error {
 // next waits up to timeout for the worker's next result. A worker that dies
 // or times out is killed; the error says what happened to it.
 func (w *worker) next(ctx context.Context, timeout time.Duration, full bool) (workerReply, error) {
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case line, ok := <-w.lines:
-		if !ok {
-			return w.died()
-		}
-		rep, err := parseReply(line, full)
-		if err != nil {
-			w.kill()
-			return rep, fmt.Errorf("CRASH: worker sent %.120q instead of a result (%v)", line, err)
-		}
-		return rep, nil
-	case <-t.C:
-		w.kill()
-		return workerReply{}, fmt.Errorf("TIMEOUT: no result within %s; worker killed", timeout)
-	case <-ctx.Done():
+	stop := context.AfterFunc(ctx, func() { w.pipe.SetReadDeadline(time.Now()) })
+	defer stop()
+	w.pipe.SetReadDeadline(time.Now().Add(timeout))
+	line, err := w.out.ReadBytes('\n')
+	switch {
+	case ctx.Err() != nil:
 		w.kill()
 		return workerReply{}, ctx.Err()
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		w.kill()
+		return workerReply{}, fmt.Errorf("TIMEOUT: no result within %s; worker killed", timeout)
+	case err != nil:
+		return w.died()
 	}
+	rep, err := parseReply(line, full)
+	if err != nil {
+		w.kill()
+		return rep, fmt.Errorf("CRASH: worker sent %.120q instead of a result (%v)", line, err)
+	}
+	return rep, nil
 }
 
 func (w *worker) died() (workerReply, error) {
 	w.in.Close()
 	err := w.cmd.Wait()
+	w.pipe.Close()
 	if err == nil {
 		err = errors.New("exit status 0")
 	}
@@ -587,13 +595,14 @@ func runWorkers(ctx context.Context, sel []job, opt runOptions, n int, timeout t
 	if abs, err := filepath.Abs(opt.model); err == nil {
 		opt.model = abs
 	}
-	type done struct {
-		pos    int
-		res    vectorResult
-		line   []byte // the result's JSON line, as the worker wrote it
-		cycles uint64
+	var mu sync.Mutex // emit and cycles
+	var cycles uint64
+	report := func(pos int, res vectorResult, line []byte, cyc uint64) {
+		mu.Lock()
+		defer mu.Unlock()
+		cycles += cyc
+		emit(pos, res, line)
 	}
-	results := make(chan done, len(sel))
 	jobs := &dispenser{n: len(sel)}
 	g, ctx := errgroup.WithContext(ctx)
 	for range min(n, len(sel)) {
@@ -602,7 +611,7 @@ func runWorkers(ctx context.Context, sel []job, opt runOptions, n int, timeout t
 			var queued []int // positions sent to w, oldest first
 			defer func() {
 				if w != nil {
-					w.kill()
+					w.finish()
 				}
 			}()
 			for {
@@ -635,7 +644,7 @@ func runWorkers(ctx context.Context, sel []job, opt runOptions, n int, timeout t
 				}
 				pos := queued[0]
 				if err != nil {
-					results <- done{pos, lostVector(sel[pos], opt, err, w.stderr.last()), nil, 0}
+					report(pos, lostVector(sel[pos], opt, err, w.stderr.last()), nil, 0)
 					jobs.giveBack(queued[1:])
 					w, queued = nil, nil // killed; a new worker takes the rest
 					continue
@@ -644,19 +653,13 @@ func runWorkers(ctx context.Context, sel []job, opt runOptions, n int, timeout t
 					return fmt.Errorf("run: a worker answered vector %d for vector %d", rep.Result.Index, sel[pos].index)
 				}
 				rep.Result.seconds = rep.Seconds
-				results <- done{pos, *rep.Result, rep.Line, rep.Cycles}
+				report(pos, *rep.Result, rep.Line, rep.Cycles)
 				queued = queued[1:]
 			}
 		})
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- g.Wait(); close(results) }()
-	var cycles uint64
-	for d := range results {
-		cycles += d.cycles
-		emit(d.pos, d.res, d.line)
-	}
-	return cycles, <-errc
+	err := g.Wait()
+	return cycles, err
 }
 
 // lostVector is the result of a vector whose worker crashed or hung.
