@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -142,6 +143,7 @@ type job struct {
 }
 
 func runVectors(c *cli.Context) error {
+	lessGC()
 	files, err := positional(c)
 	if err != nil {
 		return err
@@ -246,6 +248,16 @@ func runVectors(c *cli.Context) error {
 	return nil
 }
 
+// lessGC lets the heap grow to five times the live data between
+// collections (GOGC=400) unless $GOGC says otherwise: each vector allocates
+// a few copies of its 66 KB App.Recv image while the live heap stays small,
+// and a worker, with one OS thread, pays for every collection in its own time.
+func lessGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+}
+
 // parseShard reads "i/n" (1 <= i <= n); "" is the whole run, 1/1.
 func parseShard(s string) (i, n int, err error) {
 	if s == "" {
@@ -293,10 +305,11 @@ type workerJob struct {
 	Record int    `json:"record"`
 }
 
-// workerReply is a worker's answer to one job: a line "R CYCLES SECONDS
-// JSON" on its stdout, JSON being the vector's line of arcalis run --json
-// and CYCLES the cycles simulated for it, commands included. Before any, a
-// worker writes "READY" once its model is open.
+// workerReply is a worker's answer to one job: a line "R INDEX MATCH
+// CYCLES SECONDS JSON" on its stdout, JSON being the vector's line of
+// arcalis run --json, MATCH 1 or 0 as its "match", and CYCLES the cycles
+// simulated for it, commands included. Before any, a worker writes "READY"
+// once its model is open.
 type workerReply struct {
 	Result  *vectorResult
 	Line    []byte // JSON, as the worker wrote it
@@ -304,33 +317,32 @@ type workerReply struct {
 	Seconds float64
 }
 
-// parseReply reads a reply line. Only the fields the summary needs are
-// decoded, unless full or the vector failed.
+// parseReply reads a reply line. The JSON is decoded only if full or the
+// vector failed: the summary needs nothing else of a vector that passed.
 func parseReply(line []byte, full bool) (workerReply, error) {
 	var rep workerReply
-	f := bytes.SplitN(bytes.TrimRight(line, "\n"), []byte(" "), 4)
-	if len(f) != 4 || string(f[0]) != "R" {
+	f := bytes.SplitN(bytes.TrimRight(line, "\n"), []byte(" "), 6)
+	if len(f) != 6 || string(f[0]) != "R" {
 		return rep, errors.New("not a result line")
 	}
-	var err1, err2 error
-	rep.Cycles, err1 = strconv.ParseUint(string(f[1]), 10, 64)
-	rep.Seconds, err2 = strconv.ParseFloat(string(f[2]), 64)
-	if err1 != nil || err2 != nil {
-		return rep, errors.New("bad cycles or seconds")
+	index, err1 := strconv.Atoi(string(f[1]))
+	match := string(f[2]) == "1"
+	var err2, err3 error
+	rep.Cycles, err2 = strconv.ParseUint(string(f[3]), 10, 64)
+	rep.Seconds, err3 = strconv.ParseFloat(string(f[4]), 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return rep, errors.New("bad index, cycles or seconds")
 	}
-	rep.Line = f[3]
-	var brief struct {
-		Index  int    `json:"index"`
-		Status string `json:"status"`
-		Match  bool   `json:"match"`
-	}
-	if err := json.Unmarshal(rep.Line, &brief); err != nil {
-		return rep, err
-	}
-	res := &vectorResult{Index: brief.Index, Status: brief.Status, Match: brief.Match}
-	if full || !brief.Match {
+	rep.Line = f[5]
+	res := &vectorResult{Index: index, Match: match, Status: "ok"}
+	if full || !match {
 		if err := json.Unmarshal(rep.Line, res); err != nil {
 			return rep, err
+		}
+	} else if i := bytes.Index(rep.Line, []byte(`"status":"`)); i >= 0 {
+		st := rep.Line[i+10:]
+		if j := bytes.IndexByte(st, '"'); j >= 0 {
+			res.Status = string(st[:j])
 		}
 	}
 	rep.Result = res
@@ -351,6 +363,7 @@ func workerCommand() *cli.Command {
 }
 
 func runWorker(c *cli.Context) error {
+	lessGC()
 	opt, err := simOptions(c)
 	if err != nil {
 		return err
@@ -363,8 +376,8 @@ func runWorker(c *cli.Context) error {
 	if err := acc.Configure(tb.WindowBase, tb.WindowSize); err != nil {
 		return err
 	}
-	// Results are flushed whenever no job is waiting: in batches while the
-	// coordinator keeps the worker busy, at once when it waits.
+	// Results go out every workerWindow/4 and whenever no job is waiting:
+	// the coordinator tops the queue up as it sees them, before it runs dry.
 	out := bufio.NewWriterSize(c.App.Writer, 1<<16)
 	if _, err := out.WriteString("READY\n"); err != nil {
 		return err
@@ -372,11 +385,12 @@ func runWorker(c *cli.Context) error {
 	fault := os.Getenv("ARCALIS_WORKER_FAULT") // "crash:N" or "hang:N": test the supervisor
 	files := map[string]map[int]vectors.Record{}
 	in := bufio.NewReaderSize(c.App.Reader, 1<<20)
-	for {
-		if in.Buffered() == 0 {
+	for pending := 0; ; pending++ {
+		if pending == workerWindow/4 || in.Buffered() == 0 {
 			if err := out.Flush(); err != nil {
 				return err
 			}
+			pending = 0
 		}
 		line, err := in.ReadBytes('\n')
 		if err == io.EOF && len(line) == 0 {
@@ -416,13 +430,21 @@ func runWorker(c *cli.Context) error {
 		}
 		start, cyc := time.Now(), acc.Cycle()
 		r := acc.RunVector(j.Index, rec.Source, rec.Msg, opt.RunOptions)
-		res, _ := json.Marshal(describe(j.Index, j.File, j.Record, r, opt))
-		fmt.Fprintf(out, "R %d %g ", acc.Cycle()-cyc, time.Since(start).Seconds())
-		out.Write(res)
+		res := describe(j.Index, j.File, j.Record, r, opt)
+		js, _ := json.Marshal(res)
+		fmt.Fprintf(out, "R %d %d %d %g ", j.Index, b2i(res.Match), acc.Cycle()-cyc, time.Since(start).Seconds())
+		out.Write(js)
 		if err := out.WriteByte('\n'); err != nil {
 			return err
 		}
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // worker is a running `arcalis worker` process.
