@@ -168,7 +168,7 @@ func (a *Accel) Step() error {
 // counted by flushCov, which every exported method calls before it returns.
 func (a *Accel) step() error {
 	m, now := a.Mem, a.cycle+1
-	if ans, ok := m.nextLoad(now); ok {
+	if ans := m.nextLoad(now); ans != nil {
 		a.in.ldRspValid.Set(1)
 		a.in.ldRspTag.Set(ans.tag)
 		a.in.ldRspData.SetBytes(ans.data[:])
@@ -176,7 +176,7 @@ func (a *Accel) step() error {
 	} else {
 		a.in.ldRspValid.Set(0)
 	}
-	if ans, ok := m.nextAck(now); ok {
+	if ans := m.nextAck(now); ans != nil {
 		a.in.stAckValid.Set(1)
 		a.in.stAckTag.Set(ans.tag)
 	} else {

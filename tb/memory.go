@@ -230,12 +230,12 @@ func (m *Memory) takeLoad(now, addr, tag uint64) {
 	if !(addr < m.Readable.Base+m.Readable.Size && addr+LineSize > m.Readable.Base) {
 		m.violate("load of line %#x outside %s [%#x, %#x)", addr, m.Readable.Name, m.Readable.Base, m.Readable.Base+m.Readable.Size)
 	}
-	a := answer{due: m.delay(now), tag: tag, data: *m.line(addr)}
+	a := m.loads.add(m.delay(now))
+	a.tag, a.data = tag, *m.line(addr)
 	if m.cfg.LoadFault > 0 && m.random().Float64() < m.cfg.LoadFault || m.cfg.FaultLine != nil && m.cfg.FaultLine(addr) {
 		a.err = true
 		m.Faulted = append(m.Faulted, addr)
 	}
-	m.loads.push(a)
 }
 
 // takeStore applies a line store at edge now. Stores take effect in the order
@@ -261,7 +261,7 @@ func (m *Memory) takeStore(now, addr, tag uint64, data []byte, strb uint64) {
 			l[i] = data[i]
 		}
 	}
-	m.acks.push(answer{due: m.delay(now), tag: tag})
+	m.acks.add(m.delay(now)).tag = tag
 }
 
 // quietCycles is how many cycles from cycle now on the memory answers
@@ -290,26 +290,27 @@ func (m *Memory) quietCycles(now uint64) int {
 	return int(min(next-now, 1<<30))
 }
 
-// nextLoad and nextAck remove and return an answer due by edge now, if any.
-func (m *Memory) nextLoad(now uint64) (answer, bool) {
-	a, ok := m.next(&m.loads, now, m.cfg.Reorder)
-	if ok {
+// nextLoad and nextAck remove and return an answer due by edge now, or nil.
+// The answer stays valid until the next request is taken.
+func (m *Memory) nextLoad(now uint64) *answer {
+	a := m.next(&m.loads, now, m.cfg.Reorder)
+	if a != nil {
 		m.ldInflight--
 	}
-	return a, ok
+	return a
 }
 
-func (m *Memory) nextAck(now uint64) (answer, bool) {
-	a, ok := m.next(&m.acks, now, true)
-	if ok {
+func (m *Memory) nextAck(now uint64) *answer {
+	a := m.next(&m.acks, now, true)
+	if a != nil {
 		m.stInflight--
 	}
-	return a, ok
+	return a
 }
 
 // next removes and returns an answer due by edge now, if any: the oldest
 // one, or with reorder any due one at random.
-func (m *Memory) next(q *queue, now uint64, reorder bool) (answer, bool) {
+func (m *Memory) next(q *queue, now uint64, reorder bool) *answer {
 	due := q.items[q.head:]
 	n := 0
 	for i := range due {
@@ -323,7 +324,7 @@ func (m *Memory) next(q *queue, now uint64, reorder bool) (answer, bool) {
 		}
 	}
 	if n == 0 {
-		return answer{}, false
+		return nil
 	}
 	k := 0
 	if reorder && n > 1 {
@@ -333,7 +334,7 @@ func (m *Memory) next(q *queue, now uint64, reorder bool) (answer, bool) {
 		if due[i].due <= now {
 			if k == 0 {
 				m.inflight--
-				return q.remove(i), true
+				return q.remove(i)
 			}
 			k--
 		}
@@ -344,24 +345,29 @@ func (m *Memory) next(q *queue, now uint64, reorder bool) (answer, bool) {
 // queue holds answers in the order their requests were taken.
 type queue struct {
 	items    []answer
-	head     int // items[:head] are gone
-	unsorted int // answers queued due before the one queued before them
+	head     int    // items[:head] are gone
+	unsorted int    // answers queued due before the one queued before them
+	spare    answer // the answer remove returned
 }
 
-func (q *queue) push(a answer) {
+// add queues an answer due at edge due and returns it for the rest to be
+// filled in.
+func (q *queue) add(due uint64) *answer {
 	if q.head > 0 && len(q.items) == cap(q.items) {
 		q.items = q.items[:copy(q.items, q.items[q.head:])]
 		q.head = 0
 	}
-	if n := len(q.items); n > q.head && a.due < q.items[n-1].due {
+	if n := len(q.items); n > q.head && due < q.items[n-1].due {
 		q.unsorted++ // random stalls, or a latency lowered with answers waiting
 	}
-	q.items = append(q.items, a)
+	q.items = append(q.items, answer{due: due})
+	return &q.items[len(q.items)-1]
 }
 
-// remove takes out the i-th waiting answer.
-func (q *queue) remove(i int) answer {
-	a := q.items[q.head+i]
+// remove takes out the i-th waiting answer; the pointer stays valid until
+// the next add.
+func (q *queue) remove(i int) *answer {
+	q.spare = q.items[q.head+i]
 	if i == 0 {
 		q.head++
 	} else {
@@ -371,7 +377,7 @@ func (q *queue) remove(i int) answer {
 	if q.head == len(q.items) {
 		q.clear()
 	}
-	return a
+	return &q.spare
 }
 
 func (q *queue) clear() { q.items, q.head, q.unsorted = q.items[:0], 0, 0 }
