@@ -105,39 +105,53 @@ type perRequest struct {
 	Status uint64
 }
 
-// runGo passes the workload through the Go harness. With score, each
-// request goes through RunVector (simulation, scoreboard, reference);
-// without, through Receive alone (what the native testbench does).
-func runGo(a *tb.Accel, w harnessWorkload, score bool) (throughput, []perRequest, error) {
+// runGo passes the workload through the Go harness passes times. With
+// score, each request goes through RunVector (simulation, scoreboard,
+// reference); without, through Receive alone (what the native testbench
+// does). The per-request results are the first pass's.
+func runGo(a *tb.Accel, w harnessWorkload, score bool, passes int) (throughput, []perRequest, error) {
 	if err := a.Mem.SetConfig(tb.MemConfig{Latency: w.Latency, Seed: 1}); err != nil {
 		return throughput{}, nil, err
 	}
 	per := make([]perRequest, len(w.Jobs))
 	c0 := a.Cycle()
 	t0 := time.Now()
+	for pass := 0; pass < passes; pass++ {
+		if err := runPass(a, w, score, per, pass == 0); err != nil {
+			return throughput{}, nil, err
+		}
+	}
+	t := throughput{Requests: passes * len(w.Jobs), Seconds: time.Since(t0).Seconds(), Cycles: a.Cycle() - c0}
+	return t, per, nil
+}
+
+func runPass(a *tb.Accel, w harnessWorkload, score bool, per []perRequest, record bool) error {
 	for i, j := range w.Jobs {
 		if score {
 			r := a.RunVector(i, "bench", j.Msg, tb.RunOptions{Offset: j.Offset})
 			if !r.OK() {
-				return throughput{}, nil, fmt.Errorf("%s: request %d: RTL and reference disagree: %v %v", w.Name, i, r.Err, r.Verdict.Diffs)
+				return fmt.Errorf("%s: request %d: RTL and reference disagree: %v %v", w.Name, i, r.Err, r.Verdict.Diffs)
 			}
-			per[i] = perRequest{r.Outcome.Cycles, uint64(r.Outcome.Status)}
+			if record {
+				per[i] = perRequest{r.Outcome.Cycles, uint64(r.Outcome.Status)}
+			}
 			continue
 		}
 		o, err := a.Receive(tb.Request{Msg: j.Msg, Offset: j.Offset})
 		if err != nil {
-			return throughput{}, nil, fmt.Errorf("%s: request %d: %w", w.Name, i, err)
+			return fmt.Errorf("%s: request %d: %w", w.Name, i, err)
 		}
-		per[i] = perRequest{o.Cycles, uint64(o.Status)}
+		if record {
+			per[i] = perRequest{o.Cycles, uint64(o.Status)}
+		}
 	}
-	t := throughput{Requests: len(w.Jobs), Seconds: time.Since(t0).Seconds(), Cycles: a.Cycle() - c0}
-	return t, per, nil
+	return nil
 }
 
-// runNative runs the native testbench over the stream file.
-func runNative(bin, stream string, latency int) (throughput, []perRequest, error) {
+// runNative runs the native testbench over the stream file passes times.
+func runNative(bin, stream string, latency, passes int) (throughput, []perRequest, error) {
 	cyc := stream + ".cycles"
-	out, err := exec.Command(bin, stream, strconv.Itoa(latency), cyc).Output()
+	out, err := exec.Command(bin, stream, strconv.Itoa(latency), cyc, strconv.Itoa(passes)).Output()
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
 			return throughput{}, nil, fmt.Errorf("%s: %w: %s", bin, err, ee.Stderr)
@@ -176,8 +190,9 @@ type harnessResult struct {
 	Workload             harnessWorkload
 	Full, Sim, Native    []throughput // one per repetition
 	MedFull, MedSim, Nat throughput   // medians (by seconds)
+	FullRatio, SimRatio  float64      // median over repetitions of native time / Go time
 	SameCycles           bool         // every request took the same cycles with the same status
-	Requests             int
+	Requests, Passes     int
 }
 
 func median(ts []throughput) throughput {
@@ -194,19 +209,29 @@ func compareHarness(a *tb.Accel, native, dir string, w harnessWorkload, reps int
 	if err := writeStream(stream, w.Jobs); err != nil {
 		return res, err
 	}
+	// Enough passes that the native run takes about 50 ms: a repetition is
+	// then long against the machine's scheduling noise.
+	cal, _, err := runNative(native, stream, w.Latency, 1)
+	if err != nil {
+		return res, err
+	}
+	res.Passes = max(1, int(0.05/max(cal.Seconds, 1e-6)))
+	var fullRatios, simRatios []float64
 	for rep := 0; rep < reps; rep++ {
-		full, perFull, err := runGo(a, w, true)
+		full, perFull, err := runGo(a, w, true, res.Passes)
 		if err != nil {
 			return res, err
 		}
-		sim, perSim, err := runGo(a, w, false)
+		nat, perNat, err := runNative(native, stream, w.Latency, res.Passes)
 		if err != nil {
 			return res, err
 		}
-		nat, perNat, err := runNative(native, stream, w.Latency)
+		sim, perSim, err := runGo(a, w, false, res.Passes)
 		if err != nil {
 			return res, err
 		}
+		fullRatios = append(fullRatios, nat.Seconds/full.Seconds)
+		simRatios = append(simRatios, nat.Seconds/sim.Seconds)
 		res.Full, res.Sim, res.Native = append(res.Full, full), append(res.Sim, sim), append(res.Native, nat)
 		for i := range perNat {
 			if i >= len(perFull) || perNat[i] != perFull[i] || perNat[i] != perSim[i] {
@@ -218,5 +243,8 @@ func compareHarness(a *tb.Accel, native, dir string, w harnessWorkload, reps int
 		}
 	}
 	res.MedFull, res.MedSim, res.Nat = median(res.Full), median(res.Sim), median(res.Native)
+	sort.Float64s(fullRatios)
+	sort.Float64s(simRatios)
+	res.FullRatio, res.SimRatio = fullRatios[len(fullRatios)/2], simRatios[len(simRatios)/2]
 	return res, nil
 }

@@ -27,7 +27,7 @@ func main() {
 type options struct {
 	native, out, vectors, model string
 	reps, sweepN, largeN        int
-	skipBuild                   bool
+	skipBuild, harnessOnly      bool
 }
 
 func run() error {
@@ -39,7 +39,8 @@ func run() error {
 	flag.IntVar(&o.reps, "reps", 7, "repetitions of each harness measurement (medians are reported)")
 	flag.IntVar(&o.sweepN, "sweep-requests", 200, "requests per point of the latency sweep")
 	flag.IntVar(&o.largeN, "large-requests", 48, "requests of the large-value workload")
-	flag.BoolVar(&o.skipBuild, "skip-build", false, "skip section 4 (build and test times)")
+	flag.BoolVar(&o.skipBuild, "skip-build", false, "skip section 5 (build and test times)")
+	flag.BoolVar(&o.harnessOnly, "harness-only", false, "run section 3 alone (Go harness vs native), for quick comparisons")
 	flag.Parse()
 	if o.model == "" {
 		o.model = tb.FindModel()
@@ -56,13 +57,17 @@ func run() error {
 	}
 	start := time.Now()
 	r := &report{Date: start.UTC(), Machine: describeMachine()}
+	var done func()
 	step := func(what string) func() {
 		fmt.Fprintf(os.Stderr, "bench: %s ...\n", what)
 		t0 := time.Now()
 		return func() { fmt.Fprintf(os.Stderr, "bench: %s done in %s\n", what, time.Since(t0).Round(time.Millisecond)) }
 	}
 
-	// Section 4 first: compiling would disturb the timing of the others.
+	// Build and test times first: compiling would disturb the other timings.
+	if o.harnessOnly {
+		o.skipBuild = true
+	}
 	if !o.skipBuild {
 		done := step("build and test times")
 		top, sources := os.Getenv("BENCH_VPI_TOP"), os.Getenv("BENCH_VPI_SOURCES")
@@ -78,21 +83,23 @@ func run() error {
 		done()
 	}
 
-	done := step("golden vs Apache Thrift (go test -bench)")
-	dec, err := runGoBench("go", "./golden", "^BenchmarkDecode$", 5, "")
-	if err != nil {
-		return err
-	}
-	r.Decode = dec
-	done()
+	if !o.harnessOnly {
+		done = step("golden vs Apache Thrift (go test -bench)")
+		dec, err := runGoBench("go", "./golden", "^BenchmarkDecode$", 5, "")
+		if err != nil {
+			return err
+		}
+		r.Decode = dec
+		done()
 
-	done = step("cgo crossing (vpi BenchmarkCycle)")
-	cyc, err := runGoBench("go", "./vpi", "^BenchmarkCycle$", 5, "")
-	if err != nil {
-		return err
+		done = step("cgo crossing (vpi BenchmarkCycle)")
+		cyc, err := runGoBench("go", "./vpi", "^BenchmarkCycle$", 5, "")
+		if err != nil {
+			return err
+		}
+		r.Crossing = cyc
+		done()
 	}
-	r.Crossing = cyc
-	done()
 
 	a, err := tb.Open(o.model, tb.MemConfig{})
 	if err != nil {
@@ -103,30 +110,32 @@ func run() error {
 		return err
 	}
 
-	done = step("line rate (every size x every start offset)")
-	offsets := make([]int, 64)
-	for i := range offsets {
-		offsets[i] = i
-	}
-	pts, err := runLineRate(a, lineRateSizes(), offsets, 0)
-	if err != nil {
-		return err
-	}
-	r.LinePoints = pts
-	r.Sizes = summarizeSizes(pts)
-	if r.Rates, err = runRates(a, []int{0, 1, 2, 4, 8, 12, 13, 14, 15, 16}); err != nil {
-		return err
-	}
-	if r.Tiny, err = memcTiny(a); err != nil {
-		return err
-	}
-	done()
+	if !o.harnessOnly {
+		done = step("line rate (every size x every start offset)")
+		offsets := make([]int, 64)
+		for i := range offsets {
+			offsets[i] = i
+		}
+		pts, err := runLineRate(a, lineRateSizes(), offsets, 0)
+		if err != nil {
+			return err
+		}
+		r.LinePoints = pts
+		r.Sizes = summarizeSizes(pts)
+		if r.Rates, err = runRates(a, []int{0, 1, 2, 4, 8, 12, 13, 14, 15, 16}); err != nil {
+			return err
+		}
+		if r.Tiny, err = memcTiny(a); err != nil {
+			return err
+		}
+		done()
 
-	done = step("latency sweep (Figure 15 shape)")
-	if r.Sweep, err = runSweep(a, o.sweepN); err != nil {
-		return err
+		done = step("latency sweep (Figure 15 shape)")
+		if r.Sweep, err = runSweep(a, o.sweepN); err != nil {
+			return err
+		}
+		done()
 	}
-	done()
 
 	done = step("Go harness vs native testbench")
 	dv, err := defaultVectors(o.vectors)
@@ -158,6 +167,11 @@ func run() error {
 	done()
 
 	r.Elapsed = time.Since(start)
+	if o.harnessOnly {
+		var b strings.Builder
+		r.harnessSection(func(format string, args ...any) { fmt.Fprintf(&b, format, args...) })
+		return os.WriteFile(filepath.Join(o.out, "bench-harness.md"), []byte(b.String()), 0o644)
+	}
 	if err := plotLineRate(r.Sizes, filepath.Join(o.out, "bench-linerate.svg")); err != nil {
 		return err
 	}

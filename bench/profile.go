@@ -38,7 +38,7 @@ func profileHarness(a *tb.Accel, w harnessWorkload, passes int, path string) (ti
 	}
 	c0 := a.Cycle()
 	for p := 0; p < passes; p++ {
-		if _, _, err := runGo(a, w, true); err != nil {
+		if _, _, err := runGo(a, w, true, 1); err != nil {
 			pprof.StopCPUProfile()
 			f.Close()
 			return s, err

@@ -6,12 +6,13 @@
 // port, always ready), but with direct port member access: no VPI, no Go, and
 // no checking (no App.Recv snapshots, no reference, no scoreboard).
 //
-//   arcalis-native STREAM LATENCY [CYCLES_OUT]
+//   arcalis-native STREAM LATENCY [CYCLES_OUT [PASSES]]
 //
 // STREAM is written by `go run ./bench` (bench/stream.go):
 //   "ARCSTRM1" | count u32 | count x (len u32 | offset u32 | capLines u32 | msg)
-// all little-endian. The output is one JSON object on stdout; CYCLES_OUT, if
-// given, receives one line per request: "cycles status_word", for the Go side
+// all little-endian. The requests run PASSES times (default 1). The output is
+// one JSON object on stdout; CYCLES_OUT, if given and not "-", receives one
+// line per request of the first pass: "cycles status_word", for the Go side
 // to compare with its own run.
 
 #include "Vmodel.h"
@@ -332,9 +333,11 @@ std::vector<Req> readStream(const char* path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 3) die("usage: arcalis-native STREAM LATENCY [CYCLES_OUT]%s", "");
+    if (argc < 3) die("usage: arcalis-native STREAM LATENCY [CYCLES_OUT [PASSES]]%s", "");
     const std::vector<Req> reqs = readStream(argv[1]);
     const uint64_t latency = std::strtoull(argv[2], nullptr, 10);
+    const uint64_t passes = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 1;
+    if (passes == 0) die("PASSES must be at least 1%s", "");
     std::vector<uint64_t> cycles(reqs.size()), status(reqs.size());
 
     Bench b(latency);
@@ -342,20 +345,24 @@ int main(int argc, char** argv) {
     b.configure(kWindowBase, kWindowSize);
     const uint64_t c0 = b.cycle();
     const auto t0 = std::chrono::steady_clock::now();
-    for (size_t i = 0; i < reqs.size(); ++i) {
-        const Req& r = reqs[i];
-        cycles[i] = b.receive(r.msg.data(), r.len, r.offset, r.capLines, &status[i]);
+    for (uint64_t pass = 0; pass < passes; ++pass) {
+        for (size_t i = 0; i < reqs.size(); ++i) {
+            const Req& r = reqs[i];
+            uint64_t st;
+            const uint64_t c = b.receive(r.msg.data(), r.len, r.offset, r.capLines, &st);
+            if (pass == 0) cycles[i] = c, status[i] = st;
+        }
     }
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const uint64_t simulated = b.cycle() - c0;
 
-    if (argc > 3) {
+    if (argc > 3 && std::strcmp(argv[3], "-") != 0) {
         std::FILE* f = std::fopen(argv[3], "w");
         if (!f) die("cannot create %s", argv[3]);
         for (size_t i = 0; i < reqs.size(); ++i) std::fprintf(f, "%" PRIu64 " %" PRIu64 "\n", cycles[i], status[i]);
         std::fclose(f);
     }
-    std::printf("{\"requests\":%zu,\"cycles\":%" PRIu64 ",\"seconds\":%.9f,\"violations\":%" PRIu64 "}\n", reqs.size(),
-                simulated, sec, b.violations());
+    std::printf("{\"requests\":%" PRIu64 ",\"cycles\":%" PRIu64 ",\"seconds\":%.9f,\"violations\":%" PRIu64 "}\n",
+                uint64_t{reqs.size()} * passes, simulated, sec, b.violations());
     return 0;
 }
