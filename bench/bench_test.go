@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"arcalis/bench/workload"
+	"arcalis/golden"
+)
+
+// TestLineCounts checks the bound's line counts against the reference: the
+// lines a Set of each size touches in Net.Recv, and the App.Recv lines the
+// reference writes (every line with a byte that differs from the filler).
+func TestLineCounts(t *testing.T) {
+	for _, tc := range []struct{ offset, size, touched int }{
+		{0, 64, 1}, {1, 64, 2}, {63, 1, 1}, {63, 2, 2}, {0, 65, 2}, {32, 4096, 65}, {0, 65536, 1024},
+	} {
+		if got := touchedLines(tc.offset, tc.size); got != tc.touched {
+			t.Errorf("touchedLines(%d, %d) = %d, want %d", tc.offset, tc.size, got, tc.touched)
+		}
+	}
+	for _, size := range lineRateSizes() {
+		msg, err := workload.SetOfSize(size, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img := bytes.Repeat([]byte{0xA5}, 1030*64)
+		if r := golden.Deserialize(msg, img); r.Code != golden.CodeOK {
+			t.Fatalf("%d-byte Set: %v", size, r.Code)
+		}
+		written := 0
+		for l := 0; l < len(img); l += 64 {
+			if !bytes.Equal(img[l:l+64], bytes.Repeat([]byte{0xA5}, 64)) {
+				written++
+			}
+		}
+		if want := writtenLines(size - workload.MinSetSize); written != want {
+			t.Errorf("%d-byte Set: the reference writes %d lines, writtenLines says %d", size, written, want)
+		}
+	}
+}
+
+func TestParseProfile(t *testing.T) {
+	top := `File: bench
+Type: cpu
+Duration: 3s, Total samples = 2.50s (83.33%)
+Showing nodes accounting for 2.50s, 100% of 2.50s total
+      flat  flat%   sum%        cum   cum%
+         0     0%     0%      2.40s 96.00%  arcalis/tb.(*Accel).RunVector
+     0.90s 36.00% 36.00%      1.00s 40.00%  runtime.cgocall
+         0     0% 36.00%      1.00s 40.00%  arcalis/vpi.(*Sim).Cycle
+         0     0% 36.00%      100ms  4.00%  arcalis/vpi.(*Sim).RunUntilAny
+     500ms 20.00% 56.00%      800ms 32.00%  arcalis/tb.Score
+      50ms  2.00% 58.00%      200ms  8.00%  arcalis/tb.(*Memory).snapshot
+`
+	var s timeSplit
+	if err := s.parse(top); err != nil {
+		t.Fatal(err)
+	}
+	want := timeSplit{Total: 2500 * time.Millisecond, Eval: 900 * time.Millisecond, Crossing: 200 * time.Millisecond,
+		Score: 800 * time.Millisecond, Snapshot: 200 * time.Millisecond, Harness: 300 * time.Millisecond, Runtime: 100 * time.Millisecond}
+	if s != want {
+		t.Errorf("parse:\n got %+v\nwant %+v", s, want)
+	}
+	if err := new(timeSplit).parse("no profile here"); err == nil {
+		t.Error("parse of text without a total succeeded")
+	}
+}
+
+func TestDur(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"0": 0, "10ms": 10 * time.Millisecond, "1.25s": 1250 * time.Millisecond, "450µs": 450 * time.Microsecond, "7ns": 7,
+	} {
+		if got := dur(in); got != want {
+			t.Errorf("dur(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
