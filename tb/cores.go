@@ -19,11 +19,20 @@ const (
 	Filler = 0xA5
 )
 
+// TightCapLines is the smallest App.Recv that holds any value a message of n
+// bytes can carry (its value is shorter than the message): the AppCore's
+// default offer. A tight buffer gives no result that a 64 KiB one would not,
+// and every byte past it that the engine touched would be a violation.
+func TightCapLines(n int) int {
+	lines := (320 + n + LineSize - 1) / LineSize
+	return min(max(lines, 5), 0xFFFF)
+}
+
 // Request is one message for the NetCore to hand to the engine.
 type Request struct {
 	Msg      []byte
 	Offset   int // start offset of the message within its line, 0..63
-	CapLines int // App.Recv capacity in lines (0: DefaultCapLines)
+	CapLines int // App.Recv capacity in lines (0: TightCapLines)
 }
 
 // Outcome is everything the testbench observed for one request.
@@ -103,7 +112,7 @@ func (a *Accel) Receive(req Request) (Outcome, error) {
 	var o Outcome
 	capLines := req.CapLines
 	if capLines == 0 {
-		capLines = DefaultCapLines
+		capLines = TightCapLines(len(req.Msg))
 	}
 	m := a.Mem
 	appSize := capLines * LineSize

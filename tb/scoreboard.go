@@ -68,12 +68,14 @@ func Score(msg []byte, o Outcome) Verdict {
 		v.RTL = rtl
 	}
 	n := 0
-	for i := range img {
-		if o.Image[i] != img[i] {
-			if n < 8 {
-				diff("App.Recv[%d] (%s) = %#02x, reference %#02x", i, place(i), o.Image[i], img[i])
+	if !bytes.Equal(o.Image, img) {
+		for i := range img {
+			if o.Image[i] != img[i] {
+				if n < 8 {
+					diff("App.Recv[%d] (%s) = %#02x, reference %#02x", i, place(i), o.Image[i], img[i])
+				}
+				n++
 			}
-			n++
 		}
 	}
 	if n > 8 {
