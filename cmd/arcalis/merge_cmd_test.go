@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"arcalis/tb"
@@ -19,31 +18,25 @@ import (
 // run a built arcalis binary, as a user would: the workers of --jobs are
 // that binary started again.
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// arcalisBin builds the arcalis command once per test binary.
+// arcalisBin builds the arcalis command into the temporary directory of the
+// top-level test (its subtests share it).
 func arcalisBin(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "arcalis-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "arcalis")
-		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("%v: %s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("building arcalis: %v", buildErr)
+	top, _, _ := strings.Cut(t.Name(), "/")
+	if bin, ok := built[top]; ok {
+		return bin
 	}
-	return binPath
+	bin := filepath.Join(t.TempDir(), "arcalis")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building arcalis: %v: %s", err, out)
+	}
+	built[top] = bin
+	return bin
 }
+
+// built maps a top-level test's name to its arcalis binary; the tests here
+// run one at a time.
+var built = map[string]string{}
 
 // arcalis runs the built binary with the model of this checkout and
 // returns its stdout, stderr and whether it exited 0.
