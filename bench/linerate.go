@@ -13,6 +13,10 @@ import (
 // stages every request crosses once whatever its size (see lineBound).
 const PipelineDepth = 8
 
+// InFlight is how many loads (and stores) arcalis_top lets fly by default
+// (its LdqDepth and StqDepth parameters).
+const InFlight = 32
+
 // lineRateSizes are the message sizes of section 1: one byte below, at and
 // above every line multiple of a ladder from 1 to 1024 lines (64 B .. 64 KiB).
 func lineRateSizes() []int {
@@ -123,7 +127,7 @@ type rateResult struct {
 	Small, Big  linePoint // the two sizes the marginal rate is taken between
 	Marginal    float64   // extra lines per extra cycle from Small to Big
 	Overall     float64   // Big's lines per cycle, fixed costs included
-	LittleBound float64   // 16 loads in flight / (latency + 1) cycles round trip, at most 1
+	LittleBound float64   // InFlight loads in flight / (latency + 1) cycles round trip, at most 1
 }
 
 // runRates measures the line rate of 32 KiB and 64 KiB Sets at offset 0.
@@ -139,7 +143,7 @@ func runRates(a *tb.Accel, latencies []int) ([]rateResult, error) {
 			Latency: l, Small: s, Big: b,
 			Marginal:    float64(b.Touched-s.Touched) / float64(b.Cycles-s.Cycles),
 			Overall:     float64(b.Touched) / float64(b.Cycles),
-			LittleBound: min(1, 16/float64(l+1)),
+			LittleBound: min(1, InFlight/float64(l+1)),
 		})
 	}
 	return out, nil

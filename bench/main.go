@@ -122,7 +122,7 @@ func run() error {
 		}
 		r.LinePoints = pts
 		r.Sizes = summarizeSizes(pts)
-		if r.Rates, err = runRates(a, []int{0, 1, 2, 4, 8, 12, 13, 14, 15, 16}); err != nil {
+		if r.Rates, err = runRates(a, []int{0, 1, 2, 4, 8, 16, 24, 30, 31, 32, 33}); err != nil {
 			return err
 		}
 		if r.Tiny, err = memcTiny(a); err != nil {

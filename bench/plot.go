@@ -69,7 +69,7 @@ func plotSweep(pts []sweepPoint, absPath, normPath string) error {
 					xys = append(xys, plotter.XY{X: float64(q.Latency), Y: y})
 				}
 				sort.Slice(xys, func(i, j int) bool { return xys[i].X < xys[j].X })
-				name := mix + ", 16 in flight"
+				name := fmt.Sprintf("%s, %d in flight", mix, InFlight)
 				if inflight == 1 {
 					name = mix + ", 1 in flight"
 				}

@@ -104,18 +104,19 @@ func (r *report) targets() [][3]string {
 	}
 	rows = append(rows, [3]string{"no size more than 4 cycles above the bound (touched + written + 8), zero latency",
 		fmt.Sprintf("worst %+d cycles (%d B)", worst, at), passFail(worst <= 4)})
-	okTo, rateAt16, failed := -1, 0.0, false
+	okTo, rateAtMax, failed := -1, 0.0, false
 	for _, q := range r.Rates { // in rising latency
 		if failed = failed || q.Marginal < 0.95; !failed {
 			okTo = q.Latency
 		}
-		if q.Latency == 16 {
-			rateAt16 = q.Marginal
+		if q.Latency == InFlight {
+			rateAtMax = q.Marginal
 		}
 	}
-	rows = append(rows, [3]string{"large requests sustain >= 0.95 lines/cycle up to latency 16 (the loads allowed in flight)",
-		fmt.Sprintf(">= 0.95 up to latency %d; %.3f at 16 (Little's law with 16 in flight: %.3f)", okTo, rateAt16, 16.0/17),
-		passFail(okTo >= 16)})
+	rows = append(rows, [3]string{fmt.Sprintf("large requests sustain >= 0.95 lines/cycle up to latency %d (the loads allowed in flight)", InFlight),
+		fmt.Sprintf(">= 0.95 up to latency %d; %.3f at %d (Little's law with %d in flight: %.3f)",
+			okTo, rateAtMax, InFlight, InFlight, float64(InFlight)/float64(InFlight+1)),
+		passFail(okTo >= InFlight)})
 	for _, h := range r.Harness {
 		rows = append(rows, [3]string{"Go harness >= 80% of native throughput: " + h.Workload.Name,
 			fmt.Sprintf("%.0f%% with the scoreboard, %.0f%% simulation and models alone", 100*h.FullRatio, 100*h.SimRatio),
@@ -172,16 +173,16 @@ func (r *report) lineRate(p printer) {
 			s.MinCycles, s.MaxCycles, s.WorstOver, s.WorstOverStream)
 	}
 	p("\n(lines touched and written at the offset where cycles - bound is largest.)\n\n")
-	p("**Sustained rate.** Lines per cycle between a 32 KiB and a 64 KiB Set at offset 0 (marginal:\n" +
-		"fixed costs cancel) and overall for the 64 KiB Set. With 16 loads in flight and an answer\n" +
-		"latency+1 cycles after its request, Little's law caps the rate at 16/(latency+1).\n\n")
-	p("| memory latency | 64 KiB Set cycles | marginal lines/cycle | overall lines/cycle | 16/(latency+1) |\n|---:|---:|---:|---:|---:|\n")
+	p("**Sustained rate.** Lines per cycle between a 32 KiB and a 64 KiB Set at offset 0 (marginal:\n"+
+		"fixed costs cancel) and overall for the 64 KiB Set. With %d loads in flight and an answer\n"+
+		"latency+1 cycles after its request, Little's law caps the rate at %d/(latency+1).\n\n", InFlight, InFlight)
+	p("| memory latency | 64 KiB Set cycles | marginal lines/cycle | overall lines/cycle | %d/(latency+1) |\n|---:|---:|---:|---:|---:|\n", InFlight)
 	for _, q := range r.Rates {
 		p("| %d | %d | %.3f | %.3f | %.3f |\n", q.Latency, q.Big.Cycles, q.Marginal, q.Overall, q.LittleBound)
 	}
-	p("\nAt latency 15 the sixteen slots exactly cover the round trip, so the bubbles left by the\n" +
-		"field-by-field start of a request (the load queue fills while the header fields are parsed)\n" +
-		"never drain; at 16 and above the rate is bounded by the loads in flight.\n\n")
+	p("\nA load slot and a store credit each turn around in latency+1 cycles (an answer arriving in a\n"+
+		"cycle frees its slot for that cycle's request), so the rate stays at one line per cycle up to\n"+
+		"latency %d; from %d on it is bounded by the loads in flight.\n\n", InFlight-1, InFlight)
 }
 
 func (r *report) sweepSection(p printer) {
@@ -192,9 +193,9 @@ func (r *report) sweepSection(p printer) {
 	}
 	p("%d requests per point of each mix (half Set, half Get: the paper's mid write intensity),\n"+
 		"from the first command of a request to the status that ends it (for a Set CALL, the\n"+
-		"reply's), at memory latencies of 5 to 900 cycles (1 GHz: 5 ns to 900 ns). \"16 in flight\" is the\n"+
+		"reply's), at memory latencies of 5 to 900 cycles (1 GHz: 5 ns to 900 ns). \"%d in flight\" is the\n"+
 		"RTL's own limit (LDQ_DEPTH, STQ_DEPTH); \"1 in flight\" lets the interconnect hold one load and one\n"+
-		"store at a time (`MemConfig.MaxInFlight`). Every request was checked against the reference.\n\n", n)
+		"store at a time (`MemConfig.MaxInFlight`). Every request was checked against the reference.\n\n", InFlight, n)
 	p("![cycles per request against latency](bench-fig15.svg)\n\n![normalized](bench-fig15-normalized.svg)\n\n")
 	p("| mix | in flight |")
 	for _, l := range sweepLatencies {
@@ -207,7 +208,7 @@ func (r *report) sweepSection(p printer) {
 	p("---:|---:|\n")
 	for _, mix := range []string{"memc-tiny", "memc-small", "etc"} {
 		for _, inflight := range []int{0, 1} {
-			name := "16"
+			name := fmt.Sprint(InFlight)
 			if inflight == 1 {
 				name = "1"
 			}
@@ -229,7 +230,7 @@ func (r *report) sweepSection(p printer) {
 		}
 	}
 	p("\n\"Round trips per request\" is the slope between 500 and 900 cycles: how many memory latencies\n" +
-		"each request waits for in series. With 16 in flight a Set waits for its loads (issued together),\n" +
+		"each request waits for in series. With the RTL's own limit a Set waits for its loads (issued together),\n" +
 		"then for the acknowledgement of its stores, then for its reply's (three); a Get for its load and\n" +
 		"for its header line's acknowledgement (two): 2.5 on average for every mix. With one at a time every line\n" +
 		"is a round trip of its own, so the cost grows with the lines per request (etc's values average\n" +

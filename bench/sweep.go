@@ -14,7 +14,7 @@ var sweepLatencies = []int{5, 10, 20, 50, 100, 200, 300, 500, 700, 900}
 // sweepPoint is the mean end-to-end cost of one mix at one latency.
 type sweepPoint struct {
 	Mix        string
-	InFlight   int // loads (and stores) in flight: 0 for the RTL's own 16
+	InFlight   int // loads (and stores) in flight: 0 for the RTL's own (InFlight)
 	Latency    int
 	Requests   int
 	PerReq     float64 // cycles from the first command to the last status, per request

@@ -4,8 +4,8 @@
 module arcalis_top
   import arcalis_pkg::*;
 #(
-  parameter int unsigned LdqDepth = 16,
-  parameter int unsigned StqDepth = 16,
+  parameter int unsigned LdqDepth = 32,
+  parameter int unsigned StqDepth = 32,
   localparam int unsigned LdTagW  = $clog2(LdqDepth),
   localparam int unsigned StTagW  = $clog2(StqDepth)
 ) (

@@ -47,7 +47,10 @@ module store_queue
   assign direct         = (count_q == 2'd0);
   assign in_ready_o     = (count_q != 2'd2);
   assign push           = in_valid_i && in_ready_o && !(direct && issue);
-  assign st_req_valid_o = (!direct || in_valid_i) && (inflight_q < (TagW+1)'(Depth));
+  // An acknowledgement arriving this cycle frees its credit for this cycle's
+  // store: a credit turns around in latency + 1 cycles, as a load slot does.
+  assign st_req_valid_o = (!direct || in_valid_i) &&
+                          ((inflight_q < (TagW+1)'(Depth)) || st_ack_valid_i);
   assign st_req_addr_o  = direct ? {in_line_i, 6'b0} : {fifo_q[rd_q].line, 6'b0};
   assign st_req_data_o  = direct ? in_data_i : fifo_q[rd_q].data;
   assign st_req_strb_o  = direct ? in_strb_i : fifo_q[rd_q].strb;
