@@ -28,6 +28,7 @@ fuzz: $(MODEL)
 coverage: $(COV_MODEL)
 	GO=$(GO) COV_MODEL=$(COV_MODEL) scripts/coverage.sh reports/coverage.md
 
+## make coverage-model  build only the coverage model (build/model-cov/libvmodel.so)
 coverage-model: $(COV_MODEL)
 
 SEEDS ?= 20000
