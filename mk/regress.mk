@@ -35,7 +35,7 @@ SEEDS ?= 20000
 ## make faults       fault-injection tests over SEEDS random seeds (default 20000; go test runs 400)
 faults: $(MODEL)
 	@mkdir -p build
-	@$(GO) test -count=1 ./tb -run 'Fault|WrongStates|ResetMidRequestSeeds' -fault-seeds $(SEEDS) -v > build/faults.log 2>&1; \
+	@$(GO) test -count=1 ./tb -run 'Fault|WrongStates|ResetMidRequestSeeds|LoadHeld' -fault-seeds $(SEEDS) -v > build/faults.log 2>&1; \
 	  rc=$$?; grep -vE '^(=== RUN|    --- PASS)' build/faults.log | grep -vE '^\s*$$' | head -60; exit $$rc
 
 ## make jobs-speed   arcalis run --jobs 1 vs --jobs 2 side by side (ROUNDS, ETC_COUNT); writes reports/jobs.md
