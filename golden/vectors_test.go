@@ -53,7 +53,7 @@ func TestCommittedVectors(t *testing.T) {
 			Index: rec.Index, Source: rec.Source, Code: r.Code.String(), Offset: r.Offset,
 			MsgType: r.MsgType, Method: r.Method, Present: r.Present, SeqID: r.SeqID,
 			ReqID: r.ReqID, Flags: r.Flags, Exptime: r.Exptime, ValueLen: r.ValueLen,
-			Key: hex.EncodeToString(img[golden.KeyOffset : golden.KeyOffset+int(min(r.KeyLen, golden.KeyMax))]),
+			Key:   hex.EncodeToString(img[golden.KeyOffset : golden.KeyOffset+int(min(r.KeyLen, golden.KeyMax))]),
 			Image: hex.EncodeToString(sum[:]),
 		}
 		line, err := json.Marshal(e)

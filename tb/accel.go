@@ -284,13 +284,17 @@ func (a *Accel) Restart() error {
 }
 
 // Configure programs the command-page window through the configuration port.
+// The engine takes it only in IDLE_RECV; Restart reprograms the last window
+// it took.
 func (a *Accel) Configure(base, size uint64) error {
-	a.window = [2]uint64{base, size}
 	a.in.cfgValid.Set(1)
 	a.in.cfgBase.Set(base)
 	a.in.cfgSize.Set(size)
 	err := a.Step()
 	a.in.cfgValid.Set(0)
+	if err == nil && a.out.state.U64() == StateIdleRecv { // sampled at the edge that took it
+		a.window = [2]uint64{base, size}
+	}
 	return err
 }
 

@@ -2,6 +2,8 @@ package tb
 
 import (
 	"fmt"
+
+	"arcalis/golden"
 )
 
 // The simulated address space.
@@ -66,6 +68,9 @@ func (a *Accel) ReadStatus() (Status, error) {
 	if err == nil && !hit {
 		err = fmt.Errorf("status load inside the window was not claimed")
 	}
+	if err == nil {
+		a.Cov.CmdErr(Status(w).CmdErr())
+	}
 	return Status(w), err
 }
 
@@ -128,6 +133,7 @@ func (a *Accel) Receive(req Request) (Outcome, error) {
 	m.Writable = Region{"App.Recv", AppRecvBase, uint64(appSize)}
 	o.Before = m.snapshot(AppRecvBase, appSize)
 	a.Cov.Offset(req.Offset)
+	a.Cov.Message(req.Msg, req.Offset, appSize-golden.ValueOffset)
 
 	// AppCore offers its buffer; NetCore hands over the message.
 	if err := a.Command(OpAppReadyFlag, AppReadyPayload(AppRecvBase, capLines)); err != nil {

@@ -62,7 +62,7 @@ func simFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.IntFlag{Name: "mem-latency", Value: 4, Usage: "memory latency in `CYCLES`"},
 		&cli.IntFlag{Name: "offset", Value: -1, DefaultText: "record index mod 64", Usage: "start offset of each message within its line (0..63)"},
-		&cli.IntFlag{Name: "cap-lines", Value: tb.DefaultCapLines, Usage: "App.Recv capacity in 64-byte `LINES` (5..65535)"},
+		&cli.IntFlag{Name: "cap-lines", DefaultText: "just enough for each message's value", Usage: "App.Recv capacity in 64-byte `LINES` (5..65535)"},
 		&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the memory model's random choices"},
 		&cli.StringFlag{Name: "wave", Value: "waves", Usage: "write an FST waveform of each failing vector into `DIR` (\"\": none)", TakesFile: true},
 		&cli.StringFlag{Name: "model", Usage: "Verilated model library (default: build/model/libvmodel.so of this checkout)", TakesFile: true},
@@ -123,7 +123,7 @@ func simOptions(c *cli.Context) (runOptions, error) {
 	switch {
 	case opt.Offset < -1 || opt.Offset > 63:
 		return opt, fmt.Errorf("%s: --offset %d: want 0..63", commandName(c), opt.Offset)
-	case opt.CapLines < golden.MinCapacity/tb.LineSize || opt.CapLines > 0xFFFF:
+	case opt.CapLines != 0 && (opt.CapLines < golden.MinCapacity/tb.LineSize || opt.CapLines > 0xFFFF):
 		return opt, fmt.Errorf("%s: --cap-lines %d: want %d..65535", commandName(c), opt.CapLines, golden.MinCapacity/tb.LineSize)
 	case opt.latency < 0 || opt.latency > 1_000_000:
 		return opt, fmt.Errorf("%s: --mem-latency %d: want 0..1000000", commandName(c), opt.latency)
@@ -690,7 +690,7 @@ func lostVector(j job, opt runOptions, err error, stderr string) vectorResult {
 	if status != "CRASH" && status != "TIMEOUT" {
 		status = "CRASH"
 	}
-	img := make([]byte, capOr(opt.CapLines)*tb.LineSize)
+	img := make([]byte, capFor(opt.CapLines, j.rec.Msg)*tb.LineSize)
 	ref := golden.Deserialize(j.rec.Msg, img)
 	res := vectorResult{
 		Index: j.index, File: j.file, Record: j.rec.Index, Source: j.rec.Source, Status: status,
@@ -777,15 +777,21 @@ func replayLine(record, offset, index int, file string, opt runOptions) string {
 	if wave == "" {
 		wave = "waves"
 	}
-	return fmt.Sprintf("arcalis run --record %d --offset %d --mem-latency %d --cap-lines %d --seed %d --wave %s %s",
-		record, offset, opt.latency, capOr(opt.CapLines), opt.seed+int64(index), wave, file)
+	capLines := ""
+	if opt.CapLines != 0 {
+		capLines = fmt.Sprintf(" --cap-lines %d", opt.CapLines)
+	}
+	return fmt.Sprintf("arcalis run --record %d --offset %d --mem-latency %d%s --seed %d --wave %s %s",
+		record, offset, opt.latency, capLines, opt.seed+int64(index), wave, file)
 }
 
-func capOr(n int) int {
-	if n == 0 {
-		return tb.DefaultCapLines
+// capFor is the App.Recv capacity a message ran with: --cap-lines, or by
+// default just enough for its value (tb.TightCapLines).
+func capFor(capLines int, msg []byte) int {
+	if capLines == 0 {
+		return tb.TightCapLines(len(msg))
 	}
-	return n
+	return capLines
 }
 
 // statusName is "ok" for OK and the ABI's name for every other code.
