@@ -77,7 +77,7 @@ func writeStream(path string, jobs []job) error {
 		var h [12]byte
 		le.PutUint32(h[0:], uint32(len(j.Msg)))
 		le.PutUint32(h[4:], uint32(j.Offset))
-		le.PutUint32(h[8:], tb.DefaultCapLines)
+		le.PutUint32(h[8:], uint32(tb.TightCapLines(len(j.Msg)))) // as tb.Receive offers by default
 		w.Write(h[:])
 		w.Write(j.Msg)
 	}

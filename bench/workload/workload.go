@@ -1,61 +1,35 @@
-// Package workload generates the Memcached Thrift requests the benchmarks
-// run: the memc-tiny, memc-small and etc mixes and Set messages of exact sizes.
+// Package workload gives the benchmarks their requests: the memc-tiny,
+// memc-small and etc mixes of vectors/workload, and Set messages of exact sizes.
 package workload
 
 import (
 	"context"
 	"fmt"
-	"math"
-	"math/rand/v2"
 
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"arcalis/internal/memcached"
+	vw "arcalis/vectors/workload"
 )
 
 // Request is one message for the receive path.
 type Request struct {
 	Msg    []byte
 	Set    bool // a Set CALL (else a Get CALL)
-	Key    int  // key bytes
-	Value  int  // value bytes (0 for a Get)
 	Offset int  // start offset within its line, 0..63
 }
 
-// Mix is a workload: key and value size distributions and the share of Sets.
+// Mix is a workload of vectors/workload at a share of Sets.
 type Mix struct {
 	Name     string
-	SetShare float64 // fraction of requests that are Sets
-	key      func(r *rand.Rand) int
-	value    func(r *rand.Rand) int
-	Source   string // where the sizes come from
+	SetShare float64
 }
-
-// Value and key limits of the generated requests: memcached's longest key,
-// and the largest value the default App.Recv capacity (1030 lines) holds.
-const (
-	MaxKey   = 250
-	MaxValue = 65536
-)
-
-func fixed(n int) func(*rand.Rand) int { return func(*rand.Rand) int { return n } }
 
 // Mixes are the three workloads of the benchmarks, each with half Sets and
 // half Gets (the paper's mid write intensity for Memcached, Table V, and
-// Dagger's write-intense set/get = 50%/50%).
-//
-//   - memc-tiny and memc-small: 8-byte keys with 8-byte values, and 16-byte
-//     keys with 32-byte values (Dagger section 5, after MICA).
-//   - etc: Facebook's ETC pool (Atikoglu et al., SIGMETRICS 2012, section 5):
-//     key sizes from a generalized extreme value distribution (location
-//     30.7984, scale 8.20449, shape 0.078688) and value sizes from a
-//     generalized Pareto distribution (location 0, scale 214.476, shape
-//     0.348238), rounded, keys clamped to 1..250 and values to 0..65536.
-var Mixes = []Mix{
-	{Name: "memc-tiny", SetShare: 0.5, key: fixed(8), value: fixed(8), Source: "Dagger: tiny, 8 B keys, 8 B values"},
-	{Name: "memc-small", SetShare: 0.5, key: fixed(16), value: fixed(32), Source: "Dagger: small, 16 B keys, 32 B values"},
-	{Name: "etc", SetShare: 0.5, key: etcKey, value: etcValue, Source: "Facebook ETC (Atikoglu et al. 2012): GEV keys, generalized Pareto values"},
-}
+// Dagger's write-intense set/get = 50%/50%); vectors/workload holds their
+// key and value sizes and the sources of those.
+var Mixes = []Mix{{"memc-tiny", 0.5}, {"memc-small", 0.5}, {"etc", 0.5}}
 
 // MixByName returns the named mix.
 func MixByName(name string) (Mix, error) {
@@ -67,51 +41,25 @@ func MixByName(name string) (Mix, error) {
 	return Mix{}, fmt.Errorf("workload: no mix named %q", name)
 }
 
-// etcKey draws from GEV(30.7984, 8.20449, 0.078688) by inversion.
-func etcKey(r *rand.Rand) int {
-	const mu, sigma, xi = 30.7984, 8.20449, 0.078688
-	u := r.Float64()
-	for u == 0 {
-		u = r.Float64()
-	}
-	x := mu + sigma*(math.Pow(-math.Log(u), -xi)-1)/xi
-	return clamp(int(math.Round(x)), 1, MaxKey)
-}
-
-// etcValue draws from GPD(0, 214.476, 0.348238) by inversion.
-func etcValue(r *rand.Rand) int {
-	const sigma, xi = 214.476, 0.348238
-	u := r.Float64()
-	x := sigma * (math.Pow(1-u, -xi) - 1) / xi
-	return clamp(int(math.Round(x)), 0, MaxValue)
-}
-
-func clamp(v, lo, hi int) int { return max(lo, min(hi, v)) }
-
 // Generate returns n requests of the mix, the same for the same seed. Start
 // offsets are the request's index mod 64, as `arcalis run` places them.
 func (m Mix) Generate(n int, seed uint64) ([]Request, error) {
-	r := rand.New(rand.NewPCG(seed, 0x5ca1ab1e))
-	out := make([]Request, 0, n)
-	for i := 0; i < n; i++ {
-		req := Request{Set: r.Float64() < m.SetShare, Key: m.key(r), Offset: i % 64}
-		key := randomBytes(r, req.Key)
-		var err error
-		if req.Set {
-			req.Value = m.value(r)
-			req.Msg, err = EncodeSet(int32(i+1), &memcached.MemcachedServiceSetArgs{
-				ReqID: r.Int64(), Key: key, Value: randomBytes(r, req.Value),
-				Flags: r.Int32(), Exptime: r.Int32N(86400),
-			})
-		} else {
-			req.Msg, err = EncodeGet(int32(i+1), &memcached.MemcachedServiceGetArgs{ReqID: r.Int64(), Key: key})
-		}
-		if err != nil {
-			return nil, fmt.Errorf("workload %s: request %d: %w", m.Name, i, err)
-		}
-		out = append(out, req)
+	g, err := vw.New(vw.Spec{Workload: m.Name, Count: n, Seed: seed, SetRatio: m.SetShare,
+		Skew: vw.DefaultSkew, Keys: vw.DefaultKeys})
+	if err != nil {
+		return nil, fmt.Errorf("workload %s: %w", m.Name, err)
 	}
-	return out, nil
+	out := make([]Request, 0, n)
+	for i := 0; ; i++ {
+		rec, ok, err := g.Next()
+		if err != nil {
+			return nil, fmt.Errorf("workload %s: %w", m.Name, err)
+		}
+		if !ok {
+			return out, nil
+		}
+		out = append(out, Request{Msg: rec.Msg, Set: rec.Meta["op"] == "Set", Offset: i % 64})
+	}
 }
 
 // Sets returns only the Set requests of reqs.
@@ -125,13 +73,8 @@ func Sets(reqs []Request) []Request {
 	return out
 }
 
-func randomBytes(r *rand.Rand, n int) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	return b
-}
+// MaxValue is the longest value SetOfSize makes: 64 KiB.
+const MaxValue = 65536
 
 // SetOfSize returns a Set CALL of exactly size bytes (at least MinSetSize):
 // an 8-byte key, every field present, and the value filling the rest.
