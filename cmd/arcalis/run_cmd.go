@@ -201,7 +201,7 @@ func runVectors(c *cli.Context) error {
 	}
 
 	out := c.App.Writer
-	progress := newProgress(c.App.ErrWriter, len(sel))
+	progress := newTicker(c.App.ErrWriter, "run")
 	results := make([]vectorResult, len(sel))
 	printed := 0
 	done := make([]bool, len(sel))
@@ -224,7 +224,7 @@ func runVectors(c *cli.Context) error {
 			}
 			printed++
 		}
-		progress.tick(printed)
+		progress.maybe("%d/%d vectors", printed, len(sel))
 	}
 
 	var cycles uint64
@@ -236,7 +236,7 @@ func runVectors(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	failed := summarize(c.App.ErrWriter, results, cycles, progress.elapsed())
+	failed := summarize(c.App.ErrWriter, results, cycles, time.Since(progress.start))
 	if f := c.String("junit"); f != "" {
 		if err := writeJUnit(f, results); err != nil {
 			return err
@@ -849,24 +849,3 @@ func summarize(w io.Writer, results []vectorResult, cycles uint64, elapsed time.
 	}
 	return failed
 }
-
-// progress prints a line to stderr every two seconds on long runs.
-type progress struct {
-	w           io.Writer
-	total       int
-	start, last time.Time
-}
-
-func newProgress(w io.Writer, total int) *progress {
-	now := time.Now()
-	return &progress{w: w, total: total, start: now, last: now}
-}
-
-func (p *progress) tick(n int) {
-	if now := time.Now(); now.Sub(p.last) >= 2*time.Second {
-		p.last = now
-		fmt.Fprintf(p.w, "... %d/%d vectors (%s)\n", n, p.total, now.Sub(p.start).Round(time.Second))
-	}
-}
-
-func (p *progress) elapsed() time.Duration { return time.Since(p.start) }
