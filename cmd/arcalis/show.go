@@ -13,6 +13,7 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"arcalis/vectors"
+	"arcalis/vectors/pcap"
 )
 
 // Limits of what show prints (it still reads everything).
@@ -81,7 +82,7 @@ func (wk *walker) message() error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(wk.w, "  message: method %q, type %s, seqid %d\n", name, msgTypeName(typ), seqid)
+	fmt.Fprintf(wk.w, "  message: method %q, type %s, seqid %d\n", name, pcap.TypeName(typ), seqid)
 	if err := wk.structFields(showMessageIndent, showMaxDepth); err != nil {
 		return err
 	}
@@ -240,20 +241,6 @@ func (wk *walker) element(i int, label string, typ thrift.TType, indent string, 
 	}
 	fmt.Fprintf(wk.w, "%s  @%d [%d]%s", indent, wk.at(), i, label)
 	return wk.value(typ, indent+"  ", depth-1)
-}
-
-func msgTypeName(t thrift.TMessageType) string {
-	switch t {
-	case thrift.CALL:
-		return "CALL"
-	case thrift.REPLY:
-		return "REPLY"
-	case thrift.EXCEPTION:
-		return "EXCEPTION"
-	case thrift.ONEWAY:
-		return "ONEWAY"
-	}
-	return fmt.Sprintf("%d (not a message type)", t)
 }
 
 var typeNames = map[thrift.TType]string{
