@@ -30,7 +30,9 @@ module cmd_interface
   input  logic [63:0]      status_i
 );
 
-  logic [AddrW-1:0] base_q, size_q;
+  logic [AddrW-1:0] base_q, base_d, size_q, size_d;
+  logic             rsp_valid_q, rsp_hit_q;
+  logic [63:0]      rsp_rdata_q, rsp_rdata_d;
   logic             hit;
 
   // Unsigned offset compare: no overflow at the top of the address space.
@@ -41,22 +43,31 @@ module cmd_interface
   assign cmd_payload_o = uc_wdata_i[63:4];
   assign stat_rd_o     = hit && !uc_write_i;
 
+  always_comb begin
+    base_d      = (cfg_valid_i && cfg_allow_i) ? cfg_base_i : base_q;
+    size_d      = (cfg_valid_i && cfg_allow_i) ? cfg_size_i : size_q;
+    rsp_rdata_d = stat_rd_o ? status_i : '0;
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      base_q         <= '0;
-      size_q         <= '0;
-      uc_rsp_valid_o <= 1'b0;
-      uc_rsp_hit_o   <= 1'b0;
-      uc_rsp_rdata_o <= '0;
+      base_q      <= '0;
+      size_q      <= '0;
+      rsp_valid_q <= 1'b0;
+      rsp_hit_q   <= 1'b0;
+      rsp_rdata_q <= '0;
     end else begin
-      if (cfg_valid_i && cfg_allow_i) begin
-        base_q <= cfg_base_i;
-        size_q <= cfg_size_i;
-      end
-      uc_rsp_valid_o <= uc_valid_i;
-      uc_rsp_hit_o   <= hit;
-      uc_rsp_rdata_o <= (hit && !uc_write_i) ? status_i : '0;
+      base_q      <= base_d;
+      size_q      <= size_d;
+      rsp_valid_q <= uc_valid_i;
+      rsp_hit_q   <= hit;
+      rsp_rdata_q <= rsp_rdata_d;
     end
   end
+
+  // Every access is answered the cycle after it.
+  assign uc_rsp_valid_o = rsp_valid_q;
+  assign uc_rsp_hit_o   = rsp_hit_q;
+  assign uc_rsp_rdata_o = rsp_rdata_q;
 
 endmodule

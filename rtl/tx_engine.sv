@@ -17,12 +17,13 @@ module tx_engine
   output logic                 done_o
 );
 
-  logic busy_q;
+  logic busy_q, busy_d;
+
+  assign busy_d = start_i || (busy_q && !out_ready_i);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni)                      busy_q <= 1'b0;
-    else if (start_i)                 busy_q <= 1'b1;
-    else if (out_valid_o && out_ready_i) busy_q <= 1'b0;
+    if (!rst_ni) busy_q <= 1'b0;
+    else         busy_q <= busy_d;
   end
 
   // Bytes in wire order, byte 0 in bits [7:0].
