@@ -8,7 +8,7 @@
 #define VM_ENTRY_POINTS(X)                                                 \
     X(vm_open) X(vm_close) X(vm_error) X(vm_signal) X(vm_get) X(vm_put)    \
     X(vm_port) X(vm_buffer) X(vm_cycle) X(vm_run_until) X(vm_run_until_any) \
-    X(vm_trace_on) X(vm_trace_off) X(vm_coverage_write)
+    X(vm_run_frames) X(vm_trace_on) X(vm_trace_off) X(vm_coverage_write)
 
 // Each field has the type of the shim.h function it points to.
 struct vm_lib {
@@ -55,6 +55,10 @@ vm_result call_run_until(vm_lib* l, int32_t port, uint64_t mask, uint64_t value,
 }
 vm_result call_run_until_any(vm_lib* l, const vm_cond* conds, int32_t n, uint64_t max) {
     return l->vm_run_until_any(conds, n, max);
+}
+vm_result call_run_frames(vm_lib* l, const vm_cond* conds, int32_t n, uint64_t max, const uint8_t* in,
+                          uint32_t in_size, uint8_t* out, uint32_t out_size, uint64_t frames) {
+    return l->vm_run_frames(conds, n, max, in, in_size, out, out_size, frames);
 }
 int32_t call_trace_on(vm_lib* l, const char* path) { return l->vm_trace_on(path); }
 int32_t call_trace_off(vm_lib* l) { return l->vm_trace_off(); }

@@ -155,6 +155,9 @@ type Port struct {
 	n     int       // (width+7)/8
 	slot  int       // bytes reserved in the buffer, a multiple of 8
 	mask  uint64    // width mask for Set
+	// The port's slot in the input or the output buffer (the other is nil),
+	// refreshed whenever the buffers move; nil after Close.
+	in, out []byte
 }
 
 // Input registers the named writable signal as a fast-path input port.
@@ -182,8 +185,6 @@ func (s *Sim) port(name string, input bool) (*Port, error) {
 	if idx < 0 {
 		return nil, s.err(idx, fmt.Sprintf("%s port %q", kind, name))
 	}
-	// The buffer may have moved; refresh both views.
-	s.in, s.out = s.buffer(C.VM_IN), s.buffer(C.VM_OUT)
 	p := &Port{
 		s:     s,
 		name:  name,
@@ -198,7 +199,27 @@ func (s *Sim) port(name string, input bool) (*Port, error) {
 	if g.width < 64 {
 		p.mask = 1<<g.width - 1
 	}
+	// The buffers may have moved; refresh every view. Frames and samples
+	// have the old layout.
+	s.ports = append(s.ports, p)
+	s.in, s.out = s.buffer(C.VM_IN), s.buffer(C.VM_OUT)
+	s.views()
+	s.staged, s.kept = 0, 0
 	return p, nil
+}
+
+// views points every port at its slot in the current buffers, or at
+// nothing after Close.
+func (s *Sim) views() {
+	for _, p := range s.ports {
+		p.in, p.out = nil, nil
+		switch {
+		case p.input && s.in != nil:
+			p.in = s.in[p.off : p.off+p.slot : p.off+p.slot]
+		case !p.input && s.out != nil:
+			p.out = s.out[p.off : p.off+p.slot : p.off+p.slot]
+		}
+	}
 }
 
 func (s *Sim) buffer(dir C.int32_t) []byte {
@@ -223,33 +244,39 @@ func (p *Port) String() string {
 	return fmt.Sprintf("output %q", p.name)
 }
 
-// inSlot returns the port's input slot; it panics on misuse.
-func (p *Port) inSlot() []byte {
-	if !p.input {
-		panic("vpi: " + p.String() + " is not an input port")
-	}
-	if p.s.in == nil {
+// misuse panics with what is wrong with the port's use.
+//
+//go:noinline
+func (p *Port) misuse() {
+	if p.s.closed {
 		panic("vpi: " + p.String() + " used after Close")
 	}
-	return p.s.in[p.off : p.off+p.slot : p.off+p.slot]
-}
-
-// outSlot returns the port's output slot; it panics on misuse.
-func (p *Port) outSlot() []byte {
 	if p.input {
 		panic("vpi: " + p.String() + " is not an output port")
 	}
-	if p.s.out == nil {
-		panic("vpi: " + p.String() + " used after Close")
-	}
-	return p.s.out[p.off : p.off+p.slot : p.off+p.slot]
+	panic("vpi: " + p.String() + " is not an input port")
 }
 
 // Set sets an input port for the following cycles. v is zero-extended to
 // the port's width and bits above the width are dropped. Set panics on an
 // output port.
 func (p *Port) Set(v uint64) {
-	b := p.inSlot()
+	b := p.in
+	if len(b) != 8 {
+		p.setWide(v)
+		return
+	}
+	binary.LittleEndian.PutUint64(b, v&p.mask)
+}
+
+// setWide is Set for ports wider than 64 bits, and Set's misuse.
+//
+//go:noinline
+func (p *Port) setWide(v uint64) {
+	b := p.in
+	if b == nil {
+		p.misuse()
+	}
 	binary.LittleEndian.PutUint64(b, v&p.mask)
 	clear(b[8:])
 }
@@ -258,7 +285,10 @@ func (p *Port) Set(v uint64) {
 // the port's width; bits above the width are dropped. It panics if b is
 // longer than (Width+7)/8 bytes or p is an output port.
 func (p *Port) SetBytes(b []byte) {
-	slot := p.inSlot()
+	slot := p.in
+	if slot == nil {
+		p.misuse()
+	}
 	if len(b) > p.n {
 		panic(fmt.Sprintf("vpi: %s: SetBytes with %d bytes for a %d-bit port", p, len(b), p.width))
 	}
@@ -270,12 +300,30 @@ func (p *Port) SetBytes(b []byte) {
 }
 
 // U64 returns the low 64 bits of an output port's last sample.
-func (p *Port) U64() uint64 { return binary.LittleEndian.Uint64(p.outSlot()) }
+func (p *Port) U64() uint64 {
+	b := p.out
+	if len(b) < 8 {
+		p.misuse()
+	}
+	return binary.LittleEndian.Uint64(b)
+}
 
 // Bit returns bit 0 of an output port's last sample.
-func (p *Port) Bit() bool { return p.outSlot()[0]&1 != 0 }
+func (p *Port) Bit() bool {
+	b := p.out
+	if len(b) < 8 {
+		p.misuse()
+	}
+	return b[0]&1 != 0
+}
 
 // Bytes returns an output port's last sample, (Width+7)/8 bytes,
 // little-endian. It is a view of the C buffer: valid until the next Cycle,
 // RunUntil, Input, Output or Close, and not to be written.
-func (p *Port) Bytes() []byte { return p.outSlot()[:p.n:p.n] }
+func (p *Port) Bytes() []byte {
+	b := p.out
+	if b == nil {
+		p.misuse()
+	}
+	return b[:p.n:p.n]
+}

@@ -161,19 +161,43 @@ inline void evalAndDump(Sim* s) {
     if (VL_UNLIKELY(s->trace)) s->trace->dump(s->ctx->time());
 }
 
-// step runs one cycle and leaves the pre-edge sample in the output buffer.
-inline void step(Sim* s) {
-    const uint8_t* in = bytes(s, VM_IN);
+// step runs one cycle with the inputs laid out at in and leaves the
+// pre-edge sample at out (by default the two port buffers).
+inline void step(Sim* s, const uint8_t* in, uint8_t* out) {
     for (const Port& p : s->ports[VM_IN]) toModel(p, in);
     *s->clk = 0;
     evalAndDump(s);
-    uint8_t* out = bytes(s, VM_OUT);
     for (const Port& p : s->ports[VM_OUT]) fromModel(p, out);
     s->ctx->timeInc(kHalfPeriod);
     *s->clk = 1;
     evalAndDump(s);
     s->ctx->timeInc(kHalfPeriod);
     ++s->cycles;
+}
+
+inline void step(Sim* s) { step(s, bytes(s, VM_IN), bytes(s, VM_OUT)); }
+
+// checkConds validates a condition list against the output ports.
+int32_t checkConds(const Sim* s, const vm_cond* conds, int32_t n) {
+    if (n < 0 || (n > 0 && !conds)) return fail(VM_EINVAL, "bad condition list");
+    const size_t outs = s->ports[VM_OUT].size();
+    for (int32_t k = 0; k < n; ++k) {
+        if (conds[k].port < 0 || static_cast<size_t>(conds[k].port) >= outs) {
+            return fail(VM_EINVAL, "condition %d: bad output port %d", k, conds[k].port);
+        }
+    }
+    return VM_OK;
+}
+
+// anyHolds reports whether any condition holds on the sample at out.
+inline bool anyHolds(const Sim* s, const vm_cond* conds, int32_t n, const uint8_t* out) {
+    for (int32_t k = 0; k < n; ++k) {
+        const vm_cond& c = conds[k];
+        uint64_t v;
+        std::memcpy(&v, out + s->ports[VM_OUT][c.port].offset, sizeof v);
+        if (((v & c.mask) == c.value) != (c.ne != 0)) return true;
+    }
+    return false;
 }
 
 int32_t finished() {
@@ -395,24 +419,62 @@ vm_result vm_run_until(int32_t port, uint64_t mask, uint64_t value, uint64_t max
 vm_result vm_run_until_any(const vm_cond* conds, int32_t n, uint64_t max) {
     if (int32_t rc = check()) return vm_result{0, rc};
     Sim* s = g_sim;
-    if (n < 0 || (n > 0 && !conds)) return vm_result{0, fail(VM_EINVAL, "bad condition list")};
-    const size_t outs = s->ports[VM_OUT].size();
-    for (int32_t k = 0; k < n; ++k) {
-        if (conds[k].port < 0 || static_cast<size_t>(conds[k].port) >= outs) {
-            return vm_result{0, fail(VM_EINVAL, "condition %d: bad output port %d", k, conds[k].port)};
-        }
-    }
-    const uint64_t* out = s->buf[VM_OUT].data();
+    if (int32_t rc = checkConds(s, conds, n)) return vm_result{0, rc};
+    const uint8_t* out = bytes(s, VM_OUT);
     for (uint64_t i = 0; i < max; ++i) {
         if (VL_UNLIKELY(s->ctx->gotFinish())) return vm_result{static_cast<int64_t>(i), finished()};
         step(s);
-        for (int32_t k = 0; k < n; ++k) {
-            const vm_cond& c = conds[k];
-            const uint64_t v = out[s->ports[VM_OUT][c.port].offset / 8] & c.mask;
-            if ((v == c.value) != (c.ne != 0)) return vm_result{static_cast<int64_t>(i + 1), VM_MATCHED};
-        }
+        if (anyHolds(s, conds, n, out)) return vm_result{static_cast<int64_t>(i + 1), VM_MATCHED};
     }
     return vm_result{static_cast<int64_t>(max), VM_OK};
+}
+
+vm_result vm_run_frames(const vm_cond* conds, int32_t n, uint64_t max, const uint8_t* in, uint32_t in_size,
+                        uint8_t* out, uint32_t out_size, uint64_t frames) {
+    if (int32_t rc = check()) return vm_result{0, rc};
+    Sim* s = g_sim;
+    if (int32_t rc = checkConds(s, conds, n)) return vm_result{0, rc};
+    const uint32_t inBytes = static_cast<uint32_t>(s->buf[VM_IN].size() * 8);
+    const uint32_t outBytes = static_cast<uint32_t>(s->buf[VM_OUT].size() * 8);
+    if (in_size != inBytes || out_size != outBytes) {
+        return vm_result{0, fail(VM_EINVAL, "frames of %u and %u bytes, but the port buffers are %u and %u bytes",
+                                 in_size, out_size, inBytes, outBytes)};
+    }
+    if (frames > 0 && ((inBytes > 0 && !in) || (outBytes > 0 && !out))) {
+        return vm_result{0, fail(VM_EINVAL, "no frame buffer")};
+    }
+    uint8_t* inBuf = bytes(s, VM_IN);
+    uint8_t* outBuf = bytes(s, VM_OUT);
+    // Frames go straight between the caller's buffers and the model; the
+    // port buffers get the last ones at the end.
+    const uint8_t* lastIn = nullptr;
+    const uint8_t* lastOut = nullptr;
+    int32_t status = VM_OK;
+    uint64_t i = 0;
+    for (; i < max; ++i) {
+        if (VL_UNLIKELY(s->ctx->gotFinish())) {
+            status = finished();
+            break;
+        }
+        const uint8_t* sample = outBuf;
+        if (i < frames) {
+            lastIn = in + i * in_size;
+            lastOut = sample = out + i * out_size;
+            step(s, lastIn, out + i * out_size);
+        } else {
+            if (lastIn && in_size > 0) std::memcpy(inBuf, lastIn, in_size);  // held from here on
+            lastIn = lastOut = nullptr;
+            step(s);
+        }
+        if (anyHolds(s, conds, n, sample)) {
+            status = VM_MATCHED;
+            ++i;
+            break;
+        }
+    }
+    if (lastIn && in_size > 0) std::memcpy(inBuf, lastIn, in_size);
+    if (lastOut && out_size > 0) std::memcpy(outBuf, lastOut, out_size);
+    return vm_result{static_cast<int64_t>(i), status};
 }
 
 uint64_t vm_cycles(void) { return check() == VM_OK ? g_sim->cycles : 0; }

@@ -100,6 +100,17 @@ typedef struct {
  * holds on a pre-edge sample, or max cycles have run. status is VM_MATCHED
  * if one held; the cycle whose sample matched is completed and counted. */
 vm_result vm_run_until_any(const vm_cond* conds, int32_t n, uint64_t max);
+/* vm_run_frames runs cycles like vm_run_until_any, except that the first
+ * `frames` cycles take their inputs from the caller: before cycle i the
+ * model gets input frame i (in + i*in_size, laid out like the input buffer)
+ * instead of the input buffer, and the cycle's pre-edge sample goes to
+ * output frame i (out + i*out_size, laid out like the output buffer).
+ * in_size and out_size must be the current sizes of the two buffers.
+ * Afterwards the input buffer holds the inputs of the last cycle run and
+ * the output buffer its sample; cycles past the frames hold the last
+ * frame's inputs. */
+vm_result vm_run_frames(const vm_cond* conds, int32_t n, uint64_t max, const uint8_t* in, uint32_t in_size,
+                        uint8_t* out, uint32_t out_size, uint64_t frames);
 /* vm_cycles returns the cycles completed since vm_open. */
 uint64_t vm_cycles(void);
 

@@ -69,6 +69,12 @@ type Sim struct {
 	cycles  uint64
 	closed  bool
 	conds   []C.vm_cond // RunUntilAny's conditions, reused
+	ports   []*Port     // every port registered, for their views of the buffers
+
+	frames  []byte // staged input frames, len(in) bytes each
+	staged  int
+	samples []byte // the kept pre-edge samples, len(out) bytes each
+	kept    int
 }
 
 // Open loads the shared library built by vpi/build.mk, constructs the model,
@@ -112,6 +118,8 @@ func (s *Sim) Close() error {
 	}
 	s.closed = true
 	s.in, s.out = nil, nil
+	s.views()
+	s.staged, s.kept = 0, 0
 	runtime.UnlockOSThread()
 	return nil
 }
@@ -119,6 +127,7 @@ func (s *Sim) Close() error {
 // Cycle runs n clock cycles. Each cycle copies every input port into the
 // model, evaluates with the clock low, samples every output port (what the
 // rising edge sees), then evaluates with the clock high. One cgo call.
+// With frames staged, the cycles take their inputs from them (see Stage).
 func (s *Sim) Cycle(n int) error {
 	if n < 0 {
 		return &Error{Op: fmt.Sprintf("cycle %d", n), Err: ErrInvalid, Detail: "negative cycle count"}
@@ -126,7 +135,12 @@ func (s *Sim) Cycle(n int) error {
 	if s.closed {
 		return &Error{Op: "cycle", Err: ErrClosed}
 	}
-	r := C.call_cycle(s.lib, C.uint64_t(n))
+	var r C.vm_result
+	if s.staged > 0 {
+		r = s.runFrames(nil, n)
+	} else {
+		r = C.call_cycle(s.lib, C.uint64_t(n))
+	}
 	if r.cycles != 0 {
 		s.cycles += uint64(r.cycles)
 	}
@@ -139,7 +153,8 @@ func (s *Sim) Cycle(n int) error {
 // RunUntil runs cycles with the inputs held until the pre-edge sample of
 // output port p satisfies v&mask == value (on its low 64 bits) or max
 // cycles have run. It returns the cycles run, counting the one whose sample
-// matched, and whether the condition held. One cgo call.
+// matched, and whether the condition held. One cgo call. With frames
+// staged, the cycles take their inputs from them (see Stage).
 func (s *Sim) RunUntil(p *Port, mask, value uint64, max int) (cycles int, ok bool, err error) {
 	op := "run until " + p.String()
 	switch {
@@ -150,7 +165,18 @@ func (s *Sim) RunUntil(p *Port, mask, value uint64, max int) (cycles int, ok boo
 	case max < 0:
 		return 0, false, &Error{Op: op, Err: ErrInvalid, Detail: "negative cycle budget"}
 	}
-	r := C.call_run_until(s.lib, p.index, C.uint64_t(mask), C.uint64_t(value), C.uint64_t(max))
+	var r C.vm_result
+	if s.staged > 0 {
+		s.conds = append(s.conds[:0], C.vm_cond{port: p.index, mask: C.uint64_t(mask), value: C.uint64_t(value)})
+		r = s.runFrames(s.conds, max)
+	} else {
+		r = C.call_run_until(s.lib, p.index, C.uint64_t(mask), C.uint64_t(value), C.uint64_t(max))
+	}
+	return s.untilResult(r, op)
+}
+
+// untilResult accounts for a run-until call's result.
+func (s *Sim) untilResult(r C.vm_result, op string) (int, bool, error) {
 	if r.cycles != 0 { // a refused call from another thread must not write s
 		s.cycles += uint64(r.cycles)
 	}
@@ -174,7 +200,8 @@ type Cond struct {
 // RunUntilAny runs cycles with the inputs held until any of conds holds on
 // a pre-edge sample or max cycles have run. It returns the cycles run,
 // counting the one whose sample matched, and whether a condition held. One
-// cgo call, however many cycles and conditions.
+// cgo call, however many cycles and conditions. With frames staged, the
+// cycles take their inputs from them (see Stage).
 func (s *Sim) RunUntilAny(conds []Cond, max int) (cycles int, ok bool, err error) {
 	const op = "run until any"
 	switch {
@@ -190,21 +217,78 @@ func (s *Sim) RunUntilAny(conds []Cond, max int) (cycles int, ok bool, err error
 		}
 		s.conds = append(s.conds, C.vm_cond{port: c.Port.index, ne: C.int32_t(b2i(c.NotEqual)), mask: C.uint64_t(c.Mask), value: C.uint64_t(c.Value)})
 	}
+	if s.staged > 0 {
+		return s.untilResult(s.runFrames(s.conds, max), op)
+	}
 	var first *C.vm_cond
 	if len(s.conds) > 0 {
 		first = &s.conds[0]
 	}
-	r := C.call_run_until_any(s.lib, first, C.int32_t(len(s.conds)), C.uint64_t(max))
-	if r.cycles != 0 {
-		s.cycles += uint64(r.cycles)
+	return s.untilResult(C.call_run_until_any(s.lib, first, C.int32_t(len(s.conds)), C.uint64_t(max)), op)
+}
+
+// Stage appends the input ports' current values to the staged input
+// frames and returns how many are staged. The next call that runs cycles
+// (Cycle, RunUntil or RunUntilAny) takes the inputs of its i-th cycle from
+// frame i instead of the ports, for as many cycles as there are frames
+// (later cycles hold the last frame's inputs), keeps each of those cycles'
+// pre-edge sample for UseSample, and drops the frames, run or not:
+// however many cycles' inputs change, one cgo call. Afterwards the input
+// ports hold the inputs of the last cycle run and the output ports its
+// sample. Registering a port drops the staged frames; Signal.Put does not
+// change them. Stage panics after Close.
+func (s *Sim) Stage() int {
+	if s.closed {
+		panic("vpi: Stage after Close")
 	}
-	switch r.status {
-	case C.VM_MATCHED:
-		return int(r.cycles), true, nil
-	case C.VM_OK:
-		return int(r.cycles), false, nil
+	n := len(s.in)
+	s.frames = append(s.frames[:s.staged*n], s.in...)
+	s.staged++
+	return s.staged
+}
+
+// Staged returns how many input frames are staged.
+func (s *Sim) Staged() int { return s.staged }
+
+// Samples returns how many pre-edge samples the last call that ran staged
+// frames kept: one per cycle it ran from a frame.
+func (s *Sim) Samples() int { return s.kept }
+
+// UseSample makes the kept pre-edge sample of cycle i (0 <= i < Samples())
+// the one output ports read (Port.U64, Bit, Bytes), until the next call
+// that runs cycles. It panics if there is no such sample.
+func (s *Sim) UseSample(i int) {
+	if i < 0 || i >= s.kept || s.out == nil {
+		panic(fmt.Sprintf("vpi: UseSample(%d) with %d samples kept", i, s.kept))
 	}
-	return int(r.cycles), false, s.err(r.status, op)
+	n := len(s.out)
+	copy(s.out, s.samples[i*n:(i+1)*n])
+}
+
+// runFrames runs up to max cycles from the staged frames until any of
+// conds holds, and drops the frames.
+func (s *Sim) runFrames(conds []C.vm_cond, max int) C.vm_result {
+	frames, in, out := s.staged, len(s.in), len(s.out)
+	if len(s.samples) < frames*out {
+		s.samples = make([]byte, frames*out*2)
+	}
+	var first *C.vm_cond
+	if len(conds) > 0 {
+		first = &conds[0]
+	}
+	var pin, pout *C.uint8_t
+	if in > 0 {
+		pin = (*C.uint8_t)(unsafe.Pointer(&s.frames[0]))
+	}
+	if out > 0 {
+		pout = (*C.uint8_t)(unsafe.Pointer(&s.samples[0]))
+	}
+	r := C.call_run_frames(s.lib, first, C.int32_t(len(conds)), C.uint64_t(max),
+		pin, C.uint32_t(in), pout, C.uint32_t(out), C.uint64_t(frames))
+	if r.status != C.VM_ETHREAD { // a refused call from another thread must not write s
+		s.staged, s.kept = 0, min(int(r.cycles), frames)
+	}
+	return r
 }
 
 func b2i(b bool) int {
