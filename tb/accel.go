@@ -62,9 +62,20 @@ type Accel struct {
 	uc               ucResponse
 	state, phase     uint64 // last sample of state_o and rx_phase_o
 	sampled          bool
+	busy             bool       // the last edge transferred a load or a store
 	pending          int        // samples equal to the last one, not yet in Cov
 	conds            []vpi.Cond // quiet's, reused
 	window           [2]uint64  // the command page Configure last programmed
+
+	// stepwise turns off running several cycles per simulator call (quiet
+	// and frames): every cycle is one Step; noQuiet turns off quiet alone.
+	// The results are the same (batch_test.go).
+	stepwise, noQuiet bool
+	ready             [][2]bool  // each frame's ldReady and stReady, reused
+	pollStop          []vpi.Cond // frames' stop condition while polling: a ready status
+	ucStop            []vpi.Cond // and otherwise: a UC response
+	ucOff             func(int)  // frames' next for a UC access: valid for one cycle
+	onEdge            func()     // if set, called at every edge with its sample (tests)
 }
 
 type ucResponse struct {
@@ -123,6 +134,9 @@ func Open(lib string, mem MemConfig) (*Accel, error) {
 		sim.Close()
 		return nil, fmt.Errorf("binding the model's ports: %w", err)
 	}
+	a.pollStop = []vpi.Cond{{Port: a.out.ucRspRdata, Mask: 1 << 4, Value: 1 << 4}}
+	a.ucStop = []vpi.Cond{{Port: a.out.ucRspValid, Mask: 1, Value: 1}}
+	a.ucOff = func(int) { a.in.ucValid.Set(0) }
 	if err := a.Reset(); err != nil {
 		sim.Close()
 		return nil, err
@@ -168,24 +182,9 @@ func (a *Accel) Step() error {
 // counted by flushCov, which every exported method calls before it returns.
 func (a *Accel) step() error {
 	m, now := a.Mem, a.cycle+1
-	if ans := m.nextLoad(now); ans != nil {
-		a.in.ldRspValid.Set(1)
-		a.in.ldRspTag.Set(ans.tag)
-		a.in.ldRspData.SetBytes(ans.data[:])
-		a.in.ldRspErr.Set(b2u(ans.err))
-	} else {
-		a.in.ldRspValid.Set(0)
-	}
-	if ans := m.nextAck(now); ans != nil {
-		a.in.stAckValid.Set(1)
-		a.in.stAckTag.Set(ans.tag)
-	} else {
-		a.in.stAckValid.Set(0)
-	}
+	ld, ack := m.nextLoad(now), m.nextAck(now)
 	a.ldReady, a.stReady = m.loadReady(), m.storeReady()
-	a.in.ldReqReady.Set(b2u(a.ldReady))
-	a.in.stReqReady.Set(b2u(a.stReady))
-
+	a.drive(ld, ack)
 	if err := a.sim.Cycle(1); err != nil {
 		return fmt.Errorf("cycle %d: %w", now, err)
 	}
@@ -193,16 +192,82 @@ func (a *Accel) step() error {
 	return nil
 }
 
+// drive sets the memory's inputs for a cycle: the load and store answers
+// (nil: none) and the request ports' readiness, a.ldReady and a.stReady.
+func (a *Accel) drive(ld, ack *answer) {
+	if ld != nil {
+		a.in.ldRspValid.Set(1)
+		a.in.ldRspTag.Set(ld.tag)
+		a.in.ldRspData.SetBytes(ld.data[:])
+		a.in.ldRspErr.Set(b2u(ld.err))
+	} else {
+		a.in.ldRspValid.Set(0)
+	}
+	if ack != nil {
+		a.in.stAckValid.Set(1)
+		a.in.stAckTag.Set(ack.tag)
+	} else {
+		a.in.stAckValid.Set(0)
+	}
+	a.in.ldReqReady.Set(b2u(a.ldReady))
+	a.in.stReqReady.Set(b2u(a.stReady))
+}
+
+// frames runs up to max cycles (at least 1) in one simulator call, the
+// memory's inputs of each fixed before it runs (Memory.frame; at most
+// Memory.lookahead cycles), and stops after the first cycle whose pre-edge
+// sample meets any of stop. It then takes each cycle's edge in order. next,
+// if not nil, sets the testbench's other inputs for cycle i >= 1 (cycle 0
+// runs with them as they are). The result is cycle for cycle what Step
+// would do; it returns the cycles run.
+func (a *Accel) frames(max int, stop []vpi.Cond, next func(i int)) (int, error) {
+	m, first := a.Mem, a.cycle+1
+	k := min(max, m.lookahead())
+	m.begin()
+	rdy := a.ready[:0]
+	for i := 0; i < k; i++ {
+		if i > 0 && next != nil {
+			next(i)
+		}
+		ld, ack, lr, sr, ok := m.frame(first + uint64(i))
+		if !ok {
+			break
+		}
+		a.ldReady, a.stReady = lr, sr
+		a.drive(ld, ack)
+		a.sim.Stage()
+		rdy = append(rdy, [2]bool{lr, sr})
+	}
+	a.ready = rdy
+	n, _, err := a.sim.RunUntilAny(stop, len(rdy))
+	m.end(n)
+	for i := 0; i < n; i++ {
+		a.sim.UseSample(i)
+		a.ldReady, a.stReady = rdy[i][0], rdy[i][1]
+		a.edge(first + uint64(i))
+	}
+	if err != nil {
+		return n, fmt.Errorf("cycles %d..%d: %w", first, first+uint64(len(rdy))-1, err)
+	}
+	return n, nil
+}
+
 // edge takes what the edge at cycle now transferred: the outputs were
 // sampled just before it.
 func (a *Accel) edge(now uint64) {
 	m := a.Mem
 	a.cycle = now
+	a.busy = false
+	if a.onEdge != nil {
+		a.onEdge()
+	}
 	if a.ldReady && a.out.ldReqValid.Bit() {
 		m.takeLoad(now, a.out.ldReqAddr.U64(), a.out.ldReqTag.U64())
+		a.busy = true
 	}
 	if a.stReady && a.out.stReqValid.Bit() {
 		m.takeStore(now, a.out.stReqAddr.U64(), a.out.stReqTag.U64(), a.out.stReqData.Bytes(), a.out.stReqStrb.U64())
+		a.busy = true
 	}
 	a.uc = ucResponse{valid: a.out.ucRspValid.Bit(), hit: a.out.ucRspHit.Bit(), data: a.out.ucRspRdata.U64()}
 	if st, ph := a.out.state.U64(), a.out.rxPhase.U64(); a.sampled && st == a.state && ph == a.phase {
@@ -265,11 +330,26 @@ func (a *Accel) quiet(max int, polling bool) (int, error) {
 	return n, nil
 }
 
-// advance runs at least one and at most max cycles: one Step, or while the
-// memory is quiet, as many cycles as quiet allows in one call.
+// advance runs at least one and at most max cycles: while the memory and
+// the engine are quiet, as many cycles as quiet allows in one call; else,
+// with memory latency, up to Latency+1 cycles in one call (frames); else
+// one Step. While polling, it stops at a ready status.
 func (a *Accel) advance(max int, polling bool) (int, error) {
-	if q := a.Mem.quietCycles(a.cycle + 1); q >= 2 && max >= 2 && a.sampled {
+	if a.stepwise || max < 2 {
+		return 1, a.step()
+	}
+	m := a.Mem
+	if q := m.quietCycles(a.cycle + 1); q >= 2 && a.sampled && !a.busy && !a.noQuiet {
 		return a.quiet(min(q, max), polling)
+	}
+	if m.lookahead() >= 2 {
+		var stop []vpi.Cond
+		if polling {
+			stop = a.pollStop
+		} else {
+			stop = a.ucStop
+		}
+		return a.frames(max, stop, nil)
 	}
 	return 1, a.step()
 }
@@ -305,9 +385,14 @@ func (a *Accel) UC(write bool, addr, data uint64) (hit bool, word uint64, err er
 	a.in.ucWrite.Set(b2u(write))
 	a.in.ucAddr.Set(addr)
 	a.in.ucWdata.Set(data)
-	err = a.step()
+	n := 1
+	if !a.stepwise && a.Mem.lookahead() >= 2 {
+		n, err = a.frames(2, nil, a.ucOff) // the request, then the response
+	} else {
+		err = a.step()
+	}
 	a.in.ucValid.Set(0)
-	if err == nil {
+	if err == nil && n < 2 {
 		err = a.step()
 	}
 	a.flushCov()

@@ -55,6 +55,7 @@ type Memory struct {
 	cfg   MemConfig
 	seed  int64
 	rng   *rand.Rand // made from seed on first use: most configurations never draw
+	draws *tape      // rng's source
 	pages map[uint64]*page
 
 	// The page last touched: requests walk memory a line at a time.
@@ -80,6 +81,8 @@ type Memory struct {
 	LoadCount  int
 	StoreCount int
 	inflight   int // loads and stores taken and not yet answered
+
+	batch batch // see begin
 }
 
 // pageSize is the granule of the sparse store: 64 KiB, so that a request's
@@ -94,7 +97,7 @@ func NewMemory(cfg MemConfig) *Memory {
 }
 
 // Reseed restarts the random choices, so one request can be replayed exactly.
-func (m *Memory) Reseed(seed int64) { m.seed, m.rng = seed, nil }
+func (m *Memory) Reseed(seed int64) { m.seed, m.rng, m.draws = seed, nil, nil }
 
 // SetConfig changes the memory's behaviour between requests and reseeds it
 // from cfg.Seed; it fails while a request is waiting for its answer.
@@ -112,7 +115,8 @@ func (m *Memory) Config() MemConfig { return m.cfg }
 
 func (m *Memory) random() *rand.Rand {
 	if m.rng == nil {
-		m.rng = rand.New(rand.NewSource(m.seed))
+		m.draws = &tape{src: rand.NewSource(m.seed).(rand.Source64), keep: m.batch.on}
+		m.rng = rand.New(m.draws)
 	}
 	return m.rng
 }
@@ -334,6 +338,9 @@ func (m *Memory) next(q *queue, now uint64, reorder bool) *answer {
 		if due[i].due <= now {
 			if k == 0 {
 				m.inflight--
+				if m.batch.on {
+					m.batch.undo = append(m.batch.undo, removal{q: q, at: i, unsorted: q.unsorted, a: due[i]})
+				}
 				return q.remove(i)
 			}
 			k--
@@ -382,8 +389,200 @@ func (q *queue) remove(i int) *answer {
 
 func (q *queue) clear() { q.items, q.head, q.unsorted = q.items[:0], 0, 0 }
 
+// unremove puts back an answer remove took out as the i-th waiting one,
+// and the unsorted count from before.
+func (q *queue) unremove(i int, a answer, unsorted int) {
+	if i == 0 && q.head > 0 {
+		q.head--
+		q.items[q.head] = a
+	} else {
+		q.items = append(q.items, answer{})
+		copy(q.items[q.head+i+1:], q.items[q.head+i:])
+		q.items[q.head+i] = a
+	}
+	q.unsorted = unsorted
+}
+
 func (m *Memory) violate(format string, args ...any) {
 	if len(m.Violations) < 20 {
 		m.Violations = append(m.Violations, fmt.Sprintf(format, args...))
+	}
+}
+
+// ---- Batches: the inputs of several cycles fixed before their edges ----
+
+// A request taken at edge t is answered at edge t+1+Latency at the
+// earliest, so what the edges of the next Latency+1 cycles take cannot
+// change the answers those cycles get. The testbench may then fix the
+// inputs of those cycles first (frame, once per cycle), run them in one
+// simulator call and take their edges' requests afterwards (Accel.frames),
+// exactly as if it had stepped them one at a time: the random draws come
+// in the same order (a frame that would draw after an edge that may draw
+// ends the batch), and a port whose readiness depends on the requests the
+// batch takes (MaxInFlight) ends it too. A batch cut short undoes the
+// frames it did not run.
+
+// batch is the state of a batch in progress.
+type batch struct {
+	on            bool
+	undo          []removal // answers the frames took from the queues, in order
+	marks         []mark    // where each frame began
+	loads, stores int       // frames so far whose load, store port was ready
+	edgeDraws     bool      // an edge so far may draw (a request taken there would)
+}
+
+// removal is an answer a frame took from a queue, to be put back.
+type removal struct {
+	q        *queue
+	at       int // its place among the waiting answers
+	unsorted int // q.unsorted before
+	a        answer
+}
+
+// mark is where a frame began: its first removal and its first draw.
+type mark struct{ undo, draws int }
+
+// maxBatch bounds a batch's cycles.
+const maxBatch = 64
+
+// lookahead is how many cycles from the next one on may have their inputs
+// fixed before their edges: Latency+1, at most maxBatch.
+func (m *Memory) lookahead() int { return min(max(m.cfg.Latency, 0)+1, maxBatch) }
+
+// begin starts a batch.
+func (m *Memory) begin() {
+	b := &m.batch
+	b.on, b.undo, b.marks, b.loads, b.stores, b.edgeDraws = true, b.undo[:0], b.marks[:0], 0, 0, false
+	if m.draws != nil {
+		m.draws.record()
+	}
+}
+
+// frame fixes the memory's side of the batch's next cycle, now: the answers
+// it drives and whether each request port is ready, as nextLoad, nextAck,
+// loadReady and storeReady would. It returns ok false, and changes nothing,
+// if they could depend on what the edges of the batch's earlier cycles
+// take; the first frame of a batch is always ok.
+func (m *Memory) frame(now uint64) (ld, ack *answer, ldReady, stReady, ok bool) {
+	b := &m.batch
+	k := m.mark()
+	ld, ack = m.nextLoad(now), m.nextAck(now)
+	ldReady, stReady = m.loadReady(), m.storeReady()
+	if len(b.marks) > 0 && (b.edgeDraws && m.drewSince(k) || !m.readyKnown()) {
+		m.rollback(k)
+		return nil, nil, false, false, false
+	}
+	b.marks = append(b.marks, k)
+	if ldReady {
+		b.loads++
+	}
+	if stReady {
+		b.stores++
+	}
+	// takeLoad and takeStore draw for random stalls, takeLoad for faults.
+	b.edgeDraws = b.edgeDraws || m.cfg.MaxStall > 0 && (ldReady || stReady) || m.cfg.LoadFault > 0 && ldReady
+	return ld, ack, ldReady, stReady, true
+}
+
+// readyKnown reports whether the readiness frame just drew holds whatever
+// the batch's earlier edges take: with MaxInFlight, each request taken
+// counts against it.
+func (m *Memory) readyKnown() bool {
+	c, b := &m.cfg, &m.batch
+	if c.MaxInFlight <= 0 {
+		return true
+	}
+	known := func(inflight, taken int) bool {
+		return inflight >= c.MaxInFlight || inflight+taken < c.MaxInFlight
+	}
+	return (c.HoldLoads || known(m.ldInflight, b.loads)) && known(m.stInflight, b.stores)
+}
+
+// end ends the batch once its first n frames ran, undoing the others.
+func (m *Memory) end(n int) {
+	b := &m.batch
+	if n < len(b.marks) {
+		m.rollback(b.marks[n])
+	}
+	b.on = false
+	if m.draws != nil {
+		m.draws.stop()
+	}
+}
+
+func (m *Memory) mark() mark {
+	k := mark{undo: len(m.batch.undo)}
+	if m.draws != nil {
+		k.draws = m.draws.pos
+	}
+	return k
+}
+
+func (m *Memory) drewSince(k mark) bool { return m.draws != nil && m.draws.pos > k.draws }
+
+// rollback undoes the frames from k on: their answers go back to their
+// queues, their draws back on the tape.
+func (m *Memory) rollback(k mark) {
+	b := &m.batch
+	for len(b.undo) > k.undo {
+		r := &b.undo[len(b.undo)-1]
+		r.q.unremove(r.at, r.a, r.unsorted)
+		m.inflight++
+		if r.q == &m.loads {
+			m.ldInflight++
+		} else {
+			m.stInflight++
+		}
+		b.undo = b.undo[:len(b.undo)-1]
+	}
+	if m.draws != nil {
+		m.draws.pos = k.draws
+	}
+}
+
+// tape is the memory's source of random numbers: math/rand's own source,
+// whose values it hands out in order, but while recording it keeps them,
+// so that a rollback can hand the same values out again.
+type tape struct {
+	src  rand.Source64
+	vals []uint64 // drawn from src; vals[pos:] are still to be handed out
+	pos  int
+	keep bool
+}
+
+func (t *tape) Uint64() uint64 {
+	if t.pos < len(t.vals) {
+		v := t.vals[t.pos]
+		t.pos++
+		if !t.keep && t.pos == len(t.vals) {
+			t.vals, t.pos = t.vals[:0], 0
+		}
+		return v
+	}
+	v := t.src.Uint64()
+	if t.keep {
+		t.vals = append(t.vals, v)
+		t.pos++
+	}
+	return v
+}
+
+// Int63 is what math/rand's source returns: the low 63 bits of its next
+// Uint64 (TestTapeIsMathRand checks it).
+func (t *tape) Int63() int64 { return int64(t.Uint64() & (1<<63 - 1)) }
+
+func (t *tape) Seed(seed int64) { t.src.Seed(seed); t.vals, t.pos = t.vals[:0], 0 }
+
+// record starts keeping values; positions count from here.
+func (t *tape) record() {
+	t.vals = t.vals[:copy(t.vals, t.vals[t.pos:])]
+	t.pos, t.keep = 0, true
+}
+
+// stop stops keeping values; those put back are still handed out first.
+func (t *tape) stop() {
+	t.keep = false
+	if t.pos == len(t.vals) {
+		t.vals, t.pos = t.vals[:0], 0
 	}
 }

@@ -78,7 +78,7 @@ func TestFramesMatchModel(t *testing.T) {
 			}
 		}
 
-		before := s.Cycles()
+		before, calls := s.Cycles(), s.Calls()
 		var n int
 		var ok bool
 		var err error
@@ -95,6 +95,9 @@ func TestFramesMatchModel(t *testing.T) {
 		}
 		if got := s.Cycles() - before; got != uint64(n) {
 			t.Fatalf("round %d: Cycles() advanced by %d, want %d", round, got, n)
+		}
+		if got := s.Calls() - calls; got != 1 {
+			t.Fatalf("round %d: %d calls into the shim, want 1", round, got)
 		}
 		if s.Staged() != 0 || s.Samples() != min(n, k) {
 			t.Fatalf("round %d: after the call %d staged and %d samples, want 0 and %d", round, s.Staged(), s.Samples(), min(n, k))

@@ -67,6 +67,7 @@ type Sim struct {
 	lib     *C.vm_lib
 	in, out []byte // the C port buffers; nil after Close
 	cycles  uint64
+	calls   uint64 // calls into the shim that ran cycles
 	closed  bool
 	conds   []C.vm_cond // RunUntilAny's conditions, reused
 	ports   []*Port     // every port registered, for their views of the buffers
@@ -143,6 +144,7 @@ func (s *Sim) Cycle(n int) error {
 	}
 	if r.cycles != 0 {
 		s.cycles += uint64(r.cycles)
+		s.calls++
 	}
 	if r.status != C.VM_OK {
 		return s.err(r.status, "cycle")
@@ -179,6 +181,7 @@ func (s *Sim) RunUntil(p *Port, mask, value uint64, max int) (cycles int, ok boo
 func (s *Sim) untilResult(r C.vm_result, op string) (int, bool, error) {
 	if r.cycles != 0 { // a refused call from another thread must not write s
 		s.cycles += uint64(r.cycles)
+		s.calls++
 	}
 	switch r.status {
 	case C.VM_MATCHED:
@@ -300,6 +303,11 @@ func b2i(b bool) int {
 
 // Cycles returns the cycles completed since Open.
 func (s *Sim) Cycles() uint64 { return s.cycles }
+
+// Calls returns how many calls into the shim ran cycles since Open (Cycle,
+// RunUntil and RunUntilAny calls that ran at least one): each crossed cgo
+// once.
+func (s *Sim) Calls() uint64 { return s.calls }
 
 // TraceOn starts an FST trace of every signal into path, replacing any
 // trace in progress; values are dumped at each evaluation.

@@ -1,0 +1,221 @@
+package tb
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"slices"
+	"testing"
+
+	"arcalis/vectors"
+	"arcalis/vpi"
+)
+
+// batchResult is everything one request did that batching must not change.
+type batchResult struct {
+	outcome             Outcome
+	err                 string
+	match               bool
+	cycles              uint64 // the Accel's cycles, first command to the end of the reply
+	samples             uint64 // hash of every edge's sample (see runRequests)
+	loads, stores       int
+	faulted             []uint64
+	inflight, ldq, stq  int // the memory's counters afterwards
+	loadsLeft, acksLeft int // answers still queued afterwards
+}
+
+// Ways of running cycles: one per simulator call, frames but no quiet
+// stretches, both (the default).
+const (
+	stepwise = iota
+	framesOnly
+	batched
+)
+
+var modeNames = []string{"stepwise", "frames only", "batched"}
+
+// runRequests runs msgs through RunVector as `arcalis run` does (start
+// offset index mod 64, memory reseeded per index) on a freshly reset engine
+// over freshly filled buffers, in one of the modes above. It returns each
+// request's result, the coverage they recorded and the simulator calls.
+func runRequests(t *T, cfg MemConfig, mode int, msgs [][]byte) ([]batchResult, *Coverage, uint64) {
+	t.Helper()
+	freshEngine(t)
+	m := dut.Mem
+	if err := m.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+	m.Fill(NetRecvBase, DefaultCapLines*LineSize, Filler)
+	m.Fill(AppRecvBase, DefaultCapLines*LineSize, Filler)
+	m.Fill(NetRespBase, LineSize, Filler)
+	saved := dut.Cov
+	dut.Cov = NewCoverage()
+	dut.stepwise, dut.noQuiet = mode == stepwise, mode == framesOnly
+	h := fnv.New64a()
+	var buf []byte
+	var c0 uint64 // the request's first cycle
+	o := &dut.out
+	ld := []*vpi.Port{o.ldReqAddr, o.ldReqTag}
+	st := []*vpi.Port{o.stReqAddr, o.stReqTag, o.stReqStrb, o.stReqData}
+	uc := []*vpi.Port{o.ucRspHit, o.ucRspRdata}
+	// Every edge's sample, where it means something (a request's fields
+	// while it is valid: the others hold whatever came before), and the
+	// readiness the memory drove.
+	dut.onEdge = func() {
+		buf = binary.LittleEndian.AppendUint64(buf[:0], dut.cycle-c0)
+		buf = append(buf, o.state.Bytes()[0], o.rxPhase.Bytes()[0], byte(b2u(dut.ldReady)), byte(b2u(dut.stReady)))
+		for _, g := range []struct {
+			valid  *vpi.Port
+			fields []*vpi.Port
+		}{{o.ldReqValid, ld}, {o.stReqValid, st}, {o.ucRspValid, uc}} {
+			buf = append(buf, byte(b2u(g.valid.Bit())))
+			for _, p := range g.fields {
+				if g.valid.Bit() {
+					buf = append(buf, p.Bytes()...)
+				}
+			}
+		}
+		h.Write(buf)
+	}
+	defer func() { dut.Cov, dut.stepwise, dut.noQuiet, dut.onEdge = saved, false, false, nil }()
+
+	var res []batchResult
+	calls := dut.sim.Calls()
+	for i, msg := range msgs {
+		l0, s0, f0 := m.LoadCount, m.StoreCount, len(m.Faulted)
+		c0 = dut.Cycle()
+		h.Reset()
+		r := dut.RunVector(i, "batch", msg, RunOptions{Offset: -1})
+		b := batchResult{
+			outcome: r.Outcome, match: r.Verdict.Match,
+			cycles: dut.Cycle() - c0, samples: h.Sum64(), loads: m.LoadCount - l0, stores: m.StoreCount - s0,
+			faulted:  slices.Clone(m.Faulted[f0:]),
+			inflight: m.inflight, ldq: m.ldInflight, stq: m.stInflight,
+			loadsLeft: len(m.loads.items) - m.loads.head, acksLeft: len(m.acks.items) - m.acks.head,
+		}
+		// Images are shared with the memory's snapshot: keep copies.
+		b.outcome.Before, b.outcome.Image = bytes.Clone(r.Outcome.Before), bytes.Clone(r.Outcome.Image)
+		if r.Err != nil {
+			b.err = r.Err.Error()
+		}
+		res = append(res, b)
+	}
+	return res, dut.Cov, dut.sim.Calls() - calls
+}
+
+// diffResults lists the differences between a stepwise run and another;
+// samples compares the output hashes too (quiet stretches take edges they
+// need not look at as one).
+func diffResults(step, batch []batchResult, samples bool) []string {
+	var d []string
+	for i := range step {
+		s, b := step[i], batch[i]
+		so, bo := s.outcome, b.outcome
+		for _, c := range []struct {
+			what string
+			same bool
+			s, b any
+		}{
+			{"error", s.err == b.err, s.err, b.err},
+			{"status", so.Status == bo.Status, so.Status, bo.Status},
+			{"Outcome.Cycles", so.Cycles == bo.Cycles, so.Cycles, bo.Cycles},
+			{"cycles", s.cycles == b.cycles, s.cycles, b.cycles},
+			{"samples", !samples || s.samples == b.samples, s.samples, b.samples},
+			{"App.Recv before", bytes.Equal(so.Before, bo.Before), len(so.Before), len(bo.Before)},
+			{"App.Recv image", bytes.Equal(so.Image, bo.Image), len(so.Image), len(bo.Image)},
+			{"replied", so.Replied == bo.Replied, so.Replied, bo.Replied},
+			{"reply", bytes.Equal(so.Reply, bo.Reply), so.Reply, bo.Reply},
+			{"reply status", so.ReplyStatus == bo.ReplyStatus, so.ReplyStatus, bo.ReplyStatus},
+			{"violations", slices.Equal(so.Violations, bo.Violations), so.Violations, bo.Violations},
+			{"verdict", s.match == b.match, s.match, b.match},
+			{"loads", s.loads == b.loads, s.loads, b.loads},
+			{"stores", s.stores == b.stores, s.stores, b.stores},
+			{"faulted lines", slices.Equal(s.faulted, b.faulted), s.faulted, b.faulted},
+			{"in flight", [3]int{s.inflight, s.ldq, s.stq} == [3]int{b.inflight, b.ldq, b.stq},
+				[3]int{s.inflight, s.ldq, s.stq}, [3]int{b.inflight, b.ldq, b.stq}},
+			{"queued answers", s.loadsLeft == b.loadsLeft && s.acksLeft == b.acksLeft,
+				[2]int{s.loadsLeft, s.acksLeft}, [2]int{b.loadsLeft, b.acksLeft}},
+		} {
+			if !c.same && len(d) < 20 {
+				d = append(d, fmt.Sprintf("request %d: %s: stepwise %v, other %v", i, c.what, c.s, c.b))
+			}
+		}
+	}
+	return d
+}
+
+// TestBatchingMatchesStepwise runs the default vectors and a few large
+// values under memory behaviours of every kind, once a cycle at a time and
+// once with several cycles per simulator call (frames and quiet stretches),
+// and requires the same results, cycle for cycle: outcomes, statuses,
+// images, replies, memory counters, every output at every edge and the
+// coverage of every cycle's state.
+func TestBatchingMatchesStepwise(t *testing.T) {
+	recs, err := vectors.ReadFile("../vectors/default.vec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all [][]byte
+	for _, r := range recs {
+		all = append(all, r.Msg)
+	}
+	for i, n := range []int{16 << 10, 40000, 64 << 10} {
+		all = append(all, setMsg(uint32(900+i), pattern(40, byte(i)), pattern(n, byte(i+1))))
+	}
+	some := append(slices.Clone(all[:60]), all[len(all)-3:]...)
+	bad := uint64(NetRecvBase + 3*LineSize)
+	for _, tc := range []struct {
+		cfg     MemConfig
+		msgs    [][]byte
+		batched bool // expect fewer simulator calls than cycles by half
+	}{
+		{MemConfig{Latency: 4, Seed: 1}, all, true},
+		{MemConfig{Latency: 0, Seed: 1}, some, false},
+		{MemConfig{Latency: 1, Seed: 1}, some, false},
+		{MemConfig{Latency: 7, Backpressure: 0.3, Reorder: true, Seed: 2}, some, true},
+		{MemConfig{Latency: 3, MaxStall: 9, Seed: 3}, some, false},
+		{MemConfig{Latency: 6, MaxStall: 5, Reorder: true, Seed: 4}, some, false},
+		{MemConfig{Latency: 5, LoadFault: 0.05, Seed: 5}, some, false},
+		{MemConfig{Latency: 4, Backpressure: 0.2, MaxStall: 3, LoadFault: 0.02, Reorder: true, Seed: 6}, some, false},
+		{MemConfig{Latency: 9, MaxInFlight: 3, Seed: 7}, some, true},
+		{MemConfig{Latency: 12, FaultLine: func(a uint64) bool { return a == bad }, Seed: 8}, some, true},
+		{MemConfig{Latency: 60, MaxStall: 200, Reorder: true, Seed: 9}, some, false},
+	} {
+		on(t, func(t *T) {
+			cfg := fmt.Sprintf("%+v", tc.cfg)
+			step, stepCov, stepCalls := runRequests(t, tc.cfg, stepwise, tc.msgs)
+			var cycles uint64
+			for _, r := range step {
+				cycles += r.cycles
+			}
+			for _, mode := range []int{framesOnly, batched} {
+				name := cfg + ", " + modeNames[mode]
+				res, cov, calls := runRequests(t, tc.cfg, mode, tc.msgs)
+				for _, d := range diffResults(step, res, mode == framesOnly) {
+					t.Errorf("%s: %s", name, d)
+				}
+				for _, c := range []struct {
+					what string
+					same bool
+				}{
+					{"states", maps.Equal(stepCov.States, cov.States)},
+					{"phases", maps.Equal(stepCov.Phases, cov.Phases)},
+					{"transitions", maps.Equal(stepCov.Transitions, cov.Transitions)},
+					{"opcodes", maps.Equal(stepCov.Opcodes, cov.Opcodes)},
+					{"results", maps.Equal(stepCov.Results, cov.Results)},
+					{"command errors", maps.Equal(stepCov.CmdErrs, cov.CmdErrs)},
+				} {
+					if !c.same {
+						t.Errorf("%s: coverage of %s differs", name, c.what)
+					}
+				}
+				t.Logf("%s: %d requests, %d cycles; %d simulator calls stepwise, %d %s", cfg, len(tc.msgs), cycles, stepCalls, calls, modeNames[mode])
+				if tc.batched && calls*2 > cycles {
+					t.Errorf("%s: %d simulator calls for %d cycles: batching did not engage", name, calls, cycles)
+				}
+			}
+		})
+	}
+}
