@@ -44,9 +44,11 @@ func runRequests(t *T, cfg MemConfig, mode int, msgs [][]byte) ([]batchResult, *
 	t.Helper()
 	freshEngine(t)
 	m := dut.Mem
+	old := m.Config()
 	if err := m.SetConfig(cfg); err != nil {
 		t.Fatal(err)
 	}
+	defer func() { m.cfg = old }()
 	m.Fill(NetRecvBase, DefaultCapLines*LineSize, Filler)
 	m.Fill(AppRecvBase, DefaultCapLines*LineSize, Filler)
 	m.Fill(NetRespBase, LineSize, Filler)
