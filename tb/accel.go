@@ -339,7 +339,7 @@ func (a *Accel) advance(max int, polling bool) (int, error) {
 		return 1, a.step()
 	}
 	m := a.Mem
-	if q := m.quietCycles(a.cycle + 1); q >= 2 && a.sampled && !a.busy && !a.noQuiet {
+	if q := m.quietCycles(a.cycle + 1); q > m.lookahead() && q >= 2 && a.sampled && !a.busy && !a.noQuiet {
 		return a.quiet(min(q, max), polling)
 	}
 	if m.lookahead() >= 2 {

@@ -61,6 +61,24 @@ struct Port {
     uint64_t mask;    // value mask; for VLVT_WDATA, of the top word
 };
 
+// One port's per-cycle copy, for ports of storage type T (not VLVT_WDATA).
+template <typename T>
+struct Copy {
+    T* datap;
+    uint32_t offset;
+    T mask;
+};
+
+// The per-cycle copies of one direction, grouped by storage type so that
+// each loop is a run of plain loads and stores.
+struct Plan {
+    std::vector<Copy<CData>> c8;
+    std::vector<Copy<SData>> c16;
+    std::vector<Copy<IData>> c32;
+    std::vector<Copy<QData>> c64;
+    std::vector<Port> wide;
+};
+
 struct Sim {
     // Declaration order is destruction order reversed: the model must go
     // before its context.
@@ -73,6 +91,7 @@ struct Sim {
     std::vector<Signal> signals;
     std::map<std::string, int32_t> ids;
     std::vector<Port> ports[2];
+    Plan plan[2];
     std::vector<uint64_t> buf[2];  // 8-byte words, so every slot is aligned
 };
 
@@ -161,13 +180,60 @@ inline void evalAndDump(Sim* s) {
     if (VL_UNLIKELY(s->trace)) s->trace->dump(s->ctx->time());
 }
 
+template <typename T>
+void addCopy(std::vector<Copy<T>>& v, const Port& p) {
+    v.push_back(Copy<T>{static_cast<T*>(p.datap), p.offset, static_cast<T>(p.mask)});
+}
+
+void addToPlan(Plan& plan, const Port& p) {
+    switch (p.type) {
+    case VLVT_UINT8: addCopy(plan.c8, p); break;
+    case VLVT_UINT16: addCopy(plan.c16, p); break;
+    case VLVT_UINT32: addCopy(plan.c32, p); break;
+    case VLVT_UINT64: addCopy(plan.c64, p); break;
+    default: plan.wide.push_back(p); break;
+    }
+}
+
+// Slots are at least 8 bytes: reading sizeof(T) from the start of one reads
+// its low bytes (little-endian), as toModel does.
+template <typename T>
+inline void copyIn(const std::vector<Copy<T>>& v, const uint8_t* in) {
+    for (const Copy<T>& c : v) {
+        T x;
+        std::memcpy(&x, in + c.offset, sizeof x);
+        *c.datap = static_cast<T>(x & c.mask);
+    }
+}
+
+template <typename T>
+inline void copyOut(const std::vector<Copy<T>>& v, uint8_t* out) {
+    for (const Copy<T>& c : v) std::memcpy(out + c.offset, c.datap, sizeof(T));
+}
+
+inline void planIn(const Plan& p, const uint8_t* in) {
+    copyIn(p.c8, in);
+    copyIn(p.c16, in);
+    copyIn(p.c32, in);
+    copyIn(p.c64, in);
+    for (const Port& w : p.wide) toModel(w, in);
+}
+
+inline void planOut(const Plan& p, uint8_t* out) {
+    copyOut(p.c8, out);
+    copyOut(p.c16, out);
+    copyOut(p.c32, out);
+    copyOut(p.c64, out);
+    for (const Port& w : p.wide) fromModel(w, out);
+}
+
 // step runs one cycle with the inputs laid out at in and leaves the
 // pre-edge sample at out (by default the two port buffers).
 inline void step(Sim* s, const uint8_t* in, uint8_t* out) {
-    for (const Port& p : s->ports[VM_IN]) toModel(p, in);
+    planIn(s->plan[VM_IN], in);
     *s->clk = 0;
     evalAndDump(s);
-    for (const Port& p : s->ports[VM_OUT]) fromModel(p, out);
+    planOut(s->plan[VM_OUT], out);
     s->ctx->timeInc(kHalfPeriod);
     *s->clk = 1;
     evalAndDump(s);
@@ -380,6 +446,7 @@ int32_t vm_port(int32_t id, int32_t dir, uint32_t* offset) {
     fromModel(p, bytes(s, dir));
     sig.port[dir] = static_cast<int32_t>(s->ports[dir].size());
     s->ports[dir].push_back(p);
+    addToPlan(s->plan[dir], p);
     *offset = p.offset;
     return sig.port[dir];
 }
