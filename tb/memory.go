@@ -201,9 +201,9 @@ func (m *Memory) clearQueues() {
 	m.inflight, m.ldInflight, m.stInflight = 0, 0, 0
 }
 
-func (m *Memory) ready() bool {
-	return m.cfg.Backpressure <= 0 || m.random().Float64() >= m.cfg.Backpressure
-}
+func (m *Memory) ready() bool { return m.cfg.Backpressure <= 0 || m.drawReady() }
+
+func (m *Memory) drawReady() bool { return m.random().Float64() >= m.cfg.Backpressure }
 
 // loadReady and storeReady say whether each request port takes a request
 // this cycle: not while MaxInFlight requests of its kind are waiting.
@@ -297,6 +297,9 @@ func (m *Memory) quietCycles(now uint64) int {
 // nextLoad and nextAck remove and return an answer due by edge now, or nil.
 // The answer stays valid until the next request is taken.
 func (m *Memory) nextLoad(now uint64) *answer {
+	if m.loads.noneDue(now, m.cfg.Reorder) {
+		return nil
+	}
 	a := m.next(&m.loads, now, m.cfg.Reorder)
 	if a != nil {
 		m.ldInflight--
@@ -305,6 +308,9 @@ func (m *Memory) nextLoad(now uint64) *answer {
 }
 
 func (m *Memory) nextAck(now uint64) *answer {
+	if m.acks.noneDue(now, true) {
+		return nil
+	}
 	a := m.next(&m.acks, now, true)
 	if a != nil {
 		m.stInflight--
@@ -339,7 +345,7 @@ func (m *Memory) next(q *queue, now uint64, reorder bool) *answer {
 			if k == 0 {
 				m.inflight--
 				if m.batch.on {
-					m.batch.undo = append(m.batch.undo, removal{q: q, at: i, unsorted: q.unsorted, a: due[i]})
+					m.batch.record(q, i)
 				}
 				return q.remove(i)
 			}
@@ -347,6 +353,13 @@ func (m *Memory) next(q *queue, now uint64, reorder bool) *answer {
 		}
 	}
 	panic("unreachable")
+}
+
+// noneDue reports, cheaply, whether next would find nothing due by now:
+// the queue is empty, or its oldest answer is not due and (in order, or
+// sorted) none after it can be.
+func (q *queue) noneDue(now uint64, reorder bool) bool {
+	return q.head == len(q.items) || (!reorder || q.unsorted == 0) && q.items[q.head].due > now
 }
 
 // queue holds answers in the order their requests were taken.
@@ -389,20 +402,6 @@ func (q *queue) remove(i int) *answer {
 
 func (q *queue) clear() { q.items, q.head, q.unsorted = q.items[:0], 0, 0 }
 
-// unremove puts back an answer remove took out as the i-th waiting one,
-// and the unsorted count from before.
-func (q *queue) unremove(i int, a answer, unsorted int) {
-	if i == 0 && q.head > 0 {
-		q.head--
-		q.items[q.head] = a
-	} else {
-		q.items = append(q.items, answer{})
-		copy(q.items[q.head+i+1:], q.items[q.head+i:])
-		q.items[q.head+i] = a
-	}
-	q.unsorted = unsorted
-}
-
 func (m *Memory) violate(format string, args ...any) {
 	if len(m.Violations) < 20 {
 		m.Violations = append(m.Violations, fmt.Sprintf(format, args...))
@@ -425,18 +424,29 @@ func (m *Memory) violate(format string, args ...any) {
 // batch is the state of a batch in progress.
 type batch struct {
 	on            bool
-	undo          []removal // answers the frames took from the queues, in order
+	undo          []removal // the frames' removals from the queues, in order
+	taken         []answer  // the answers of those not at the head
 	marks         []mark    // where each frame began
 	loads, stores int       // frames so far whose load, store port was ready
 	edgeDraws     bool      // an edge so far may draw (a request taken there would)
 }
 
-// removal is an answer a frame took from a queue, to be put back.
+// removal is an answer a frame took from a queue, to be put back: the
+// queue as it was (an answer removed at the head stays in the array, and
+// no answer is added during a batch), and for one from further on, the
+// answer itself, in taken.
 type removal struct {
-	q        *queue
-	at       int // its place among the waiting answers
-	unsorted int // q.unsorted before
-	a        answer
+	q                 *queue
+	at                int // its place among the waiting answers
+	head, n, unsorted int // q.head, len(q.items) and q.unsorted before
+}
+
+// record notes that next is about to remove q's at-th waiting answer.
+func (b *batch) record(q *queue, at int) {
+	b.undo = append(b.undo, removal{q: q, at: at, head: q.head, n: len(q.items), unsorted: q.unsorted})
+	if at > 0 {
+		b.taken = append(b.taken, q.items[q.head+at])
+	}
 }
 
 // mark is where a frame began: its first removal and its first draw.
@@ -452,7 +462,8 @@ func (m *Memory) lookahead() int { return min(max(m.cfg.Latency, 0)+1, maxBatch)
 // begin starts a batch.
 func (m *Memory) begin() {
 	b := &m.batch
-	b.on, b.undo, b.marks, b.loads, b.stores, b.edgeDraws = true, b.undo[:0], b.marks[:0], 0, 0, false
+	b.on, b.undo, b.taken, b.marks = true, b.undo[:0], b.taken[:0], b.marks[:0]
+	b.loads, b.stores, b.edgeDraws = 0, 0, false
 	if m.draws != nil {
 		m.draws.record()
 	}
@@ -526,9 +537,17 @@ func (m *Memory) rollback(k mark) {
 	b := &m.batch
 	for len(b.undo) > k.undo {
 		r := &b.undo[len(b.undo)-1]
-		r.q.unremove(r.at, r.a, r.unsorted)
+		q := r.q
+		if r.at > 0 { // remove moved the answers after it up
+			a := b.taken[len(b.taken)-1]
+			b.taken = b.taken[:len(b.taken)-1]
+			q.items = append(q.items, answer{})
+			copy(q.items[q.head+r.at+1:], q.items[q.head+r.at:])
+			q.items[q.head+r.at] = a
+		}
+		q.items, q.head, q.unsorted = q.items[:r.n], r.head, r.unsorted
 		m.inflight++
-		if r.q == &m.loads {
+		if q == &m.loads {
 			m.ldInflight++
 		} else {
 			m.stInflight++
