@@ -330,16 +330,17 @@ func (a *Accel) quiet(max int, polling bool) (int, error) {
 	return n, nil
 }
 
-// advance runs at least one and at most max cycles: while the memory and
-// the engine are quiet, as many cycles as quiet allows in one call; else,
-// with memory latency, up to Latency+1 cycles in one call (frames); else
-// one Step. While polling, it stops at a ready status.
+// advance runs at least one and at most max cycles: while the engine
+// waits for answers further off than frames could reach, as many cycles as
+// quiet allows in one call; else, with memory latency, up to Latency+1
+// cycles in one call (frames); else one Step. While polling, it stops at a
+// ready status.
 func (a *Accel) advance(max int, polling bool) (int, error) {
 	if a.stepwise || max < 2 {
 		return 1, a.step()
 	}
 	m := a.Mem
-	if q := m.quietCycles(a.cycle + 1); q > m.lookahead() && q >= 2 && a.sampled && !a.busy && !a.noQuiet {
+	if q := m.quietCycles(a.cycle + 1); q > m.lookahead() && !m.Idle() && a.sampled && !a.busy && !a.noQuiet {
 		return a.quiet(min(q, max), polling)
 	}
 	if m.lookahead() >= 2 {
