@@ -58,9 +58,10 @@ type Memory struct {
 	draws *tape      // rng's source
 	pages map[uint64]*page
 
-	// The page last touched: requests walk memory a line at a time.
-	lastPage uint64
-	last     *page
+	// The two pages last touched: requests walk memory a line at a time,
+	// loads in one buffer while stores go to another.
+	lastPage, prevPage uint64
+	last, prev         *page
 
 	loads, acks queue
 	ldInflight  int // loads taken and not yet answered
@@ -125,11 +126,14 @@ func (m *Memory) random() *rand.Rand {
 func (m *Memory) span(addr uint64) []byte {
 	n := addr / pageSize
 	if m.last == nil || n != m.lastPage {
-		p := m.pages[n]
-		if p == nil {
-			p = new(page)
-			m.pages[n] = p
+		p := m.prev
+		if p == nil || n != m.prevPage {
+			if p = m.pages[n]; p == nil {
+				p = new(page)
+				m.pages[n] = p
+			}
 		}
+		m.prev, m.prevPage = m.last, m.lastPage
 		m.last, m.lastPage = p, n
 	}
 	return m.last[addr%pageSize:]
@@ -385,18 +389,19 @@ func (q *queue) add(due uint64) *answer {
 }
 
 // remove takes out the i-th waiting answer; the pointer stays valid until
-// the next add.
+// the next add (the oldest stays where it was until then).
 func (q *queue) remove(i int) *answer {
-	q.spare = q.items[q.head+i]
 	if i == 0 {
+		a := &q.items[q.head]
 		q.head++
-	} else {
-		copy(q.items[q.head+i:], q.items[q.head+i+1:])
-		q.items = q.items[:len(q.items)-1]
+		if q.head == len(q.items) {
+			q.clear()
+		}
+		return a
 	}
-	if q.head == len(q.items) {
-		q.clear()
-	}
+	q.spare = q.items[q.head+i]
+	copy(q.items[q.head+i:], q.items[q.head+i+1:])
+	q.items = q.items[:len(q.items)-1]
 	return &q.spare
 }
 
