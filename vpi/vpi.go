@@ -5,7 +5,9 @@
 // access goes through vpi_get_value/vpi_put_value (Signal); per-cycle access
 // goes through ports (Input, Output), whose values live in two C buffers that
 // Go reads and writes directly, so Cycle(n) and RunUntil cross cgo once per
-// call however many cycles and ports are involved.
+// call however many cycles and ports are involved. Inputs that change from
+// cycle to cycle can be staged ahead as frames (Stage), and the outputs of
+// each of those cycles read back afterwards (UseSample): one call still.
 //
 // A Sim belongs to one OS thread: Open locks the calling goroutine to its
 // thread (runtime.LockOSThread) and every later call must come from that
