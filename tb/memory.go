@@ -349,7 +349,7 @@ func (m *Memory) next(q *queue, now uint64, reorder bool) *answer {
 			if k == 0 {
 				m.inflight--
 				if m.batch.on {
-					m.batch.record(q, i)
+					m.record(q, i)
 				}
 				return q.remove(i)
 			}
@@ -440,15 +440,16 @@ type batch struct {
 // queue as it was (an answer removed at the head stays in the array, and
 // no answer is added during a batch), and for one from further on, the
 // answer itself, in taken.
-type removal struct {
-	q                 *queue
-	at                int // its place among the waiting answers
-	head, n, unsorted int // q.head, len(q.items) and q.unsorted before
+type removal struct { // no pointers: no write barriers on the way in
+	ack               bool // from the acknowledgements, not the loads
+	at                int  // its place among the waiting answers
+	head, n, unsorted int  // q.head, len(q.items) and q.unsorted before
 }
 
 // record notes that next is about to remove q's at-th waiting answer.
-func (b *batch) record(q *queue, at int) {
-	b.undo = append(b.undo, removal{q: q, at: at, head: q.head, n: len(q.items), unsorted: q.unsorted})
+func (m *Memory) record(q *queue, at int) {
+	b := &m.batch
+	b.undo = append(b.undo, removal{ack: q == &m.acks, at: at, head: q.head, n: len(q.items), unsorted: q.unsorted})
 	if at > 0 {
 		b.taken = append(b.taken, q.items[q.head+at])
 	}
@@ -542,7 +543,10 @@ func (m *Memory) rollback(k mark) {
 	b := &m.batch
 	for len(b.undo) > k.undo {
 		r := &b.undo[len(b.undo)-1]
-		q := r.q
+		q := &m.loads
+		if r.ack {
+			q = &m.acks
+		}
 		if r.at > 0 { // remove moved the answers after it up
 			a := b.taken[len(b.taken)-1]
 			b.taken = b.taken[:len(b.taken)-1]
@@ -552,10 +556,10 @@ func (m *Memory) rollback(k mark) {
 		}
 		q.items, q.head, q.unsorted = q.items[:r.n], r.head, r.unsorted
 		m.inflight++
-		if q == &m.loads {
-			m.ldInflight++
-		} else {
+		if r.ack {
 			m.stInflight++
+		} else {
+			m.ldInflight++
 		}
 		b.undo = b.undo[:len(b.undo)-1]
 	}
