@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
+	"math"
+	mathrand "math/rand"
 	"slices"
 	"testing"
 
@@ -219,5 +221,49 @@ func TestBatchingMatchesStepwise(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTapeIsMathRand: the memory's random numbers come through a tape, which
+// must hand out exactly what math/rand's own source would (its Int63 is the
+// low 63 bits of its Uint64), and after a rewind the same values again.
+func TestTapeIsMathRand(t *testing.T) {
+	for seed := int64(0); seed < 20; seed++ {
+		tp := &tape{src: mathrand.NewSource(seed).(mathrand.Source64)}
+		got, want := mathrand.New(tp), mathrand.New(mathrand.NewSource(seed))
+		draw := func(r *mathrand.Rand, i int) uint64 {
+			switch i % 4 {
+			case 0:
+				return math.Float64bits(r.Float64())
+			case 1:
+				return uint64(r.Intn(1 + i))
+			case 2:
+				return uint64(r.Int63())
+			}
+			return r.Uint64()
+		}
+		var kept []uint64
+		for i := 0; i < 3000; i++ {
+			if i%100 == 10 { // keep the next values, then draw them again
+				tp.record()
+				kept = kept[:0]
+			}
+			g := draw(got, i)
+			if w := draw(want, i); g != w {
+				t.Fatalf("seed %d, draw %d: tape %#x, math/rand %#x", seed, i, g, w)
+			}
+			if tp.keep {
+				kept = append(kept, g)
+			}
+			if i%100 == 40 {
+				tp.pos = 0 // rewind to where recording began
+				for j, k := range kept {
+					if g := draw(got, i-len(kept)+1+j); g != k {
+						t.Fatalf("seed %d: draw %d again: %#x, first %#x", seed, i-len(kept)+1+j, g, k)
+					}
+				}
+				tp.stop()
+			}
+		}
 	}
 }
