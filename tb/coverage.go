@@ -13,9 +13,9 @@ import (
 // 5.006 cannot collect (FSM states and transitions, opcodes, result codes,
 // start offsets within a line).
 type Coverage struct {
-	States      map[uint64]int
+	States      [16]int // cycles in each FSM state (state_o is 4 bits)
 	Transitions map[[2]uint64]int
-	Phases      map[uint64]int
+	Phases      [8]int // cycles in each RxEngine phase (rx_phase_o is 3 bits)
 	Opcodes     map[uint8]int
 	Results     map[uint8]int
 	Offsets     map[int]int
@@ -28,8 +28,8 @@ type Coverage struct {
 // NewCoverage returns empty coverage.
 func NewCoverage() *Coverage {
 	return &Coverage{
-		States: map[uint64]int{}, Transitions: map[[2]uint64]int{}, Phases: map[uint64]int{},
-		Opcodes: map[uint8]int{}, Results: map[uint8]int{}, Offsets: map[int]int{},
+		Transitions: map[[2]uint64]int{},
+		Opcodes:     map[uint8]int{}, Results: map[uint8]int{}, Offsets: map[int]int{},
 	}
 }
 
@@ -89,11 +89,21 @@ func (c *Coverage) Missing() []string {
 func (c *Coverage) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "states %d/%d, transitions %d/%d, opcodes %d/16, results %d, start offsets %d/64",
-		len(c.States), len(StateNames), countSeen(c.Transitions, FSMTransitions), len(FSMTransitions),
+		seen(c.States[:]), len(StateNames), countSeen(c.Transitions, FSMTransitions), len(FSMTransitions),
 		len(c.Opcodes), len(c.Results), len(c.Offsets))
 	fmt.Fprintf(&b, ", field type@line position %d/%d, command errors %d/%d",
 		len(c.Fields), len(FieldTypes)*LineSize, len(c.CmdErrs), len(cmdErrNames))
 	return b.String()
+}
+
+func seen(counts []int) int {
+	n := 0
+	for _, c := range counts {
+		if c > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 func countSeen(m map[[2]uint64]int, want [][2]uint64) int {
