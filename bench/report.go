@@ -292,12 +292,11 @@ func (r *report) harnessSection(p printer) {
 	}
 	p("\nThe simulator's share is the same model evaluation the native testbench does, plus the\n" +
 		"shim's copy of every port each cycle, in a -fPIC library (built -fno-semantic-interposition:\n" +
-		"without it the model ran about a third slower). The scoreboard's share is `tb.Score`\n" +
-		"(tb/scoreboard.go) cloning the App.Recv image before the request and comparing every byte of\n" +
-		"it, 65,920 bytes at the default capacity, one byte per loop iteration, for every request; with\n" +
-		"a few dozen cycles per request that costs more than the simulation. Most of \"runtime\" is the\n" +
-		"garbage collector reclaiming those 66 KB images (the clone, and the one snapshot per request\n" +
-		"that tb/cores.go still takes; the before-image is the previous request's after-image).\n")
+		"without it the model ran about a third slower). The other shares are what the harness adds.\n" +
+		"The cgo share is small because a call runs up to latency+1 cycles (`vpi.Sim.Stage`: the\n" +
+		"memory model fixes the inputs of the cycles whose answers are already decided). The\n" +
+		"scoreboard's share is `tb.Score`: the reference and a comparison of App.Recv, which\n" +
+		"`tb.Receive` offers just large enough for each message's value.\n")
 	c1, cN := r.Crossing["BenchmarkCycle/ports/Cycle(1)"], r.Crossing["BenchmarkCycle/ports/Cycle(1000)"]
 	if c1.NsPerOp > 0 && cN.NsPerOp > 0 {
 		p("\nOne cgo crossing, from `go test -bench BenchmarkCycle ./vpi` (a small counter design) in this run:\n"+
