@@ -194,7 +194,7 @@ func (r *report) sweepSection(p printer) {
 	p("%d requests per point of each mix (half Set, half Get: the paper's mid write intensity),\n"+
 		"from the first command of a request to the status that ends it (for a Set CALL, the\n"+
 		"reply's), at memory latencies of 5 to 900 cycles (1 GHz: 5 ns to 900 ns). \"%d in flight\" is the\n"+
-		"RTL's own limit (LDQ_DEPTH, STQ_DEPTH); \"1 in flight\" lets the interconnect hold one load and one\n"+
+		"RTL's own limit (arcalis_top's LdqDepth, StqDepth); \"1 in flight\" lets the interconnect hold one load and one\n"+
 		"store at a time (`MemConfig.MaxInFlight`). Every request was checked against the reference.\n\n", InFlight, n)
 	p("![cycles per request against latency](bench-fig15.svg)\n\n![normalized](bench-fig15-normalized.svg)\n\n")
 	p("| mix | in flight |")
