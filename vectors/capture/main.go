@@ -32,6 +32,7 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"arcalis/internal/memcached"
+	"arcalis/internal/splitmix"
 )
 
 func main() {
@@ -204,25 +205,6 @@ var plans = [3][]step{
 // preCapture is how many of connection 0's calls come before the capture.
 const preCapture = 2
 
-// splitmix64: the content of keys and values, the same on every run.
-type splitmix64 uint64
-
-func (s *splitmix64) next() uint64 {
-	*s += 0x9e3779b97f4a7c15
-	z := uint64(*s)
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
-}
-
-func (s *splitmix64) bytes(n int) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(s.next())
-	}
-	return b
-}
-
 func client(args []string) error {
 	fs := flag.NewFlagSet("client", flag.ContinueOnError)
 	transport := fs.String("transport", "", "framed or buffered")
@@ -346,7 +328,7 @@ type connection struct {
 	rec    *recorder
 	local  string
 	server string
-	rng    splitmix64
+	rng    splitmix.Source
 	keys   map[int][]byte // step -> key
 	values map[int][]byte // step -> value
 }
@@ -369,7 +351,7 @@ func dial(id int, addr, transport string, seed uint64) (*connection, error) {
 		id: id, sock: sock, rec: rec,
 		client: memcached.NewMemcachedServiceClient(thrift.NewTStandardClient(in, rec)),
 		local:  nc.LocalAddr().String(), server: nc.RemoteAddr().String(),
-		rng:  splitmix64(seed*1000 + uint64(id)),
+		rng:  splitmix.Source(seed*1000 + uint64(id)),
 		keys: map[int][]byte{}, values: map[int][]byte{},
 	}, nil
 }
@@ -383,9 +365,9 @@ func (c *connection) call(n int, captured bool) (Call, error) {
 	reqID := int64(c.id)<<32 | int64(n+1)
 	entry := Call{Conn: c.id, Client: c.local, Server: c.server, N: n, Captured: captured, ReqID: reqID}
 	if s.set {
-		key := c.rng.bytes(s.keyLen)
-		value := c.rng.bytes(s.valueLen)
-		flags, exptime := int32(c.rng.next()), int32(c.rng.next()%86400)
+		key := c.rng.Bytes(s.keyLen)
+		value := c.rng.Bytes(s.valueLen)
+		flags, exptime := int32(c.rng.Next()), int32(c.rng.Next()%86400)
 		if err := c.client.Set(ctx, reqID, key, value, flags, exptime); err != nil {
 			return Call{}, fmt.Errorf("connection %d call %d (Set): %w", c.id, n, err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"arcalis/internal/memcached"
+	"arcalis/internal/splitmix"
 	"arcalis/vectors"
 )
 
@@ -36,7 +37,7 @@ func main() {
 // builder whose bytes are checked against Apache's for the canonical Set; the
 // malformed ones are edits of those bytes. Every case is documented where it
 // is built. The output is the same bytes on every run: the only randomness is
-// a fixed-seed splitmix64 generator written out below.
+// a fixed-seed SplitMix64 generator (internal/splitmix).
 //
 // Each record's metadata holds, besides "source" (the case name):
 //   - "expect": the result code docs/abi.md section 5 gives for the message,
@@ -99,36 +100,14 @@ const (
 	reject = "reject"
 )
 
-// splitmix64 is the set's only source of randomness, fixed here so that the
-// bytes never depend on the Go release.
-type splitmix64 uint64
-
-func (s *splitmix64) next() uint64 {
-	*s += 0x9e3779b97f4a7c15
-	z := uint64(*s)
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
-}
-
-func (s *splitmix64) intn(n int) int { return int(s.next() % uint64(n)) }
-
-func (s *splitmix64) bytes(n int) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(s.next())
-	}
-	return b
-}
-
 // perm returns a Fisher-Yates shuffle of 1..n.
-func (s *splitmix64) perm(n int) []int {
+func perm(s *splitmix.Source, n int) []int {
 	p := make([]int, n)
 	for i := range p {
 		p[i] = i + 1
 	}
 	for i := n - 1; i > 0; i-- {
-		j := s.intn(i + 1)
+		j := s.Intn(i + 1)
 		p[i], p[j] = p[j], p[i]
 	}
 	return p
@@ -211,7 +190,7 @@ var fixedTypes = []struct {
 
 // gen collects the cases.
 type gen struct {
-	rng  splitmix64
+	rng  splitmix.Source
 	recs []vectors.Record
 	seen map[string]bool
 	err  error
@@ -339,7 +318,7 @@ func (g *gen) valid() {
 	g.add("set/canonical", rOK, accept, g.apacheSet(thrift.CALL, g.seq(), base()))
 	g.add("set/oneway", rOK, accept, g.apacheSet(thrift.ONEWAY, g.seq(), base()))
 	a := base()
-	a.Key, a.Value = g.rng.bytes(250), g.rng.bytes(1000)
+	a.Key, a.Value = g.rng.Bytes(250), g.rng.Bytes(1000)
 	g.add("set/oneway/key-250-value-1000", rOK, accept, g.apacheSet(thrift.ONEWAY, g.seq(), a))
 	g.add("set/zero", rOK, accept, g.apacheSet(thrift.CALL, 0, &memcached.MemcachedServiceSetArgs{}))
 	a = base()
@@ -356,7 +335,7 @@ func (g *gen) fieldOrders() {
 	orders := [][]int{{5, 4, 3, 2, 1}}
 	seen := map[string]bool{"1-2-3-4-5": true, "5-4-3-2-1": true}
 	for len(orders) < 10 {
-		p := g.rng.perm(5)
+		p := perm(&g.rng, 5)
 		if !seen[orderName(p)] {
 			seen[orderName(p)] = true
 			orders = append(orders, p)
@@ -383,7 +362,7 @@ func (g *gen) unknownFields() {
 	}
 	for _, n := range []int{0, 5, 300} {
 		b := setMsg(g.seq(), a, 1, 2)
-		b.field(tBinary, 6).bin(g.rng.bytes(n))
+		b.field(tBinary, 6).bin(g.rng.Bytes(n))
 		g.add(fmt.Sprintf("set/unknown-field/id-6/binary-%d", n), rOK, accept, b.setField(3, a).setField(4, a).setField(5, a).stop().b)
 	}
 	for _, id := range []int16{0, -1, 32767, -32768, 256} {
@@ -455,7 +434,7 @@ func (g *gen) repeats() {
 		a := base()
 		b := setMsg(g.seq(), a, 1)
 		for _, n := range lens {
-			b.field(tBinary, 2).bin(g.rng.bytes(n))
+			b.field(tBinary, 2).bin(g.rng.Bytes(n))
 		}
 		g.add(name, rOK, accept, b.setField(3, a).setField(4, a).setField(5, a).stop().b)
 	}
@@ -466,7 +445,7 @@ func (g *gen) repeats() {
 	keyRepeat("set/repeat/key/3-times-40-20-30", 40, 20, 30)
 
 	a := base()
-	b := setMsg(g.seq(), a, 1, 2).field(tBinary, 3).bin(g.rng.bytes(100)).field(tBinary, 3).bin(g.rng.bytes(10))
+	b := setMsg(g.seq(), a, 1, 2).field(tBinary, 3).bin(g.rng.Bytes(100)).field(tBinary, 3).bin(g.rng.Bytes(10))
 	g.add("set/repeat/value/100-then-10", rOK, accept, b.setField(4, a).setField(5, a).stop().b)
 
 	b = setMsg(g.seq(), a, 1, 2, 3, 4, 5).field(tI64, 1).i64(-42)
@@ -505,7 +484,7 @@ func (g *gen) missing() {
 func (g *gen) keyLengths() {
 	for _, n := range []int{0, 1, 8, 16, 250, 255, 256, 257, 1000} {
 		a := base()
-		a.Key = g.rng.bytes(n)
+		a.Key = g.rng.Bytes(n)
 		expect := rOK
 		if n > 256 {
 			expect = rKeyTooLong
@@ -518,7 +497,7 @@ func (g *gen) keyLengths() {
 func (g *gen) valueLengths() {
 	for _, n := range []int{0, 1, 8, 32, 63, 64, 65, 1000, 4096, 65536} {
 		a := base()
-		a.Value = g.rng.bytes(n)
+		a.Value = g.rng.Bytes(n)
 		g.add(fmt.Sprintf("set/value-len/%d", n), rOK, accept, g.apacheSet(thrift.CALL, g.seq(), a))
 	}
 }
@@ -531,9 +510,9 @@ func (g *gen) keyOffsets() {
 	for k := 0; k < 64; k++ {
 		n := ((k-40)%64 + 64) % 64
 		a := base()
-		a.Key = g.rng.bytes(1 + (k*37)%80)
-		a.Value = g.rng.bytes((k * 53) % 130)
-		b := setMsg(g.seq(), a, 1).field(tBinary, 7).bin(g.rng.bytes(n))
+		a.Key = g.rng.Bytes(1 + (k*37)%80)
+		a.Value = g.rng.Bytes((k * 53) % 130)
+		b := setMsg(g.seq(), a, 1).field(tBinary, 7).bin(g.rng.Bytes(n))
 		if at := len(b.b) + 7; at%64 != k && g.err == nil { // 7: the key's field header and length
 			g.err = fmt.Errorf("key-offset %d: key at byte %d", k, at)
 		}
@@ -548,7 +527,7 @@ func (g *gen) gets() {
 	args := &memcached.MemcachedServiceGetArgs{ReqID: 77, Key: []byte("key:0001")}
 	g.add("get/call", rPassToSW, accept, g.apache("Get", thrift.CALL, g.seq(), args))
 	g.add("get/oneway", rPassToSW, accept, g.apache("Get", thrift.ONEWAY, g.seq(), args))
-	long := &memcached.MemcachedServiceGetArgs{ReqID: 78, Key: g.rng.bytes(250)}
+	long := &memcached.MemcachedServiceGetArgs{ReqID: 78, Key: g.rng.Bytes(250)}
 	g.add("get/call/key-250", rPassToSW, accept, g.apache("Get", thrift.CALL, g.seq(), long))
 	// Header only, then a byte that is not a type id: still PASS_TO_SW.
 	g.add("get/bad-fields-after-seqid", rPassToSW, reject, new(builder).header(mCall, "Get", g.seq()).raw(0xff, 0xff, 0xff).b)
@@ -575,7 +554,7 @@ func (g *gen) truncations() {
 		b := setMsg(g.seq(), a, 1, 2).field(ft.t, 6)
 		g.add("err/truncated/in-unknown-"+ft.name, rTruncated, reject, append(b.b, make([]byte, ft.cut)...))
 	}
-	b := setMsg(g.seq(), a, 1, 2).field(tBinary, 6).bin(g.rng.bytes(20))
+	b := setMsg(g.seq(), a, 1, 2).field(tBinary, 6).bin(g.rng.Bytes(20))
 	g.add("err/truncated/in-unknown-binary-data", rTruncated, reject, b.b[:len(b.b)-5])
 }
 
@@ -679,12 +658,12 @@ func (g *gen) lengthsPastEnd() {
 	a := base()
 	b := setMsg(g.seq(), a, 1).field(tBinary, 2).i32(1000).raw([]byte("short key")...)
 	g.add("err/len-past-end/key-1000", rTruncated, reject, b.setField(3, a).stop().b)
-	b = setMsg(g.seq(), a, 1, 2).field(tBinary, 3).i32(0x7fff_ffff).raw(g.rng.bytes(40)...)
+	b = setMsg(g.seq(), a, 1, 2).field(tBinary, 3).i32(0x7fff_ffff).raw(g.rng.Bytes(40)...)
 	g.add("err/len-past-end/value-max", rTruncated, reject, b.stop().b)
-	b = setMsg(g.seq(), a, 1).field(tBinary, 6).i32(65536).raw(g.rng.bytes(64)...)
+	b = setMsg(g.seq(), a, 1).field(tBinary, 6).i32(65536).raw(g.rng.Bytes(64)...)
 	g.add("err/len-past-end/unknown-65536", rTruncated, reject, b.stop().b)
 	// Over the key limit and past the end: TRUNCATED comes first.
-	b = setMsg(g.seq(), a, 1).field(tBinary, 2).i32(257).raw(g.rng.bytes(100)...)
+	b = setMsg(g.seq(), a, 1).field(tBinary, 2).i32(257).raw(g.rng.Bytes(100)...)
 	g.add("err/len-past-end/key-257", rTruncated, reject, b.b)
 }
 
@@ -765,7 +744,7 @@ func (g *gen) afterStop() {
 		g.add("set/after-stop/"+name, rOK, reject, append(msg, extra...))
 	}
 	tail("zero-byte", []byte{0})
-	tail("garbage-16", g.rng.bytes(16))
+	tail("garbage-16", g.rng.Bytes(16))
 	tail("key-field", new(builder).field(tBinary, 2).bin([]byte("not this key")).stop().b)
 	tail("second-message", g.apacheSet(thrift.CALL, 0x7777, base()))
 }
@@ -775,23 +754,23 @@ func (g *gen) afterStop() {
 func (g *gen) random() {
 	for i := 0; i < 30; i++ {
 		a := &memcached.MemcachedServiceSetArgs{
-			ReqID:   int64(g.rng.next()),
-			Key:     g.rng.bytes(g.rng.intn(257)),
-			Value:   g.rng.bytes(g.rng.intn(2048)),
-			Flags:   int32(g.rng.next()),
-			Exptime: int32(g.rng.next()),
+			ReqID:   int64(g.rng.Next()),
+			Key:     g.rng.Bytes(g.rng.Intn(257)),
+			Value:   g.rng.Bytes(g.rng.Intn(2048)),
+			Flags:   int32(g.rng.Next()),
+			Exptime: int32(g.rng.Next()),
 		}
 		b := new(builder).header(mCall, "Set", g.seq())
-		for _, id := range g.rng.perm(5) {
-			if g.rng.intn(8) == 0 { // leave the field out
+		for _, id := range perm(&g.rng, 5) {
+			if g.rng.Intn(8) == 0 { // leave the field out
 				continue
 			}
-			if g.rng.intn(4) == 0 { // an unknown field first
-				if g.rng.intn(2) == 0 {
-					ft := fixedTypes[g.rng.intn(6)] // no UUID: Apache v0.17.0 rejects it
-					b.field(ft.t, int16(100+g.rng.intn(100))).fixedValue(ft.t)
+			if g.rng.Intn(4) == 0 { // an unknown field first
+				if g.rng.Intn(2) == 0 {
+					ft := fixedTypes[g.rng.Intn(6)] // no UUID: Apache v0.17.0 rejects it
+					b.field(ft.t, int16(100+g.rng.Intn(100))).fixedValue(ft.t)
 				} else {
-					b.field(tBinary, int16(100+g.rng.intn(100))).bin(g.rng.bytes(g.rng.intn(70)))
+					b.field(tBinary, int16(100+g.rng.Intn(100))).bin(g.rng.Bytes(g.rng.Intn(70)))
 				}
 			}
 			b.setField(id, a)

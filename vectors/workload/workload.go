@@ -14,6 +14,7 @@ import (
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"arcalis/internal/memcached"
+	"arcalis/internal/splitmix"
 	"arcalis/vectors"
 )
 
@@ -127,7 +128,7 @@ func SweepLengths() []int {
 // Generator makes the records of a Spec, one at a time.
 type Generator struct {
 	spec   Spec
-	rng    splitmix64
+	rng    splitmix.Source
 	zipf   *Zipf
 	sweep  []int
 	n      int // records made
@@ -157,7 +158,7 @@ func New(spec Spec) (*Generator, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Generator{spec: spec, rng: splitmix64(spec.Seed), zipf: z, total: spec.Count}
+	g := &Generator{spec: spec, rng: splitmix.Source(spec.Seed), zipf: z, total: spec.Count}
 	if spec.Sweep {
 		g.sweep = SweepLengths()
 		g.total = spec.Count * len(g.sweep)
@@ -179,12 +180,12 @@ func (g *Generator) Next() (rec vectors.Record, ok bool, err error) {
 	i := g.n
 	g.n++
 	w := workloads[g.spec.Workload]
-	rank := g.zipf.Rank(g.rng.float())
+	rank := g.zipf.Rank(g.rng.Float())
 	key := g.key(rank, w.keySize(g, rank))
 	seqid := int32(i + 1)
 	meta := map[string]any{"op": "Set", "key_rank": rank}
 	var msg []byte
-	set := g.spec.Sweep || g.rng.float() < g.spec.SetRatio
+	set := g.spec.Sweep || g.rng.Float() < g.spec.SetRatio
 	if set {
 		var vlen int
 		if g.spec.Sweep {
@@ -193,8 +194,8 @@ func (g *Generator) Next() (rec vectors.Record, ok bool, err error) {
 			vlen = w.valueSize(g)
 		}
 		args := memcached.NewMemcachedServiceSetArgs()
-		args.ReqID, args.Key, args.Value = int64(i+1), key, g.rng.bytes(vlen)
-		args.Flags, args.Exptime = int32(g.rng.next()), 0
+		args.ReqID, args.Key, args.Value = int64(i+1), key, randomBytes(&g.rng, vlen)
+		args.Flags, args.Exptime = int32(g.rng.Next()), 0
 		msg, err = g.encode("Set", seqid, args)
 		meta["value_len"] = vlen
 	} else {
@@ -232,9 +233,9 @@ func (g *Generator) key(r, size int) []byte {
 	k := g.keyBuf[:0]
 	k = strconv.AppendInt(k, int64(r), 16)
 	k = append(k, ':')
-	f := splitmix64(uint64(r)*0x9e3779b97f4a7c15 ^ g.spec.Seed)
+	f := splitmix.Source(uint64(r)*0x9e3779b97f4a7c15 ^ g.spec.Seed)
 	for len(k) < size {
-		k = append(k, 'a'+byte(f.next()%26))
+		k = append(k, 'a'+byte(f.Next()%26))
 	}
 	if len(k) > size {
 		k = k[len(k)-size:]
@@ -247,9 +248,9 @@ func (g *Generator) key(r, size int) []byte {
 // drawn once from the GEV by a generator seeded with the rank (so every
 // request for a key carries the same key).
 func (g *Generator) etcKeySize(r int) int {
-	f := splitmix64(uint64(r)*0xbf58476d1ce4e5b9 ^ g.spec.Seed ^ 0x6b657973)
+	f := splitmix.Source(uint64(r)*0xbf58476d1ce4e5b9 ^ g.spec.Seed ^ 0x6b657973)
 	for {
-		u := f.float()
+		u := f.Float()
 		if u == 0 {
 			continue
 		}
@@ -262,7 +263,7 @@ func (g *Generator) etcKeySize(r int) int {
 // etcValueSize draws one ETC value size: the small-size table with its
 // probabilities, else the Pareto tail from 15 bytes up to 1 MiB.
 func (g *Generator) etcValueSize() int {
-	u := g.rng.float()
+	u := g.rng.Float()
 	for k, p := range etcSmallValues {
 		if u < p {
 			return k
@@ -271,34 +272,19 @@ func (g *Generator) etcValueSize() int {
 	}
 	d := ETCValueSize
 	lo, hi := d.CDF(valueTailFrom), d.CDF(MaxValueSize)
-	x := d.Quantile(lo + float64(g.rng.float()*(hi-lo)))
+	x := d.Quantile(lo + float64(g.rng.Float()*(hi-lo)))
 	return min(int(math.Floor(x)), MaxValueSize-1)
 }
 
-// splitmix64 is the generators' only source of randomness: fixed here, so
-// the bytes never depend on the Go release (Steele, Lea and Flood,
-// "Fast splittable pseudorandom number generators", OOPSLA 2014).
-type splitmix64 uint64
-
-func (s *splitmix64) next() uint64 {
-	*s += 0x9e3779b97f4a7c15
-	z := uint64(*s)
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
-}
-
-// float is uniform in [0, 1) with 53 random bits.
-func (s *splitmix64) float() float64 { return float64(s.next()>>11) / (1 << 53) }
-
-func (s *splitmix64) bytes(n int) []byte {
+// randomBytes packs eight bytes into each draw.
+func randomBytes(s *splitmix.Source, n int) []byte {
 	b := make([]byte, n)
 	for i := 0; i+8 <= n; i += 8 {
-		binary.LittleEndian.PutUint64(b[i:], s.next())
+		binary.LittleEndian.PutUint64(b[i:], s.Next())
 	}
 	if r := n % 8; r > 0 {
 		var t [8]byte
-		binary.LittleEndian.PutUint64(t[:], s.next())
+		binary.LittleEndian.PutUint64(t[:], s.Next())
 		copy(b[n-r:], t[:r])
 	}
 	return b

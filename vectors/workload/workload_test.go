@@ -14,6 +14,7 @@ import (
 
 	"arcalis/golden"
 	"arcalis/internal/memcached"
+	"arcalis/internal/splitmix"
 	"arcalis/vectors"
 )
 
@@ -112,12 +113,12 @@ func TestKeySizeDistribution(t *testing.T) {
 	// KS: the continuous GEV draws (the quantile function the generator
 	// uses, fed by its uniform source) against the published CDF.
 	const n = 20000
-	rng := splitmix64(42)
+	rng := splitmix.Source(42)
 	xs := make([]float64, n)
 	for i := range xs {
-		u := rng.float()
+		u := rng.Float()
 		for u == 0 {
-			u = rng.float()
+			u = rng.Float()
 		}
 		xs[i] = ETCKeySize.Quantile(u)
 	}
@@ -202,13 +203,13 @@ func TestValueSizeDistribution(t *testing.T) {
 	// KS on the continuous tail draws (sizes >= 15) against the published
 	// Pareto restricted to [15, 1 MiB].
 	const n = 20000
-	rng := splitmix64(9)
+	rng := splitmix.Source(9)
 	lo, hi := gpCDF(pubValScale, pubValShape, 15), gpCDF(pubValScale, pubValShape, MaxValueSize)
 	d := ETCValueSize
 	dlo, dhi := d.CDF(valueTailFrom), d.CDF(MaxValueSize)
 	xs := make([]float64, n)
 	for i := range xs {
-		xs[i] = d.Quantile(dlo + rng.float()*(dhi-dlo))
+		xs[i] = d.Quantile(dlo + rng.Float()*(dhi-dlo))
 	}
 	tail := func(scale, shape float64) func(float64) float64 {
 		l, h := gpCDF(scale, shape, 15), gpCDF(scale, shape, MaxValueSize)
@@ -310,10 +311,10 @@ func TestZipfPopularity(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rng := splitmix64(5)
+			rng := splitmix.Source(5)
 			counts := make([]int, keys)
 			for i := 0; i < draws; i++ {
-				counts[z.Rank(rng.float())]++
+				counts[z.Rank(rng.Float())]++
 			}
 			stat, df := chi2(counts, zipfProbs(keys, s), draws)
 			t.Logf("chi-square %.1f, critical %.1f (df %d)", stat, chi2Critical(df), df)
