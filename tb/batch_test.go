@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
-	"maps"
 	"math"
 	mathrand "math/rand"
 	"slices"
@@ -206,10 +205,10 @@ func TestBatchingMatchesStepwise(t *testing.T) {
 				}{
 					{"states", stepCov.States == cov.States},
 					{"phases", stepCov.Phases == cov.Phases},
-					{"transitions", maps.Equal(stepCov.Transitions, cov.Transitions)},
-					{"opcodes", maps.Equal(stepCov.Opcodes, cov.Opcodes)},
-					{"results", maps.Equal(stepCov.Results, cov.Results)},
-					{"command errors", maps.Equal(stepCov.CmdErrs, cov.CmdErrs)},
+					{"transitions", stepCov.Transitions == cov.Transitions},
+					{"opcodes", stepCov.Opcodes == cov.Opcodes},
+					{"results", stepCov.Results == cov.Results},
+					{"command errors", stepCov.CmdErrs == cov.CmdErrs},
 				} {
 					if !c.same {
 						t.Errorf("%s: coverage of %s differs", name, c.what)

@@ -12,44 +12,43 @@ import (
 // Coverage is the functional coverage kept by the testbench: what Verilator
 // 5.006 cannot collect (FSM states and transitions, opcodes, result codes,
 // start offsets within a line).
+//
+// The bins are arrays, not maps: they are counted several times per request,
+// and map updates cost more than the rest of the testbench's bookkeeping.
 type Coverage struct {
-	States      [16]int // cycles in each FSM state (state_o is 4 bits)
-	Transitions map[[2]uint64]int
-	Phases      [8]int // cycles in each RxEngine phase (rx_phase_o is 3 bits)
-	Opcodes     map[uint8]int
-	Results     map[uint8]int
-	Offsets     map[int]int
-	Fields      map[FieldBin]int // see Message
-	CmdErrs     map[uint8]int    // see CmdErr
+	States      [16]int     // cycles in each FSM state (state_o is 4 bits)
+	Transitions [16][16]int // [from][to], counted when the state changes
+	Phases      [8]int      // cycles in each RxEngine phase (rx_phase_o is 3 bits)
+	Opcodes     [16]int     // commands issued, by opcode (4 bits)
+	Results     [256]int    // result codes reported ready (8 bits of the status word)
+	Offsets     [LineSize]int
+	Fields      [fieldBins][LineSize]int // see Message
+	CmdErrs     [256]int                 // see CmdErr
 	last        uint64
 	started     bool
+	fields      []Field // Message's scratch
 }
 
 // NewCoverage returns empty coverage.
-func NewCoverage() *Coverage {
-	return &Coverage{
-		Transitions: map[[2]uint64]int{},
-		Opcodes:     map[uint8]int{}, Results: map[uint8]int{}, Offsets: map[int]int{},
-	}
-}
+func NewCoverage() *Coverage { return &Coverage{} }
 
 func (c *Coverage) sample(state, phase uint64) {
 	c.States[state]++
 	c.Phases[phase]++
 	if c.started && state != c.last {
-		c.Transitions[[2]uint64{c.last, state}]++
+		c.Transitions[c.last][state]++
 	}
 	c.last, c.started = state, true
 }
 
 // Opcode records a command issued.
-func (c *Coverage) Opcode(op uint8) { c.Opcodes[op]++ }
+func (c *Coverage) Opcode(op uint8) { c.Opcodes[op&0xF]++ }
 
 // Result records a result code reported ready.
 func (c *Coverage) Result(r uint8) { c.Results[r]++ }
 
 // Offset records a message start offset within its line.
-func (c *Coverage) Offset(o int) { c.Offsets[o]++ }
+func (c *Coverage) Offset(o int) { c.Offsets[o%LineSize]++ }
 
 // FSMTransitions lists every transition of docs/abi.md section 3.
 var FSMTransitions = [][2]uint64{
@@ -66,7 +65,7 @@ func (c *Coverage) Missing() []string {
 		}
 	}
 	for _, t := range FSMTransitions {
-		if c.Transitions[t] == 0 {
+		if c.Transitions[t[0]][t[1]] == 0 {
 			miss = append(miss, fmt.Sprintf("transition %s->%s", StateNames[t[0]], StateNames[t[1]]))
 		}
 	}
@@ -89,10 +88,14 @@ func (c *Coverage) Missing() []string {
 func (c *Coverage) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "states %d/%d, transitions %d/%d, opcodes %d/16, results %d, start offsets %d/64",
-		seen(c.States[:]), len(StateNames), countSeen(c.Transitions, FSMTransitions), len(FSMTransitions),
-		len(c.Opcodes), len(c.Results), len(c.Offsets))
+		seen(c.States[:]), len(StateNames), countSeen(&c.Transitions, FSMTransitions), len(FSMTransitions),
+		seen(c.Opcodes[:]), seen(c.Results[:]), seen(c.Offsets[:]))
+	fields := 0
+	for i := range c.Fields {
+		fields += seen(c.Fields[i][:])
+	}
 	fmt.Fprintf(&b, ", field type@line position %d/%d, command errors %d/%d",
-		len(c.Fields), len(FieldTypes)*LineSize, len(c.CmdErrs), len(cmdErrNames))
+		fields, len(FieldTypes)*LineSize, seen(c.CmdErrs[:]), len(cmdErrNames))
 	return b.String()
 }
 
@@ -106,10 +109,10 @@ func seen(counts []int) int {
 	return n
 }
 
-func countSeen(m map[[2]uint64]int, want [][2]uint64) int {
+func countSeen(m *[16][16]int, want [][2]uint64) int {
 	n := 0
 	for _, t := range want {
-		if m[t] > 0 {
+		if m[t[0]][t[1]] > 0 {
 			n++
 		}
 	}
@@ -118,13 +121,6 @@ func countSeen(m map[[2]uint64]int, want [][2]uint64) int {
 
 // ---- Message structure and error codes (issue 6) ----
 
-// FieldBin is a Thrift type id (FieldInvalid for any id that is not a Thrift
-// type) read at a byte position within a 64-byte line.
-type FieldBin struct {
-	Type    byte
-	LinePos int
-}
-
 // FieldInvalid stands for every type id that is not a Thrift type.
 const FieldInvalid = 0xFF
 
@@ -132,32 +128,35 @@ const FieldInvalid = 0xFF
 // STOP, the twelve Thrift types of docs/abi.md section 4, and FieldInvalid.
 var FieldTypes = []byte{0, 2, 3, 4, 6, 8, 10, 11, 12, 13, 14, 15, 16, FieldInvalid}
 
+// fieldBins indexes Coverage.Fields: type ids 0..16, then FieldInvalid.
+const fieldBins = 18
+
+func fieldBin(t byte) int {
+	if !thriftType(t) {
+		return fieldBins - 1
+	}
+	return int(t)
+}
+
+// FieldCount is how many field headers of type t (FieldInvalid: any id that
+// is not a Thrift type) Message saw at byte pos of a line.
+func (c *Coverage) FieldCount(t byte, pos int) int { return c.Fields[fieldBin(t)][pos%LineSize] }
+
 var cmdErrNames = map[uint8]string{
 	CmdErrNone: "NONE", CmdErrUnknownOpcode: "UNKNOWN_OPCODE", CmdErrWrongState: "WRONG_STATE",
 	CmdErrNotReady: "NOT_READY", CmdErrBadArg: "BAD_ARG",
 }
 
 // CmdErr records a command error read from the status word.
-func (c *Coverage) CmdErr(code uint8) {
-	if c.CmdErrs == nil {
-		c.CmdErrs = map[uint8]int{}
-	}
-	c.CmdErrs[code]++
-}
+func (c *Coverage) CmdErr(code uint8) { c.CmdErrs[code]++ }
 
 // Message records the type id and line position of every field header the
 // RxEngine reads of msg placed at start offset offset, for a value region of
 // valueCap bytes.
 func (c *Coverage) Message(msg []byte, offset, valueCap int) {
-	if c.Fields == nil {
-		c.Fields = map[FieldBin]int{}
-	}
-	for _, f := range Fields(msg, valueCap) {
-		t := f.Type
-		if !thriftType(t) {
-			t = FieldInvalid
-		}
-		c.Fields[FieldBin{t, (offset + f.Pos) % LineSize}]++
+	c.fields = appendFields(c.fields[:0], msg, valueCap)
+	for _, f := range c.fields {
+		c.Fields[fieldBin(f.Type)][(offset+f.Pos)%LineSize]++
 	}
 }
 
@@ -165,7 +164,7 @@ func (c *Coverage) missingCodes() []string {
 	var miss []string
 	for _, t := range FieldTypes {
 		for pos := 0; pos < LineSize; pos++ {
-			if c.Fields[FieldBin{t, pos}] == 0 {
+			if c.FieldCount(t, pos) == 0 {
 				miss = append(miss, fmt.Sprintf("field type %s at line position %02d", typeName(t), pos))
 			}
 		}
@@ -207,32 +206,35 @@ type Field struct {
 }
 
 // fixedSizes are the payload sizes of section 5's fixed-size types.
-var fixedSizes = map[byte]int{2: 1, 3: 1, 4: 8, 6: 2, 8: 4, 10: 8, 16: 16}
+// (indexed by type id; 0: not a fixed-size type).
+var fixedSizes = [256]int{2: 1, 3: 1, 4: 8, 6: 2, 8: 4, 10: 8, 16: 16}
 
 // Fields returns the field headers the RxEngine reads of msg, in order: it
 // walks section 5 from byte 15 of a message whose header dispatches to Set,
 // and stops after the STOP or the first field header it cannot step over
 // (cut short, not a Thrift type, nested, a negative or over-long length, or
 // a body past the end). A message that does not reach the fields has none.
-func Fields(msg []byte, valueCap int) []Field {
+func Fields(msg []byte, valueCap int) []Field { return appendFields(nil, msg, valueCap) }
+
+// appendFields is Fields appending to out.
+func appendFields(out []Field, msg []byte, valueCap int) []Field {
 	n := len(msg)
 	if n < 15 || n > golden.MaxMessage {
-		return nil
+		return out
 	}
 	be := binary.BigEndian
 	if ver := be.Uint32(msg); ver != 0x80010001 && ver != 0x80010004 || be.Uint32(msg[4:]) != 3 || string(msg[8:11]) != "Set" {
-		return nil
+		return out
 	}
-	var out []Field
 	for p := 15; p < n; {
 		f := Field{Pos: p, Type: msg[p], Len: -1}
 		if f.Type == 0 || p+3 > n {
 			return append(out, f)
 		}
 		f.ID = int16(be.Uint16(msg[p+1:]))
-		size, fixed := fixedSizes[f.Type]
+		size := fixedSizes[f.Type]
 		switch {
-		case fixed:
+		case size > 0:
 			out = append(out, f)
 			p += 3 + size
 		case f.Type == 11 && p+7 <= n:

@@ -317,14 +317,19 @@ func functionalReport(c *Coverage) string {
 		fmt.Fprintf(&b, "state %s: %d cycles\n", StateNames[s], c.States[s])
 	}
 	var trans []string
-	for t, n := range c.Transitions {
-		doc := " (not in docs/abi.md section 3: a reset)"
-		for _, d := range FSMTransitions {
-			if d == t {
-				doc = ""
+	for from, row := range c.Transitions {
+		for to, n := range row {
+			if n == 0 {
+				continue
 			}
+			doc := " (not in docs/abi.md section 3: a reset)"
+			for _, d := range FSMTransitions {
+				if d == [2]uint64{uint64(from), uint64(to)} {
+					doc = ""
+				}
+			}
+			trans = append(trans, fmt.Sprintf("transition %s->%s: %d%s", StateNames[uint64(from)], StateNames[uint64(to)], n, doc))
 		}
-		trans = append(trans, fmt.Sprintf("transition %s->%s: %d%s", StateNames[t[0]], StateNames[t[1]], n, doc))
 	}
 	sort.Strings(trans)
 	for _, t := range trans {
@@ -342,7 +347,7 @@ func functionalReport(c *Coverage) string {
 	for _, t := range FieldTypes {
 		hit := 0
 		for pos := 0; pos < LineSize; pos++ {
-			if c.Fields[FieldBin{t, pos}] > 0 {
+			if c.FieldCount(t, pos) > 0 {
 				hit++
 			}
 		}
