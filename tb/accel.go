@@ -3,7 +3,6 @@
 package tb
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -74,8 +73,9 @@ type Accel struct {
 	ready             [][2]bool  // each frame's ldReady and stReady, reused
 	pollStop          []vpi.Cond // frames' stop condition while polling: a ready status
 	ucStop            []vpi.Cond // and otherwise: a UC response
-	ucOff             func(int)  // frames' next for a UC access: valid for one cycle
-	onEdge            func()     // if set, called at every edge with its sample (tests)
+	guarded           []vpi.Cond // frames' stop conditions with the guard, reused
+	script            ucScript
+	onEdge            func() // if set, called at every edge with its sample (tests)
 }
 
 type ucResponse struct {
@@ -136,7 +136,7 @@ func Open(lib string, mem MemConfig) (*Accel, error) {
 	}
 	a.pollStop = []vpi.Cond{{Port: a.out.ucRspRdata, Mask: 1 << 4, Value: 1 << 4}}
 	a.ucStop = []vpi.Cond{{Port: a.out.ucRspValid, Mask: 1, Value: 1}}
-	a.ucOff = func(int) { a.in.ucValid.Set(0) }
+	a.script.set, a.script.after = a.scriptSet, a.scriptAfter
 	if err := a.Reset(); err != nil {
 		sim.Close()
 		return nil, err
@@ -214,15 +214,25 @@ func (a *Accel) drive(ld, ack *answer) {
 }
 
 // frames runs up to max cycles (at least 1) in one simulator call, the
-// memory's inputs of each fixed before it runs (Memory.frame; at most
-// Memory.lookahead cycles), and stops after the first cycle whose pre-edge
-// sample meets any of stop. It then takes each cycle's edge in order. next,
-// if not nil, sets the testbench's other inputs for cycle i >= 1 (cycle 0
-// runs with them as they are). The result is cycle for cycle what Step
-// would do; it returns the cycles run.
-func (a *Accel) frames(max int, stop []vpi.Cond, next func(i int)) (int, error) {
+// memory's inputs of each fixed before it runs (Memory.frame), and stops
+// after the first cycle whose pre-edge sample meets any of stop. It then
+// takes each cycle's edge in order and calls after, if not nil, with the
+// cycle's index. next, if not nil, sets the testbench's other inputs for
+// cycle i >= 1 (cycle 0 runs with them as they are). The result is cycle
+// for cycle what Step would do; it returns the cycles run.
+//
+// The memory's answers are known Memory.lookahead cycles ahead; with guard,
+// frames stages up to maxBatch cycles all the same and stops after any
+// earlier cycle that issues a load or a store, whose answer the later
+// frames would lack. That pays off where the engine is not expected to
+// issue any (UC accesses); a guard that stops a call early costs a call.
+func (a *Accel) frames(max int, stop []vpi.Cond, next, after func(i int), guard bool) (int, error) {
 	m, first := a.Mem, a.cycle+1
-	k := min(max, m.lookahead())
+	ahead := m.lookahead()
+	k := min(max, ahead)
+	if guard {
+		k = min(max, maxBatch)
+	}
 	m.begin()
 	rdy := a.ready[:0]
 	for i := 0; i < k; i++ {
@@ -239,12 +249,22 @@ func (a *Accel) frames(max int, stop []vpi.Cond, next func(i int)) (int, error) 
 		rdy = append(rdy, [2]bool{lr, sr})
 	}
 	a.ready = rdy
+	if g := len(rdy) - ahead; g > 0 {
+		// A request taken at edge i < g would be answered by frame i+ahead.
+		stop = append(append(a.guarded[:0], stop...),
+			vpi.Cond{Port: a.out.ldReqValid, Mask: 1, Value: 1, Before: g},
+			vpi.Cond{Port: a.out.stReqValid, Mask: 1, Value: 1, Before: g})
+		a.guarded = stop
+	}
 	n, _, err := a.sim.RunUntilAny(stop, len(rdy))
 	m.end(n)
 	for i := 0; i < n; i++ {
 		a.sim.UseSample(i)
 		a.ldReady, a.stReady = rdy[i][0], rdy[i][1]
 		a.edge(first + uint64(i))
+		if after != nil {
+			after(i)
+		}
 	}
 	if err != nil {
 		return n, fmt.Errorf("cycles %d..%d: %w", first, first+uint64(len(rdy))-1, err)
@@ -350,7 +370,7 @@ func (a *Accel) advance(max int, polling bool) (int, error) {
 		} else {
 			stop = a.ucStop
 		}
-		return a.frames(max, stop, nil)
+		return a.frames(max, stop, nil, nil, false)
 	}
 	return 1, a.step()
 }
@@ -382,28 +402,83 @@ func (a *Accel) Configure(base, size uint64) error {
 // UC performs one uncacheable access and returns the engine's answer: whether
 // it claimed the access and, for a load, the status word.
 func (a *Accel) UC(write bool, addr, data uint64) (hit bool, word uint64, err error) {
-	a.in.ucValid.Set(1)
-	a.in.ucWrite.Set(b2u(write))
-	a.in.ucAddr.Set(addr)
-	a.in.ucWdata.Set(data)
-	n := 1
-	if !a.stepwise && a.Mem.lookahead() >= 2 {
-		n, err = a.frames(2, nil, a.ucOff) // the request, then the response
-	} else {
-		err = a.step()
-	}
-	a.in.ucValid.Set(0)
-	if err == nil && n < 2 {
-		err = a.step()
-	}
-	a.flushCov()
+	r, err := a.ucRun(0, ucAccess{write, addr, data})
 	if err != nil {
 		return false, 0, err
 	}
-	if !a.uc.valid {
-		return false, 0, errors.New("UC access got no response the cycle after it")
+	return r[0].hit, r[0].data, nil
+}
+
+// ucAccess is one UC access: a store of data to addr, or a load.
+type ucAccess struct {
+	write      bool
+	addr, data uint64
+}
+
+// ucScript is what ucRun is running: idle cycles, then for each access a
+// request cycle and a response cycle.
+type ucScript struct {
+	lead       int
+	accs       []ucAccess
+	base       int // the script's cycle that the current call started at
+	responses  []ucResponse
+	set, after func(i int) // scriptSet and scriptAfter, bound once
+}
+
+// ucRun runs lead idle cycles and then accesses back to back, each a
+// request cycle and a response cycle, in as few simulator calls as stay
+// exact, and returns the responses (valid until the next ucRun). An access
+// that got no response the cycle after it is an error.
+func (a *Accel) ucRun(lead int, accesses ...ucAccess) ([]ucResponse, error) {
+	sc := &a.script
+	sc.lead, sc.accs, sc.responses = lead, append(sc.accs[:0], accesses...), sc.responses[:0]
+	total := lead + 2*len(accesses)
+	var err error
+	for sc.base = 0; sc.base < total && err == nil; {
+		a.scriptSet(0)
+		n := 1
+		if a.stepwise || a.Mem.lookahead() < 2 {
+			err = a.step()
+			a.scriptAfter(0)
+		} else {
+			n, err = a.frames(total-sc.base, nil, sc.set, sc.after, true)
+		}
+		sc.base += n
 	}
-	return a.uc.hit, a.uc.data, nil
+	a.in.ucValid.Set(0)
+	a.flushCov()
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range sc.responses {
+		if !r.valid {
+			return nil, fmt.Errorf("UC access %d of %d got no response the cycle after it", i+1, len(sc.responses))
+		}
+	}
+	return sc.responses, nil
+}
+
+// scriptSet sets the UC inputs of the current call's cycle i.
+func (a *Accel) scriptSet(i int) {
+	sc := &a.script
+	j := sc.base + i - sc.lead
+	if j < 0 || j%2 == 1 {
+		a.in.ucValid.Set(0)
+		return
+	}
+	c := sc.accs[j/2]
+	a.in.ucValid.Set(1)
+	a.in.ucWrite.Set(b2u(c.write))
+	a.in.ucAddr.Set(c.addr)
+	a.in.ucWdata.Set(c.data)
+}
+
+// scriptAfter keeps the response taken at the current call's edge i.
+func (a *Accel) scriptAfter(i int) {
+	sc := &a.script
+	if j := sc.base + i - sc.lead; j >= 0 && j%2 == 1 {
+		sc.responses = append(sc.responses, a.uc)
+	}
 }
 
 // TraceOn starts an FST waveform at path; TraceOff ends it.
@@ -419,3 +494,6 @@ func b2u(b bool) uint64 {
 	}
 	return 0
 }
+
+// SimCalls is how many simulator calls have run cycles since Open.
+func (a *Accel) SimCalls() uint64 { return a.sim.Calls() }

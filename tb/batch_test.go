@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash"
 	"hash/fnv"
 	"math"
 	mathrand "math/rand"
 	"slices"
 	"testing"
 
+	"arcalis/golden"
 	"arcalis/vectors"
 	"arcalis/vpi"
 )
@@ -56,40 +58,15 @@ func runRequests(t *T, cfg MemConfig, mode int, msgs [][]byte) ([]batchResult, *
 	saved := dut.Cov
 	dut.Cov = NewCoverage()
 	dut.stepwise, dut.noQuiet = mode == stepwise, mode == framesOnly
-	h := fnv.New64a()
-	var buf []byte
-	var c0 uint64 // the request's first cycle
-	o := &dut.out
-	ld := []*vpi.Port{o.ldReqAddr, o.ldReqTag}
-	st := []*vpi.Port{o.stReqAddr, o.stReqTag, o.stReqStrb, o.stReqData}
-	uc := []*vpi.Port{o.ucRspHit, o.ucRspRdata}
-	// Every edge's sample, where it means something (a request's fields
-	// while it is valid: the others hold whatever came before), and the
-	// readiness the memory drove.
-	dut.onEdge = func() {
-		buf = binary.LittleEndian.AppendUint64(buf[:0], dut.cycle-c0)
-		buf = append(buf, o.state.Bytes()[0], o.rxPhase.Bytes()[0], byte(b2u(dut.ldReady)), byte(b2u(dut.stReady)))
-		for _, g := range []struct {
-			valid  *vpi.Port
-			fields []*vpi.Port
-		}{{o.ldReqValid, ld}, {o.stReqValid, st}, {o.ucRspValid, uc}} {
-			buf = append(buf, byte(b2u(g.valid.Bit())))
-			for _, p := range g.fields {
-				if g.valid.Bit() {
-					buf = append(buf, p.Bytes()...)
-				}
-			}
-		}
-		h.Write(buf)
-	}
+	h, from := hashEdges()
 	defer func() { dut.Cov, dut.stepwise, dut.noQuiet, dut.onEdge = saved, false, false, nil }()
 
 	var res []batchResult
 	calls := dut.sim.Calls()
 	for i, msg := range msgs {
 		l0, s0, f0 := m.LoadCount, m.StoreCount, len(m.Faulted)
-		c0 = dut.Cycle()
-		h.Reset()
+		c0 := dut.Cycle()
+		from(c0)
 		r := dut.RunVector(i, "batch", msg, RunOptions{Offset: -1})
 		b := batchResult{
 			outcome: r.Outcome, match: r.Verdict.Match,
@@ -106,6 +83,117 @@ func runRequests(t *T, cfg MemConfig, mode int, msgs [][]byte) ([]batchResult, *
 		res = append(res, b)
 	}
 	return res, dut.Cov, dut.sim.Calls() - calls
+}
+
+// hashEdges hashes every edge's sample from now on into h: where it means
+// something (a request's fields while it is valid: the others hold whatever
+// came before), with the readiness the memory drove and the cycle counted
+// from the one from sets, which also resets h.
+func hashEdges() (h hash.Hash64, from func(c0 uint64)) {
+	h = fnv.New64a()
+	var buf []byte
+	var c0 uint64
+	o := &dut.out
+	ld := []*vpi.Port{o.ldReqAddr, o.ldReqTag}
+	st := []*vpi.Port{o.stReqAddr, o.stReqTag, o.stReqStrb, o.stReqData}
+	uc := []*vpi.Port{o.ucRspHit, o.ucRspRdata}
+	dut.onEdge = func() {
+		buf = binary.LittleEndian.AppendUint64(buf[:0], dut.cycle-c0)
+		buf = append(buf, o.state.Bytes()[0], o.rxPhase.Bytes()[0], byte(b2u(dut.ldReady)), byte(b2u(dut.stReady)))
+		for _, g := range []struct {
+			valid  *vpi.Port
+			fields []*vpi.Port
+		}{{o.ldReqValid, ld}, {o.stReqValid, st}, {o.ucRspValid, uc}} {
+			buf = append(buf, byte(b2u(g.valid.Bit())))
+			for _, p := range g.fields {
+				if g.valid.Bit() {
+					buf = append(buf, p.Bytes()...)
+				}
+			}
+		}
+		h.Write(buf)
+	}
+	return h, func(c uint64) { c0 = c; h.Reset() }
+}
+
+// TestGuardedScript issues status loads while the engine streams a large
+// Set: UC scripts stage past the memory's lookahead, so their guard must stop
+// each call after a cycle that issues a request. Every edge must match a
+// run a cycle at a time.
+func TestGuardedScript(t *testing.T) {
+	msg := []byte(setMsg(77, pattern(40, 1), pattern(16<<10, 2)))
+	on(t, func(t *T) {
+		for _, lat := range []int{1, 4, 9} {
+			type result struct {
+				hash, cycles  uint64
+				status, final Status
+				loads, stores int
+				statusLoads   []uint64
+				scriptCalls   uint64
+			}
+			var res [2]result
+			for i, mode := range []int{stepwise, batched} {
+				freshEngine(t)
+				m := dut.Mem
+				if err := m.SetConfig(MemConfig{Latency: lat, Seed: 1}); err != nil {
+					t.Fatal(err)
+				}
+				m.Fill(NetRecvBase, len(msg)+LineSize, Filler)
+				m.Write(NetRecvBase, msg)
+				m.Fill(AppRecvBase, DefaultCapLines*LineSize, Filler)
+				m.Readable = Region{"Net.Recv", NetRecvBase, uint64(len(msg))}
+				m.Writable = Region{"App.Recv", AppRecvBase, DefaultCapLines * LineSize}
+				dut.stepwise = mode == stepwise
+				h, from := hashEdges()
+				c0 := dut.Cycle()
+				from(c0)
+				l0, s0 := m.LoadCount, m.StoreCount
+				r := &res[i]
+				if err := dut.commands(command{OpAppReadyFlag, AppReadyPayload(AppRecvBase, DefaultCapLines)},
+					command{OpSendNetBuf, NetRecvBase}, command{OpSendNetLen, uint64(len(msg))}); err != nil {
+					t.Fatal(err)
+				}
+				calls := dut.sim.Calls()
+				accs := make([]ucAccess, 8)
+				for j := range accs {
+					accs[j] = ucAccess{addr: WindowBase}
+				}
+				got, err := dut.ucRun(0, accs...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.scriptCalls = dut.sim.Calls() - calls
+				for _, g := range got {
+					r.statusLoads = append(r.statusLoads, g.data)
+				}
+				if r.status, err = dut.Poll(dut.Budget(len(msg))); err != nil {
+					t.Fatal(err)
+				}
+				if r.final, err = dut.ReadStatus(); err != nil {
+					t.Fatal(err)
+				}
+				r.hash, r.cycles = h.Sum64(), dut.Cycle()-c0
+				r.loads, r.stores = m.LoadCount-l0, m.StoreCount-s0
+				dut.stepwise, dut.onEdge = false, nil
+				if len(m.Violations) > 0 {
+					t.Errorf("latency %d, %s: violations %v", lat, modeNames[mode], m.Violations)
+				}
+			}
+			if !slices.Equal(res[0].statusLoads, res[1].statusLoads) || res[0].hash != res[1].hash ||
+				res[0].cycles != res[1].cycles || res[0].status != res[1].status || res[0].final != res[1].final ||
+				res[0].loads != res[1].loads || res[0].stores != res[1].stores {
+				t.Errorf("latency %d: stepwise %+v, batched %+v", lat, res[0], res[1])
+			}
+			// 16 cycles, more than the lookahead, with loads in most.
+			if res[1].scriptCalls < 2 {
+				t.Errorf("latency %d: the status loads ran in %d call(s): the guard never stopped one", lat, res[1].scriptCalls)
+			}
+			if res[0].status.Result() != uint8(golden.CodeOK) {
+				t.Errorf("latency %d: result %d, want OK", lat, res[0].status.Result())
+			}
+			t.Logf("latency %d: %d cycles; the 8 status loads took %d simulator calls batched", lat, res[1].cycles, res[1].scriptCalls)
+		}
+	})
 }
 
 // diffResults lists the differences between a stepwise run and another;

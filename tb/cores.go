@@ -51,32 +51,69 @@ type Outcome struct {
 
 // Command issues a UC store of a command word into the window.
 func (a *Accel) Command(op uint8, payload uint64) error {
-	hit, _, err := a.UC(true, WindowBase, Command(op, payload))
+	return a.commands(command{op, payload})
+}
+
+// command is one command word: an opcode and its payload.
+type command struct {
+	op      uint8
+	payload uint64
+}
+
+// commands issues command words back to back (each a store cycle and a
+// response cycle), after lead idle cycles.
+func (a *Accel) commands(cmds ...command) error {
+	var accs [4]ucAccess
+	for i, c := range cmds {
+		accs[i] = ucAccess{true, WindowBase, Command(c.op, c.payload)}
+	}
+	r, err := a.ucRun(0, accs[:len(cmds)]...)
 	if err != nil {
 		return err
 	}
-	if !hit {
-		return fmt.Errorf("command %d: UC store inside the window was not claimed", op)
+	for i, c := range cmds {
+		if !r[i].hit {
+			return fmt.Errorf("command %d: UC store inside the window was not claimed", c.op)
+		}
+		a.Cov.Opcode(c.op)
 	}
-	a.Cov.Opcode(op)
 	return nil
 }
 
 // ReadStatus issues one UC load of the status word.
-func (a *Accel) ReadStatus() (Status, error) {
-	hit, w, err := a.UC(false, WindowBase, 0)
-	if err == nil && !hit {
-		err = fmt.Errorf("status load inside the window was not claimed")
+func (a *Accel) ReadStatus() (Status, error) { return a.readStatus(0) }
+
+// readStatus is ReadStatus after lead idle cycles.
+func (a *Accel) readStatus(lead int) (Status, error) {
+	r, err := a.ucRun(lead, ucAccess{addr: WindowBase})
+	if err != nil {
+		return 0, err
 	}
-	if err == nil {
-		a.Cov.CmdErr(Status(w).CmdErr())
+	if !r[0].hit {
+		return 0, fmt.Errorf("status load inside the window was not claimed")
 	}
-	return Status(w), err
+	a.Cov.CmdErr(Status(r[0].data).CmdErr())
+	return Status(r[0].data), nil
 }
 
 // Poll is the AppCore's wait: a status load every cycle until one reports
 // ready or budget cycles pass (a hang).
 func (a *Accel) Poll(budget int) (Status, error) {
+	s, err := a.poll(budget)
+	if err != nil {
+		return 0, err
+	}
+	// One more load was taken at the edge that answered; let its answer go by.
+	if err := a.step(); err != nil {
+		return 0, err
+	}
+	a.flushCov()
+	return s, nil
+}
+
+// poll is Poll up to the edge whose status load saw ready: the load taken
+// at that edge is still to be answered, in the next cycle.
+func (a *Accel) poll(budget int) (Status, error) {
 	a.in.ucValid.Set(1)
 	a.in.ucWrite.Set(0)
 	a.in.ucAddr.Set(WindowBase)
@@ -90,11 +127,6 @@ func (a *Accel) Poll(budget int) (Status, error) {
 		spent += n
 		if a.uc.valid && Status(a.uc.data).Ready() {
 			s := Status(a.uc.data)
-			a.in.ucValid.Set(0)
-			// One more load was taken at this edge; let its answer go by.
-			if err := a.step(); err != nil {
-				return 0, err
-			}
 			a.Cov.Result(s.Result())
 			return s, nil
 		}
@@ -136,30 +168,26 @@ func (a *Accel) Receive(req Request) (Outcome, error) {
 	a.Cov.Message(req.Msg, req.Offset, appSize-golden.ValueOffset)
 
 	// AppCore offers its buffer; NetCore hands over the message.
-	if err := a.Command(OpAppReadyFlag, AppReadyPayload(AppRecvBase, capLines)); err != nil {
+	if err := a.commands(command{OpAppReadyFlag, AppReadyPayload(AppRecvBase, capLines)},
+		command{OpSendNetBuf, addr}, command{OpSendNetLen, uint64(len(req.Msg))}); err != nil {
 		return o, err
 	}
-	if err := a.Command(OpSendNetBuf, addr); err != nil {
-		return o, err
-	}
-	if err := a.Command(OpSendNetLen, uint64(len(req.Msg))); err != nil {
-		return o, err
-	}
-	start := a.cycle - 1 // the edge that took the command
-	s, err := a.Poll(a.Budget(len(req.Msg)))
+	start := a.cycle - 1 // the edge that took the last command
+	s, err := a.poll(a.Budget(len(req.Msg)))
 	if err != nil {
 		o.Violations = append(o.Violations, m.Violations...)
 		return o, err
 	}
 	o.Status = s
-	o.Cycles = a.cycle - 2 - start // Poll stepped once past the edge that answered
+	o.Cycles = a.cycle - 1 - start
 	if !m.Idle() {
 		m.violate("ready reported with memory requests still in flight")
 	}
 	o.Image = m.snapshot(AppRecvBase, appSize)
 
-	// A Set CALL that succeeded waits in IDLE_RESP for its reply.
-	next, err := a.ReadStatus()
+	// A Set CALL that succeeded waits in IDLE_RESP for its reply. The
+	// status read waits a cycle for the last poll's answer to go by.
+	next, err := a.readStatus(1)
 	if err != nil {
 		return o, err
 	}
@@ -181,13 +209,8 @@ func (a *Accel) reply(o *Outcome) error {
 	m.Fill(NetRespBase, LineSize, Filler)
 	m.Writable = Region{"Net.Resp", NetRespBase, LineSize}
 	m.Readable = Region{"nothing", 0, 0}
-	for _, c := range []struct {
-		op uint8
-		v  uint64
-	}{{OpNetReadyFlag, NetRespBase}, {OpSendAppBuf, AppRespBase}, {OpSendAppResp, 0}} {
-		if err := a.Command(c.op, c.v); err != nil {
-			return err
-		}
+	if err := a.commands(command{OpNetReadyFlag, NetRespBase}, command{OpSendAppBuf, AppRespBase}, command{OpSendAppResp, 0}); err != nil {
+		return err
 	}
 	s, err := a.Poll(a.Budget(0))
 	if err != nil {

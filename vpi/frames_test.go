@@ -60,19 +60,26 @@ func TestFramesMatchModel(t *testing.T) {
 		case 2, 3, 4:
 			max = k + r.IntN(6) // cycles past the frames hold the last one
 		}
-		stop := func(sample) bool { return false }
+		stop := func(int, sample) bool { return false }
+		// The second condition of kind 3 may be checked on the first
+		// cycles only.
+		checkUntil := 0
+		if r.IntN(2) == 0 {
+			checkUntil = r.IntN(k + 1)
+		}
+		hitOrTwo[1].Before = checkUntil
 		switch kind {
 		case 3:
-			stop = func(o sample) bool { return o.hit || o.count&3 == 2 }
+			stop = func(i int, o sample) bool { return o.hit || (checkUntil == 0 || i < checkUntil) && o.count&3 == 2 }
 		case 4:
-			stop = func(o sample) bool { return o.hit }
+			stop = func(_ int, o sample) bool { return o.hit }
 		}
 		var want []sample
 		wantOK := false
 		for i := 0; i < max; i++ {
 			o := m.cycle(ins[min(i, k-1)])
 			want = append(want, o)
-			if stop(o) {
+			if stop(i, o) {
 				wantOK = true
 				break
 			}
@@ -91,7 +98,7 @@ func TestFramesMatchModel(t *testing.T) {
 			n, ok, err = s.RunUntil(p.hit, 1, 1, max)
 		}
 		if err != nil || n != len(want) || ok != wantOK {
-			t.Fatalf("round %d (call %d, %d frames, max %d): ran %d, %v, %v; want %d, %v", round, kind, k, max, n, ok, err, len(want), wantOK)
+			t.Fatalf("round %d (call %d, %d frames, max %d, Before %d): ran %d, %v, %v; want %d, %v", round, kind, k, max, checkUntil, n, ok, err, len(want), wantOK)
 		}
 		if got := s.Cycles() - before; got != uint64(n) {
 			t.Fatalf("round %d: Cycles() advanced by %d, want %d", round, got, n)

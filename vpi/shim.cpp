@@ -255,10 +255,12 @@ int32_t checkConds(const Sim* s, const vm_cond* conds, int32_t n) {
     return VM_OK;
 }
 
-// anyHolds reports whether any condition holds on the sample at out.
-inline bool anyHolds(const Sim* s, const vm_cond* conds, int32_t n, const uint8_t* out) {
+// anyHolds reports whether any condition holds on the sample at out, that
+// of the call's cycle i (counting from 0).
+inline bool anyHolds(const Sim* s, const vm_cond* conds, int32_t n, const uint8_t* out, uint64_t i) {
     for (int32_t k = 0; k < n; ++k) {
         const vm_cond& c = conds[k];
+        if (c.before != 0 && i >= c.before) continue;
         uint64_t v;
         std::memcpy(&v, out + s->ports[VM_OUT][c.port].offset, sizeof v);
         if (((v & c.mask) == c.value) != (c.ne != 0)) return true;
@@ -491,7 +493,7 @@ vm_result vm_run_until_any(const vm_cond* conds, int32_t n, uint64_t max) {
     for (uint64_t i = 0; i < max; ++i) {
         if (VL_UNLIKELY(s->ctx->gotFinish())) return vm_result{static_cast<int64_t>(i), finished()};
         step(s);
-        if (anyHolds(s, conds, n, out)) return vm_result{static_cast<int64_t>(i + 1), VM_MATCHED};
+        if (anyHolds(s, conds, n, out, i)) return vm_result{static_cast<int64_t>(i + 1), VM_MATCHED};
     }
     return vm_result{static_cast<int64_t>(max), VM_OK};
 }
@@ -533,7 +535,7 @@ vm_result vm_run_frames(const vm_cond* conds, int32_t n, uint64_t max, const uin
             lastIn = lastOut = nullptr;
             step(s);
         }
-        if (anyHolds(s, conds, n, sample)) {
+        if (anyHolds(s, conds, n, sample, i)) {
             status = VM_MATCHED;
             ++i;
             break;

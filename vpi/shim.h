@@ -88,12 +88,15 @@ vm_result vm_cycle(uint64_t n);
  * cycle whose sample matched is completed and counted. */
 vm_result vm_run_until(int32_t port, uint64_t mask, uint64_t value, uint64_t max);
 /* One condition of vm_run_until_any on the pre-edge sample v of an output
- * port (its low 64 bits): (v & mask) == value, or != value if ne is set. */
+ * port (its low 64 bits): (v & mask) == value, or != value if ne is set.
+ * With before above 0 it is checked on the first `before` cycles of the
+ * call only. */
 typedef struct {
     int32_t port;
     int32_t ne;
     uint64_t mask;
     uint64_t value;
+    uint64_t before;
 } vm_cond;
 
 /* vm_run_until_any runs cycles like vm_cycle until any of the n conditions

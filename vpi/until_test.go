@@ -13,6 +13,7 @@ func TestRunUntilAny(t *testing.T) {
 	p := registerPorts(t, s)
 	eq := func(port *Port, mask, v uint64) Cond { return Cond{Port: port, Mask: mask, Value: v} }
 	ne := func(port *Port, mask, v uint64) Cond { return Cond{Port: port, Mask: mask, Value: v, NotEqual: true} }
+	before := func(c Cond, n int) Cond { c.Before = n; return c }
 	for _, tc := range []struct {
 		name   string
 		conds  []Cond
@@ -29,6 +30,8 @@ func TestRunUntilAny(t *testing.T) {
 		{"budget runs out", []Cond{eq(p.hit, 1, 1)}, 20, 20, false, 57},
 		{"no conditions", nil, 7, 7, false, 18},
 		{"no budget", []Cond{ne(p.count, 0, 0)}, 0, 0, false, 0},
+		{"before: checked in time", []Cond{before(eq(p.count, 0xffff, 9), 4)}, 1000, 4, true, 9},
+		{"before: checked too late", []Cond{before(eq(p.count, 0xffff, 9), 3), eq(p.hit, 1, 1)}, 1000, 35, true, 102},
 	} {
 		// No t.Run: the Sim belongs to this goroutine's thread.
 		p.apply(stimulus{rst: false})
@@ -61,6 +64,7 @@ func TestRunUntilAnyErrors(t *testing.T) {
 	}{
 		{"input port", []Cond{{Port: p.step, Mask: 1, Value: 1}}, 10},
 		{"nil port", []Cond{{Mask: 1, Value: 1}}, 10},
+		{"negative Before", []Cond{{Port: p.hit, Mask: 1, Value: 1, Before: -1}}, 10},
 		{"negative budget", nil, -1},
 	} {
 		if n, _, err := s.RunUntilAny(tc.conds, tc.max); !errors.Is(err, ErrInvalid) || n != 0 {

@@ -196,10 +196,14 @@ func (s *Sim) untilResult(r C.vm_result, op string) (int, bool, error) {
 
 // Cond is one condition of RunUntilAny on the pre-edge sample v of an
 // output port, on its low 64 bits: v&Mask == Value, or != Value if NotEqual.
+// With Before above 0 it is checked on the first Before cycles of the call
+// only (say, while what those cycles do would matter to inputs staged for
+// later ones).
 type Cond struct {
 	Port        *Port
 	Mask, Value uint64
 	NotEqual    bool
+	Before      int
 }
 
 // RunUntilAny runs cycles with the inputs held until any of conds holds on
@@ -220,7 +224,10 @@ func (s *Sim) RunUntilAny(conds []Cond, max int) (cycles int, ok bool, err error
 		if c.Port == nil || c.Port.s != s || c.Port.input {
 			return 0, false, &Error{Op: op, Err: ErrInvalid, Detail: fmt.Sprintf("condition %d: not an output port of this Sim", i)}
 		}
-		s.conds = append(s.conds, C.vm_cond{port: c.Port.index, ne: C.int32_t(b2i(c.NotEqual)), mask: C.uint64_t(c.Mask), value: C.uint64_t(c.Value)})
+		if c.Before < 0 {
+			return 0, false, &Error{Op: op, Err: ErrInvalid, Detail: fmt.Sprintf("condition %d: negative Before", i)}
+		}
+		s.conds = append(s.conds, C.vm_cond{port: c.Port.index, ne: C.int32_t(b2i(c.NotEqual)), mask: C.uint64_t(c.Mask), value: C.uint64_t(c.Value), before: C.uint64_t(c.Before)})
 	}
 	if s.staged > 0 {
 		return s.untilResult(s.runFrames(s.conds, max), op)
