@@ -3,6 +3,7 @@
 package tb
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,8 +45,10 @@ type Accel struct {
 	Cov   *Coverage
 	cycle uint64 // rising edges so far
 
-	in struct {
-		rst, cfgValid, cfgBase, cfgSize   *vpi.Port
+	// Reset and the configuration port change a few times per run: they go
+	// through VPI (vpi.Signal), which leaves the per-cycle copies shorter.
+	rst, cfgValid, cfgBase, cfgSize vpi.Signal
+	in                              struct {
 		ucValid, ucWrite, ucAddr, ucWdata *vpi.Port
 		ldReqReady, ldRspValid, ldRspTag  *vpi.Port
 		ldRspData, ldRspErr               *vpi.Port
@@ -101,10 +104,14 @@ func Open(lib string, mem MemConfig) (*Accel, error) {
 		*p, err = get(name)
 	}
 	in, out := sim.Input, sim.Output
-	bind(in, "rst_ni", &a.in.rst)
-	bind(in, "cfg_valid_i", &a.in.cfgValid)
-	bind(in, "cfg_base_i", &a.in.cfgBase)
-	bind(in, "cfg_size_i", &a.in.cfgSize)
+	for _, g := range []struct {
+		name string
+		s    *vpi.Signal
+	}{{"rst_ni", &a.rst}, {"cfg_valid_i", &a.cfgValid}, {"cfg_base_i", &a.cfgBase}, {"cfg_size_i", &a.cfgSize}} {
+		if err == nil {
+			*g.s, err = sim.Signal(g.name)
+		}
+	}
 	bind(in, "uc_valid_i", &a.in.ucValid)
 	bind(in, "uc_write_i", &a.in.ucWrite)
 	bind(in, "uc_addr_i", &a.in.ucAddr)
@@ -152,21 +159,21 @@ func (a *Accel) Cycle() uint64 { return a.cycle }
 
 // Reset holds rst_ni low for two cycles and empties the memory's queues.
 func (a *Accel) Reset() error {
-	a.in.rst.Set(0)
-	a.idleInputs()
+	if err := errors.Join(a.rst.PutU64(0), a.cfgValid.PutU64(0)); err != nil {
+		return err
+	}
+	for _, p := range []*vpi.Port{a.in.ucValid, a.in.ldRspValid, a.in.stAckValid} {
+		p.Set(0)
+	}
 	a.Mem.clearQueues()
 	if err := a.sim.Cycle(2); err != nil {
 		return err
 	}
 	a.cycle += 2
-	a.in.rst.Set(1)
-	return a.Step()
-}
-
-func (a *Accel) idleInputs() {
-	for _, p := range []*vpi.Port{a.in.cfgValid, a.in.ucValid, a.in.ldRspValid, a.in.stAckValid} {
-		p.Set(0)
+	if err := a.rst.PutU64(1); err != nil {
+		return err
 	}
+	return a.Step()
 }
 
 // Step runs one clock cycle: the memory drives its answers and readies for
@@ -388,11 +395,10 @@ func (a *Accel) Restart() error {
 // The engine takes it only in IDLE_RECV; Restart reprograms the last window
 // it took.
 func (a *Accel) Configure(base, size uint64) error {
-	a.in.cfgValid.Set(1)
-	a.in.cfgBase.Set(base)
-	a.in.cfgSize.Set(size)
-	err := a.Step()
-	a.in.cfgValid.Set(0)
+	if err := errors.Join(a.cfgValid.PutU64(1), a.cfgBase.PutU64(base), a.cfgSize.PutU64(size)); err != nil {
+		return err
+	}
+	err := errors.Join(a.Step(), a.cfgValid.PutU64(0))
 	if err == nil && a.out.state.U64() == StateIdleRecv { // sampled at the edge that took it
 		a.window = [2]uint64{base, size}
 	}
