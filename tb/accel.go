@@ -296,7 +296,11 @@ func (a *Accel) edge(now uint64) {
 		m.takeStore(now, a.out.stReqAddr.U64(), a.out.stReqTag.U64(), a.out.stReqData.Bytes(), a.out.stReqStrb.U64())
 		a.busy = true
 	}
-	a.uc = ucResponse{valid: a.out.ucRspValid.Bit(), hit: a.out.ucRspHit.Bit(), data: a.out.ucRspRdata.U64()}
+	if a.out.ucRspValid.Bit() {
+		a.uc = ucResponse{valid: true, hit: a.out.ucRspHit.Bit(), data: a.out.ucRspRdata.U64()}
+	} else {
+		a.uc = ucResponse{}
+	}
 	if st, ph := a.out.state.U64(), a.out.rxPhase.U64(); a.sampled && st == a.state && ph == a.phase {
 		a.pending++ // two map updates per cycle cost more than the rest of the edge
 	} else {

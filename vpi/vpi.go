@@ -219,15 +219,22 @@ func (s *Sim) RunUntilAny(conds []Cond, max int) (cycles int, ok bool, err error
 	case max < 0:
 		return 0, false, &Error{Op: op, Err: ErrInvalid, Detail: "negative cycle budget"}
 	}
-	s.conds = s.conds[:0]
-	for i, c := range conds {
+	if cap(s.conds) < len(conds) {
+		s.conds = make([]C.vm_cond, len(conds))
+	}
+	s.conds = s.conds[:len(conds)]
+	for i := range conds {
+		c := &conds[i]
 		if c.Port == nil || c.Port.s != s || c.Port.input {
 			return 0, false, &Error{Op: op, Err: ErrInvalid, Detail: fmt.Sprintf("condition %d: not an output port of this Sim", i)}
 		}
 		if c.Before < 0 {
 			return 0, false, &Error{Op: op, Err: ErrInvalid, Detail: fmt.Sprintf("condition %d: negative Before", i)}
 		}
-		s.conds = append(s.conds, C.vm_cond{port: c.Port.index, ne: C.int32_t(b2i(c.NotEqual)), mask: C.uint64_t(c.Mask), value: C.uint64_t(c.Value), before: C.uint64_t(c.Before)})
+		// Field by field: a composite literal is built on the stack and
+		// copied, and reading it back stalls on the stores just made.
+		v := &s.conds[i]
+		v.port, v.ne, v.mask, v.value, v.before = c.Port.index, C.int32_t(b2i(c.NotEqual)), C.uint64_t(c.Mask), C.uint64_t(c.Value), C.uint64_t(c.Before)
 	}
 	if s.staged > 0 {
 		return s.untilResult(s.runFrames(s.conds, max), op)
