@@ -163,6 +163,11 @@ func run() error {
 			return err
 		}
 		r.Profiles = append(r.Profiles, namedSplit{w.Name, s})
+		c, err := timeCalls(a, w, passes)
+		if err != nil {
+			return err
+		}
+		r.Calls = append(r.Calls, c)
 	}
 	done()
 

@@ -21,7 +21,32 @@ type timeSplit struct {
 	Runtime                  time.Duration // GC and other runtime work outside the harness
 	Requests                 int
 	Cycles                   uint64
-	Calls                    int // simulator calls (Cycle and RunUntilAny)
+}
+
+// callSplit is a pass of the workload through Receive alone with the
+// simulator calls timed: the wall time inside them against the whole.
+type callSplit struct {
+	Workload      string
+	Cycles, Calls uint64
+	Wall, InSim   time.Duration
+}
+
+func (c callSplit) nsPerCycle(d time.Duration) float64 {
+	return float64(d.Nanoseconds()) / float64(c.Cycles)
+}
+
+// timeCalls runs the workload through Receive passes times with the
+// simulator calls timed.
+func timeCalls(a *tb.Accel, w harnessWorkload, passes int) (callSplit, error) {
+	c0, k0 := a.Cycle(), a.SimCalls()
+	a.TimeSim(true)
+	defer a.TimeSim(false)
+	t, _, err := runGo(a, w, false, passes)
+	if err != nil {
+		return callSplit{}, err
+	}
+	return callSplit{Workload: w.Name, Cycles: a.Cycle() - c0, Calls: a.SimCalls() - k0,
+		Wall: time.Duration(t.Seconds * 1e9), InSim: a.SimTime()}, nil
 }
 
 // profileHarness runs the workload through RunVector passes times under

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"arcalis/vpi"
 )
@@ -507,3 +508,8 @@ func b2u(b bool) uint64 {
 
 // SimCalls is how many simulator calls have run cycles since Open.
 func (a *Accel) SimCalls() uint64 { return a.sim.Calls() }
+
+// TimeSim turns on or off the timing of simulator calls (vpi.Sim.TimeCalls)
+// and zeroes SimTime, the wall time spent inside them.
+func (a *Accel) TimeSim(on bool)        { a.sim.TimeCalls(on) }
+func (a *Accel) SimTime() time.Duration { return a.sim.CallTime() }

@@ -3,6 +3,7 @@ package vpi
 import (
 	"errors"
 	"testing"
+	"time"
 )
 
 // TestRunUntilAny runs the counter (step 3 from 0, limit 100) until any of a
@@ -73,5 +74,35 @@ func TestRunUntilAnyErrors(t *testing.T) {
 	}
 	if s.Cycles() != 0 {
 		t.Errorf("refused calls ran %d cycles", s.Cycles())
+	}
+}
+
+// TestTimeCalls: with timing on, CallTime adds up the calls that ran cycles
+// (no more than the wall time around them); off, it stays zero.
+func TestTimeCalls(t *testing.T) {
+	s := openCounter(t)
+	p := registerPorts(t, s)
+	p.apply(stimulus{rst: true, en: true, step: 1, limit: 1 << 30})
+	s.TimeCalls(true)
+	t0 := time.Now()
+	for i := 0; i < 50; i++ {
+		if err := s.Cycle(100); err != nil {
+			t.Fatal(err)
+		}
+		s.Stage()
+		if _, _, err := s.RunUntilAny(nil, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wall := time.Since(t0)
+	if got := s.CallTime(); got <= 0 || got > wall {
+		t.Errorf("CallTime %v after calls that took %v in all", got, wall)
+	}
+	s.TimeCalls(false)
+	if err := s.Cycle(100); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.CallTime(); got != 0 {
+		t.Errorf("CallTime %v with timing off", got)
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"time"
 	"unsafe"
 )
 
@@ -78,6 +79,9 @@ type Sim struct {
 	staged  int
 	samples []byte // the kept pre-edge samples, len(out) bytes each
 	kept    int
+
+	timing   bool          // see TimeCalls
+	callTime time.Duration // wall time inside the calls that ran cycles
 }
 
 // Open loads the shared library built by vpi/build.mk, constructs the model,
@@ -142,7 +146,9 @@ func (s *Sim) Cycle(n int) error {
 	if s.staged > 0 {
 		r = s.runFrames(nil, n)
 	} else {
+		t0 := s.clock()
 		r = C.call_cycle(s.lib, C.uint64_t(n))
+		s.clocked(t0)
 	}
 	if r.cycles != 0 {
 		s.cycles += uint64(r.cycles)
@@ -174,7 +180,9 @@ func (s *Sim) RunUntil(p *Port, mask, value uint64, max int) (cycles int, ok boo
 		s.conds = append(s.conds[:0], C.vm_cond{port: p.index, mask: C.uint64_t(mask), value: C.uint64_t(value)})
 		r = s.runFrames(s.conds, max)
 	} else {
+		t0 := s.clock()
 		r = C.call_run_until(s.lib, p.index, C.uint64_t(mask), C.uint64_t(value), C.uint64_t(max))
+		s.clocked(t0)
 	}
 	return s.untilResult(r, op)
 }
@@ -243,7 +251,10 @@ func (s *Sim) RunUntilAny(conds []Cond, max int) (cycles int, ok bool, err error
 	if len(s.conds) > 0 {
 		first = &s.conds[0]
 	}
-	return s.untilResult(C.call_run_until_any(s.lib, first, C.int32_t(len(s.conds)), C.uint64_t(max)), op)
+	t0 := s.clock()
+	r := C.call_run_until_any(s.lib, first, C.int32_t(len(s.conds)), C.uint64_t(max))
+	s.clocked(t0)
+	return s.untilResult(r, op)
 }
 
 // Stage appends the input ports' current values to the staged input
@@ -302,8 +313,10 @@ func (s *Sim) runFrames(conds []C.vm_cond, max int) C.vm_result {
 	if out > 0 {
 		pout = (*C.uint8_t)(unsafe.Pointer(&s.samples[0]))
 	}
+	t0 := s.clock()
 	r := C.call_run_frames(s.lib, first, C.int32_t(len(conds)), C.uint64_t(max),
 		pin, C.uint32_t(in), pout, C.uint32_t(out), C.uint64_t(frames))
+	s.clocked(t0)
 	if r.status != C.VM_ETHREAD { // a refused call from another thread must not write s
 		s.staged, s.kept = 0, min(int(r.cycles), frames)
 	}
@@ -315,6 +328,28 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TimeCalls turns on or off the timing of the calls that run cycles and
+// zeroes CallTime. It costs two clock reads per call; benchmarks use it to
+// split a harness's time between the simulator and the rest.
+func (s *Sim) TimeCalls(on bool) { s.timing, s.callTime = on, 0 }
+
+// CallTime is the wall time spent inside the calls that ran cycles (model
+// evaluation, the shim, cgo entry and exit) since TimeCalls turned timing on.
+func (s *Sim) CallTime() time.Duration { return s.callTime }
+
+func (s *Sim) clock() time.Time {
+	if !s.timing {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+func (s *Sim) clocked(t0 time.Time) {
+	if s.timing {
+		s.callTime += time.Since(t0)
+	}
 }
 
 // Cycles returns the cycles completed since Open.
