@@ -74,13 +74,18 @@ type Accel struct {
 	// and frames): every cycle is one Step; noQuiet turns off quiet alone.
 	// The results are the same (batch_test.go).
 	stepwise, noQuiet bool
-	ready             [][2]bool  // each frame's ldReady and stReady, reused
-	pollStop          []vpi.Cond // frames' stop condition while polling: a ready status
-	ucStop            []vpi.Cond // and otherwise: a UC response
-	guarded           []vpi.Cond // frames' stop conditions with the guard, reused
+	ready             []readiness // each frame's, reused
+	pollStop          []vpi.Cond  // frames' stop condition while polling: a ready status
+	ucStop            []vpi.Cond  // and otherwise: a UC response
+	guarded           []vpi.Cond  // frames' stop conditions with the guard, reused
 	script            ucScript
 	onEdge            func() // if set, called at every edge with its sample (tests)
 }
+
+// readiness is a frame's ldReady (bit 0) and stReady (bit 1): one byte
+// computed in a register (a [2]bool built field by field on the stack and
+// copied stalled every frame on the store just made).
+type readiness uint8
 
 type ucResponse struct {
 	valid, hit bool
@@ -254,7 +259,7 @@ func (a *Accel) frames(max int, stop []vpi.Cond, next, after func(i int), guard 
 		a.ldReady, a.stReady = lr, sr
 		a.drive(ld, ack)
 		a.sim.Stage()
-		rdy = append(rdy, [2]bool{lr, sr})
+		rdy = append(rdy, readiness(b2u(lr)|b2u(sr)<<1))
 	}
 	a.ready = rdy
 	if g := len(rdy) - ahead; g > 0 {
@@ -268,7 +273,7 @@ func (a *Accel) frames(max int, stop []vpi.Cond, next, after func(i int), guard 
 	m.end(n)
 	for i := 0; i < n; i++ {
 		a.sim.UseSample(i)
-		a.ldReady, a.stReady = rdy[i][0], rdy[i][1]
+		a.ldReady, a.stReady = rdy[i]&1 != 0, rdy[i]&2 != 0
 		a.edge(first + uint64(i))
 		if after != nil {
 			after(i)

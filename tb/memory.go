@@ -384,8 +384,12 @@ func (q *queue) add(due uint64) *answer {
 	if n := len(q.items); n > q.head && due < q.items[n-1].due {
 		q.unsorted++ // random stalls, or a latency lowered with answers waiting
 	}
-	q.items = append(q.items, answer{due: due})
-	return &q.items[len(q.items)-1]
+	// Grown, then filled in place: appending answer{due: due} builds it on
+	// the stack and copies it (see record).
+	q.items = append(q.items, answer{})
+	a := &q.items[len(q.items)-1]
+	a.due = due
+	return a
 }
 
 // remove takes out the i-th waiting answer; the pointer stays valid until
@@ -449,7 +453,11 @@ type removal struct { // no pointers: no write barriers on the way in
 // record notes that next is about to remove q's at-th waiting answer.
 func (m *Memory) record(q *queue, at int) {
 	b := &m.batch
-	b.undo = append(b.undo, removal{ack: q == &m.acks, at: at, head: q.head, n: len(q.items), unsorted: q.unsorted})
+	// Field by field: a composite literal is assembled on the stack and the
+	// copy's wide loads stall on the narrow stores just made.
+	b.undo = append(b.undo, removal{})
+	r := &b.undo[len(b.undo)-1]
+	r.ack, r.at, r.head, r.n, r.unsorted = q == &m.acks, at, q.head, len(q.items), q.unsorted
 	if at > 0 {
 		b.taken = append(b.taken, q.items[q.head+at])
 	}
