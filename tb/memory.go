@@ -438,6 +438,7 @@ type batch struct {
 	marks         []mark    // where each frame began
 	loads, stores int       // frames so far whose load, store port was ready
 	edgeDraws     bool      // an edge so far may draw (a request taken there would)
+	plain         bool      // no backpressure, in-flight limit, stalls or faults
 }
 
 // removal is an answer a frame took from a queue, to be put back: the
@@ -475,9 +476,10 @@ func (m *Memory) lookahead() int { return min(max(m.cfg.Latency, 0)+1, maxBatch)
 
 // begin starts a batch.
 func (m *Memory) begin() {
-	b := &m.batch
+	b, c := &m.batch, &m.cfg
 	b.on, b.undo, b.taken, b.marks = true, b.undo[:0], b.taken[:0], b.marks[:0]
 	b.loads, b.stores, b.edgeDraws = 0, 0, false
+	b.plain = c.Backpressure <= 0 && c.MaxInFlight <= 0 && !c.HoldLoads && c.MaxStall <= 0 && c.LoadFault <= 0 && c.FaultLine == nil
 	if m.draws != nil {
 		m.draws.record()
 	}
@@ -492,6 +494,10 @@ func (m *Memory) frame(now uint64) (ld, ack *answer, ldReady, stReady, ok bool) 
 	b := &m.batch
 	k := m.mark()
 	ld, ack = m.nextLoad(now), m.nextAck(now)
+	if b.plain { // both ports always ready, and no edge draws
+		b.marks = append(b.marks, k)
+		return ld, ack, true, true, true
+	}
 	ldReady, stReady = m.loadReady(), m.storeReady()
 	if len(b.marks) > 0 && (b.edgeDraws && m.drewSince(k) || !m.readyKnown()) {
 		m.rollback(k)
