@@ -144,15 +144,29 @@ inline void storeMasked(void* datap, const uint8_t* src, uint64_t mask) {
     *static_cast<T*>(datap) = static_cast<T>(v & mask);
 }
 
-// copyWords copies a wide port's 32-bit words. A cache line's 16 words,
-// the common case, get a copy of constant size, which the compiler inlines:
-// a call to memcpy for them cost more than the rest of a cycle's copies.
-inline void copyWords(void* dst, const void* src, uint32_t words) {
+// copyBuffer copies a port buffer or a frame (whole 8-byte words) in
+// inlined 32-byte pieces. Calls to memcpy in the per-cycle and per-call
+// paths cost about 10 ns per cycle and 50 ns per call (measured with
+// bench's TimeCalls split); the attribute keeps GCC from turning the loops
+// back into such calls.
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) inline void copyBuffer(uint8_t* dst, const uint8_t* src,
+                                                                                      uint32_t n) {
+    for (; n >= 32; n -= 32, dst += 32, src += 32) std::memcpy(dst, src, 32);
+    for (; n >= 8; n -= 8, dst += 8, src += 8) std::memcpy(dst, src, 8);
+}
+
+// copyWords copies a wide port's 32-bit words, without a call to memcpy
+// either: a cache line's 16 words, the common case, as one constant-size
+// copy.
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) inline void copyWords(void* dst, const void* src,
+                                                                                     uint32_t words) {
     if (words == 16) {
         std::memcpy(dst, src, 64);
-    } else {
-        std::memcpy(dst, src, words * 4);
+        return;
     }
+    uint8_t* d = static_cast<uint8_t*>(dst);
+    const uint8_t* p = static_cast<const uint8_t*>(src);
+    for (uint32_t i = 0; i < words; ++i) std::memcpy(d + 4 * i, p + 4 * i, 4);
 }
 
 inline void toModel(const Port& p, const uint8_t* base) {
@@ -542,7 +556,7 @@ vm_result vm_run_frames(const vm_cond* conds, int32_t n, uint64_t max, const uin
             lastOut = sample = out + i * out_size;
             step(s, lastIn, out + i * out_size);
         } else {
-            if (lastIn && in_size > 0) std::memcpy(inBuf, lastIn, in_size);  // held from here on
+            if (lastIn) copyBuffer(inBuf, lastIn, in_size);  // held from here on
             lastIn = lastOut = nullptr;
             step(s);
         }
@@ -552,8 +566,8 @@ vm_result vm_run_frames(const vm_cond* conds, int32_t n, uint64_t max, const uin
             break;
         }
     }
-    if (lastIn && in_size > 0) std::memcpy(inBuf, lastIn, in_size);
-    if (lastOut && out_size > 0) std::memcpy(outBuf, lastOut, out_size);
+    if (lastIn) copyBuffer(inBuf, lastIn, in_size);
+    if (lastOut) copyBuffer(outBuf, lastOut, out_size);
     return vm_result{static_cast<int64_t>(i), status};
 }
 
