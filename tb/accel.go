@@ -201,7 +201,7 @@ func (a *Accel) step() error {
 	if err := a.sim.Cycle(1); err != nil {
 		return fmt.Errorf("cycle %d: %w", now, err)
 	}
-	a.edge(now)
+	a.edge(now, a.ldReady, a.stReady)
 	return nil
 }
 
@@ -273,8 +273,7 @@ func (a *Accel) frames(max int, stop []vpi.Cond, next, after func(i int), guard 
 	m.end(n)
 	for i := 0; i < n; i++ {
 		a.sim.UseSample(i)
-		a.ldReady, a.stReady = rdy[i]&1 != 0, rdy[i]&2 != 0
-		a.edge(first + uint64(i))
+		a.edge(first+uint64(i), rdy[i]&1 != 0, rdy[i]&2 != 0)
 		if after != nil {
 			after(i)
 		}
@@ -285,27 +284,29 @@ func (a *Accel) frames(max int, stop []vpi.Cond, next, after func(i int), guard 
 	return n, nil
 }
 
-// edge takes what the edge at cycle now transferred: the outputs were
-// sampled just before it.
-func (a *Accel) edge(now uint64) {
+// edge takes what the edge at cycle now transferred, given the request
+// ports' readiness in that cycle: the outputs were sampled just before it.
+func (a *Accel) edge(now uint64, ldReady, stReady bool) {
 	m := a.Mem
-	a.cycle = now
+	a.cycle, a.ldReady, a.stReady = now, ldReady, stReady
 	a.busy = false
 	if a.onEdge != nil {
 		a.onEdge()
 	}
-	if a.ldReady && a.out.ldReqValid.Bit() {
+	if ldReady && a.out.ldReqValid.Bit() {
 		m.takeLoad(now, a.out.ldReqAddr.U64(), a.out.ldReqTag.U64())
 		a.busy = true
 	}
-	if a.stReady && a.out.stReqValid.Bit() {
+	if stReady && a.out.stReqValid.Bit() {
 		m.takeStore(now, a.out.stReqAddr.U64(), a.out.stReqTag.U64(), a.out.stReqData.Bytes(), a.out.stReqStrb.U64())
 		a.busy = true
 	}
-	if a.out.ucRspValid.Bit() {
-		a.uc = ucResponse{valid: true, hit: a.out.ucRspHit.Bit(), data: a.out.ucRspRdata.U64()}
+	// Field by field, not a composite literal (see Memory.record).
+	a.uc.valid = a.out.ucRspValid.Bit()
+	if a.uc.valid {
+		a.uc.hit, a.uc.data = a.out.ucRspHit.Bit(), a.out.ucRspRdata.U64()
 	} else {
-		a.uc = ucResponse{}
+		a.uc.hit, a.uc.data = false, 0
 	}
 	if st, ph := a.out.state.U64(), a.out.rxPhase.U64(); a.sampled && st == a.state && ph == a.phase {
 		a.pending++ // two map updates per cycle cost more than the rest of the edge
@@ -363,7 +364,7 @@ func (a *Accel) quiet(max int, polling bool) (int, error) {
 	}
 	// The n-1 cycles before the last were sampled with the last state and phase.
 	a.pending += n - 1
-	a.edge(first - 1 + uint64(n))
+	a.edge(first-1+uint64(n), a.ldReady, a.stReady)
 	return n, nil
 }
 
