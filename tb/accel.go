@@ -66,6 +66,8 @@ type Accel struct {
 	state, phase     uint64 // last sample of state_o and rx_phase_o
 	sampled          bool
 	busy             bool       // the last edge transferred a load or a store
+	tookLoad         bool       // the last edge transferred a load
+	tookStore        bool       // and a store
 	pending          int        // samples equal to the last one, not yet in Cov
 	conds            []vpi.Cond // quiet's, reused
 	window           [2]uint64  // the command page Configure last programmed
@@ -79,6 +81,8 @@ type Accel struct {
 	ucStop            []vpi.Cond  // and otherwise: a UC response
 	guarded           []vpi.Cond  // frames' stop conditions with the guard, reused
 	script            ucScript
+	echo              vpi.Echo // frames' acknowledgement of stores (see frames)
+	echoOn            bool
 	onEdge            func() // if set, called at every edge with its sample (tests)
 }
 
@@ -150,6 +154,8 @@ func Open(lib string, mem MemConfig) (*Accel, error) {
 	a.pollStop = []vpi.Cond{{Port: a.out.ucRspRdata, Mask: 1 << 4, Value: 1 << 4}}
 	a.ucStop = []vpi.Cond{{Port: a.out.ucRspValid, Mask: 1, Value: 1}}
 	a.script.set, a.script.after = a.scriptSet, a.scriptAfter
+	a.echo = vpi.Echo{Valid: a.out.stReqValid, Tag: a.out.stReqTag, Ready: a.in.stReqReady,
+		AckValid: a.in.stAckValid, AckTag: a.in.stAckTag}
 	if err := a.Reset(); err != nil {
 		sim.Close()
 		return nil, err
@@ -236,26 +242,46 @@ func (a *Accel) drive(ld, ack *answer) {
 //
 // The memory's answers are known Memory.lookahead cycles ahead; with guard,
 // frames stages up to maxBatch cycles all the same and stops after any
-// earlier cycle that issues a load or a store, whose answer the later
-// frames would lack. That pays off where the engine is not expected to
-// issue any (UC accesses); a guard that stops a call early costs a call.
+// earlier cycle that issues a request, whose answer the later frames would
+// lack. That pays off where the engine issues none, or only stores: when
+// the memory draws nothing at random (Memory.plain), a store's
+// acknowledgement is as certain as its cycle, latency+1 after the edge
+// that takes it, and the shim gives it itself (vpi.Echo), so only loads
+// end the call. Cycles past the memory's last answer, with nothing left to
+// change, hold the last frame (vpi.Sim.Hold) instead of being staged.
 func (a *Accel) frames(max int, stop []vpi.Cond, next, after func(i int), guard bool) (int, error) {
 	m, first := a.Mem, a.cycle+1
 	ahead := m.lookahead()
 	k := min(max, ahead)
 	if guard {
-		k = min(max, maxBatch)
+		k = min(max, ahead+guardExtra)
 	}
 	m.begin()
+	echo := guard && m.batch.plain
+	if err := a.setEcho(echo); err != nil {
+		return 0, err
+	}
 	rdy := a.ready[:0]
+	answered := true // the last frame drove an answer
 	for i := 0; i < k; i++ {
 		if i > 0 && next != nil {
 			next(i)
+		}
+		if echo && next == nil && !answered && m.loads.empty() && m.acks.empty() {
+			// Nothing more to answer, no readiness to draw: the rest holds
+			// this frame (requests the engine makes meanwhile end the call
+			// or are acknowledged by the echo).
+			a.sim.Hold(k - i)
+			for last := rdy[len(rdy)-1]; i < k; i++ {
+				rdy = append(rdy, last)
+			}
+			break
 		}
 		ld, ack, lr, sr, ok := m.frame(first + uint64(i))
 		if !ok {
 			break
 		}
+		answered = ld != nil || ack != nil
 		a.ldReady, a.stReady = lr, sr
 		a.drive(ld, ack)
 		a.sim.Stage()
@@ -264,9 +290,10 @@ func (a *Accel) frames(max int, stop []vpi.Cond, next, after func(i int), guard 
 	a.ready = rdy
 	if g := len(rdy) - ahead; g > 0 {
 		// A request taken at edge i < g would be answered by frame i+ahead.
-		stop = append(append(a.guarded[:0], stop...),
-			vpi.Cond{Port: a.out.ldReqValid, Mask: 1, Value: 1, Before: g},
-			vpi.Cond{Port: a.out.stReqValid, Mask: 1, Value: 1, Before: g})
+		stop = append(append(a.guarded[:0], stop...), vpi.Cond{Port: a.out.ldReqValid, Mask: 1, Value: 1, Before: g})
+		if !echo {
+			stop = append(stop, vpi.Cond{Port: a.out.stReqValid, Mask: 1, Value: 1, Before: g})
+		}
 		a.guarded = stop
 	}
 	n, _, err := a.sim.RunUntilAny(stop, len(rdy))
@@ -274,6 +301,9 @@ func (a *Accel) frames(max int, stop []vpi.Cond, next, after func(i int), guard 
 	for i := 0; i < n; i++ {
 		a.sim.UseSample(i)
 		a.edge(first+uint64(i), rdy[i]&1 != 0, rdy[i]&2 != 0)
+		if echo && a.tookStore && i+ahead < n {
+			m.acked() // the shim gave this store's acknowledgement
+		}
 		if after != nil {
 			after(i)
 		}
@@ -284,22 +314,42 @@ func (a *Accel) frames(max int, stop []vpi.Cond, next, after func(i int), guard 
 	return n, nil
 }
 
+// guardExtra is how many cycles past the memory's lookahead frames stages
+// behind a guard: enough for a request's tail (its stores' acknowledgements,
+// the engine's last states), not so many that cycles staged and not run
+// cost more than the calls they save.
+const guardExtra = 16
+
+// setEcho turns the shim's acknowledgement of stores on (latency+1 cycles
+// after the edge that takes each) or off.
+func (a *Accel) setEcho(on bool) error {
+	delay := a.Mem.lookahead()
+	if on == a.echoOn && (!on || a.echo.Delay == delay) {
+		return nil
+	}
+	a.echoOn, a.echo.Delay = on, delay
+	if !on {
+		return a.sim.SetEcho(nil)
+	}
+	return a.sim.SetEcho(&a.echo)
+}
+
 // edge takes what the edge at cycle now transferred, given the request
 // ports' readiness in that cycle: the outputs were sampled just before it.
 func (a *Accel) edge(now uint64, ldReady, stReady bool) {
 	m := a.Mem
 	a.cycle, a.ldReady, a.stReady = now, ldReady, stReady
-	a.busy = false
+	a.tookLoad = ldReady && a.out.ldReqValid.Bit()
+	a.tookStore = stReady && a.out.stReqValid.Bit()
+	a.busy = a.tookLoad || a.tookStore
 	if a.onEdge != nil {
 		a.onEdge()
 	}
-	if ldReady && a.out.ldReqValid.Bit() {
+	if a.tookLoad {
 		m.takeLoad(now, a.out.ldReqAddr.U64(), a.out.ldReqTag.U64())
-		a.busy = true
 	}
-	if stReady && a.out.stReqValid.Bit() {
+	if a.tookStore {
 		m.takeStore(now, a.out.stReqAddr.U64(), a.out.stReqTag.U64(), a.out.stReqData.Bytes(), a.out.stReqStrb.U64())
-		a.busy = true
 	}
 	// Field by field, not a composite literal (see Memory.record).
 	a.uc.valid = a.out.ucRspValid.Bit()
@@ -388,7 +438,9 @@ func (a *Accel) advance(max int, polling bool) (int, error) {
 		} else {
 			stop = a.ucStop
 		}
-		return a.frames(max, stop, nil, nil, false)
+		// Past a load's edge more loads are likely: stage as far as the
+		// memory's answers are known; else as far as the guard allows.
+		return a.frames(max, stop, nil, nil, m.plain() && !a.tookLoad)
 	}
 	return 1, a.step()
 }
