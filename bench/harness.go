@@ -209,13 +209,13 @@ func compareHarness(a *tb.Accel, native, dir string, w harnessWorkload, reps int
 	if err := writeStream(stream, w.Jobs); err != nil {
 		return res, err
 	}
-	// Enough passes that the native run takes about 50 ms: a repetition is
+	// Enough passes that the native run takes about 150 ms: a repetition is
 	// then long against the machine's scheduling noise.
 	cal, _, err := runNative(native, stream, w.Latency, 1)
 	if err != nil {
 		return res, err
 	}
-	res.Passes = max(1, int(0.05/max(cal.Seconds, 1e-6)))
+	res.Passes = max(1, int(0.15/max(cal.Seconds, 1e-6)))
 	var fullRatios, simRatios []float64
 	for rep := 0; rep < reps; rep++ {
 		full, perFull, err := runGo(a, w, true, res.Passes)
