@@ -207,7 +207,7 @@ func (a *Accel) step() error {
 	if err := a.sim.Cycle(1); err != nil {
 		return fmt.Errorf("cycle %d: %w", now, err)
 	}
-	a.edge(now, a.ldReady, a.stReady)
+	a.edge(now, a.ldReady, a.stReady, a.sim.LastSample())
 	return nil
 }
 
@@ -299,8 +299,10 @@ func (a *Accel) frames(max int, stop []vpi.Cond, next, after func(i int), guard 
 	n, _, err := a.sim.RunUntilAny(stop, len(rdy))
 	m.end(n)
 	for i := 0; i < n; i++ {
-		a.sim.UseSample(i)
-		a.edge(first+uint64(i), rdy[i]&1 != 0, rdy[i]&2 != 0)
+		if a.onEdge != nil { // it reads the ports
+			a.sim.UseSample(i)
+		}
+		a.edge(first+uint64(i), rdy[i]&1 != 0, rdy[i]&2 != 0, a.sim.Sample(i))
 		if echo && a.tookStore && i+ahead < n {
 			m.acked() // the shim gave this store's acknowledgement
 		}
@@ -335,30 +337,32 @@ func (a *Accel) setEcho(on bool) error {
 }
 
 // edge takes what the edge at cycle now transferred, given the request
-// ports' readiness in that cycle: the outputs were sampled just before it.
-func (a *Accel) edge(now uint64, ldReady, stReady bool) {
-	m := a.Mem
+// ports' readiness in that cycle and the outputs sampled just before it
+// (read in place: copying each sample into the ports cost more than
+// reading it).
+func (a *Accel) edge(now uint64, ldReady, stReady bool, smp []byte) {
+	m, o := a.Mem, &a.out
 	a.cycle, a.ldReady, a.stReady = now, ldReady, stReady
-	a.tookLoad = ldReady && a.out.ldReqValid.Bit()
-	a.tookStore = stReady && a.out.stReqValid.Bit()
+	a.tookLoad = ldReady && o.ldReqValid.BitIn(smp)
+	a.tookStore = stReady && o.stReqValid.BitIn(smp)
 	a.busy = a.tookLoad || a.tookStore
 	if a.onEdge != nil {
 		a.onEdge()
 	}
 	if a.tookLoad {
-		m.takeLoad(now, a.out.ldReqAddr.U64(), a.out.ldReqTag.U64())
+		m.takeLoad(now, o.ldReqAddr.U64In(smp), o.ldReqTag.U64In(smp))
 	}
 	if a.tookStore {
-		m.takeStore(now, a.out.stReqAddr.U64(), a.out.stReqTag.U64(), a.out.stReqData.Bytes(), a.out.stReqStrb.U64())
+		m.takeStore(now, o.stReqAddr.U64In(smp), o.stReqTag.U64In(smp), o.stReqData.BytesIn(smp), o.stReqStrb.U64In(smp))
 	}
 	// Field by field, not a composite literal (see Memory.record).
-	a.uc.valid = a.out.ucRspValid.Bit()
+	a.uc.valid = o.ucRspValid.BitIn(smp)
 	if a.uc.valid {
-		a.uc.hit, a.uc.data = a.out.ucRspHit.Bit(), a.out.ucRspRdata.U64()
+		a.uc.hit, a.uc.data = o.ucRspHit.BitIn(smp), o.ucRspRdata.U64In(smp)
 	} else {
 		a.uc.hit, a.uc.data = false, 0
 	}
-	if st, ph := a.out.state.U64(), a.out.rxPhase.U64(); a.sampled && st == a.state && ph == a.phase {
+	if st, ph := o.state.U64In(smp), o.rxPhase.U64In(smp); a.sampled && st == a.state && ph == a.phase {
 		a.pending++ // two map updates per cycle cost more than the rest of the edge
 	} else {
 		a.flushCov()
@@ -414,7 +418,7 @@ func (a *Accel) quiet(max int, polling bool) (int, error) {
 	}
 	// The n-1 cycles before the last were sampled with the last state and phase.
 	a.pending += n - 1
-	a.edge(first-1+uint64(n), a.ldReady, a.stReady)
+	a.edge(first-1+uint64(n), a.ldReady, a.stReady, a.sim.LastSample())
 	return n, nil
 }
 

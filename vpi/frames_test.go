@@ -149,6 +149,12 @@ func TestFramesMatchModel(t *testing.T) {
 		p.check(t, round*1000+n-1, want[n-1])
 		for i := 0; i < s.Samples(); i++ {
 			j := r.IntN(s.Samples())
+			// Read in place, then through the ports.
+			smp := s.Sample(j)
+			if got := uint32(p.count.U64In(smp)); got != want[j].count || p.hit.BitIn(smp) != want[j].hit ||
+				!bytes.Equal(p.lineOut.BytesIn(smp), want[j].line) {
+				t.Fatalf("round %d: Sample(%d): count_o %d, hit_o %v, want %d, %v", round, j, got, p.hit.BitIn(smp), want[j].count, want[j].hit)
+			}
 			s.UseSample(j)
 			p.check(t, round*1000+j, want[j])
 		}

@@ -318,6 +318,29 @@ func (p *Port) Bit() bool {
 	return b[0]&1 != 0
 }
 
+// U64In, BitIn and BytesIn read an output port from a kept sample
+// (Sim.Sample) as U64, Bit and Bytes read the port's current one.
+func (p *Port) U64In(sample []byte) uint64 {
+	if p.input {
+		p.misuse()
+	}
+	return binary.LittleEndian.Uint64(sample[p.off : p.off+8])
+}
+
+func (p *Port) BitIn(sample []byte) bool {
+	if p.input {
+		p.misuse()
+	}
+	return sample[p.off]&1 != 0
+}
+
+func (p *Port) BytesIn(sample []byte) []byte {
+	if p.input {
+		p.misuse()
+	}
+	return sample[p.off : p.off+p.n : p.off+p.n]
+}
+
 // Bytes returns an output port's last sample, (Width+7)/8 bytes,
 // little-endian. It is a view of the C buffer: valid until the next Cycle,
 // RunUntil, Input, Output or Close, and not to be written.

@@ -353,6 +353,22 @@ func (s *Sim) UseSample(i int) {
 	copy(s.out, s.samples[i*n:(i+1)*n])
 }
 
+// Sample returns the kept pre-edge sample of cycle i (0 <= i < Samples())
+// in place, for Port.U64In, BitIn and BytesIn: a view, valid until the next
+// call that runs cycles. Unlike UseSample it copies nothing. It panics if
+// there is no such sample.
+func (s *Sim) Sample(i int) []byte {
+	if i < 0 || i >= s.kept || s.out == nil {
+		panic(fmt.Sprintf("vpi: Sample(%d) with %d samples kept", i, s.kept))
+	}
+	n := len(s.out)
+	return s.samples[i*n : (i+1)*n : (i+1)*n]
+}
+
+// LastSample returns the output ports' current sample in place, for the
+// same readers as Sample.
+func (s *Sim) LastSample() []byte { return s.out }
+
 // runFrames runs up to max cycles from the staged frames until any of
 // conds holds, and drops the frames.
 func (s *Sim) runFrames(conds []C.vm_cond, max int) C.vm_result {
