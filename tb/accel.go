@@ -66,8 +66,6 @@ type Accel struct {
 	state, phase     uint64 // last sample of state_o and rx_phase_o
 	sampled          bool
 	busy             bool       // the last edge transferred a load or a store
-	tookLoad         bool       // the last edge transferred a load
-	tookStore        bool       // and a store
 	pending          int        // samples equal to the last one, not yet in Cov
 	conds            []vpi.Cond // quiet's, reused
 	window           [2]uint64  // the command page Configure last programmed
@@ -81,8 +79,6 @@ type Accel struct {
 	ucStop            []vpi.Cond  // and otherwise: a UC response
 	guarded           []vpi.Cond  // frames' stop conditions with the guard, reused
 	script            ucScript
-	echo              vpi.Echo // frames' acknowledgement of stores (see frames)
-	echoOn            bool
 	onEdge            func() // if set, called at every edge with its sample (tests)
 }
 
@@ -154,8 +150,6 @@ func Open(lib string, mem MemConfig) (*Accel, error) {
 	a.pollStop = []vpi.Cond{{Port: a.out.ucRspRdata, Mask: 1 << 4, Value: 1 << 4}}
 	a.ucStop = []vpi.Cond{{Port: a.out.ucRspValid, Mask: 1, Value: 1}}
 	a.script.set, a.script.after = a.scriptSet, a.scriptAfter
-	a.echo = vpi.Echo{Valid: a.out.stReqValid, Tag: a.out.stReqTag, Ready: a.in.stReqReady,
-		AckValid: a.in.stAckValid, AckTag: a.in.stAckTag}
 	if err := a.Reset(); err != nil {
 		sim.Close()
 		return nil, err
@@ -242,46 +236,26 @@ func (a *Accel) drive(ld, ack *answer) {
 //
 // The memory's answers are known Memory.lookahead cycles ahead; with guard,
 // frames stages up to maxBatch cycles all the same and stops after any
-// earlier cycle that issues a request, whose answer the later frames would
-// lack. That pays off where the engine issues none, or only stores: when
-// the memory draws nothing at random (Memory.plain), a store's
-// acknowledgement is as certain as its cycle, latency+1 after the edge
-// that takes it, and the shim gives it itself (vpi.Echo), so only loads
-// end the call. Cycles past the memory's last answer, with nothing left to
-// change, hold the last frame (vpi.Sim.Hold) instead of being staged.
+// earlier cycle that issues a load or a store, whose answer the later
+// frames would lack. That pays off where the engine is not expected to
+// issue any (UC accesses); a guard that stops a call early costs a call.
 func (a *Accel) frames(max int, stop []vpi.Cond, next, after func(i int), guard bool) (int, error) {
 	m, first := a.Mem, a.cycle+1
 	ahead := m.lookahead()
 	k := min(max, ahead)
 	if guard {
-		k = min(max, ahead+guardExtra)
+		k = min(max, maxBatch)
 	}
 	m.begin()
-	echo := guard && m.batch.plain
-	if err := a.setEcho(echo); err != nil {
-		return 0, err
-	}
 	rdy := a.ready[:0]
-	answered := true // the last frame drove an answer
 	for i := 0; i < k; i++ {
 		if i > 0 && next != nil {
 			next(i)
-		}
-		if echo && next == nil && !answered && m.loads.empty() && m.acks.empty() {
-			// Nothing more to answer, no readiness to draw: the rest holds
-			// this frame (requests the engine makes meanwhile end the call
-			// or are acknowledged by the echo).
-			a.sim.Hold(k - i)
-			for last := rdy[len(rdy)-1]; i < k; i++ {
-				rdy = append(rdy, last)
-			}
-			break
 		}
 		ld, ack, lr, sr, ok := m.frame(first + uint64(i))
 		if !ok {
 			break
 		}
-		answered = ld != nil || ack != nil
 		a.ldReady, a.stReady = lr, sr
 		a.drive(ld, ack)
 		a.sim.Stage()
@@ -290,10 +264,9 @@ func (a *Accel) frames(max int, stop []vpi.Cond, next, after func(i int), guard 
 	a.ready = rdy
 	if g := len(rdy) - ahead; g > 0 {
 		// A request taken at edge i < g would be answered by frame i+ahead.
-		stop = append(append(a.guarded[:0], stop...), vpi.Cond{Port: a.out.ldReqValid, Mask: 1, Value: 1, Before: g})
-		if !echo {
-			stop = append(stop, vpi.Cond{Port: a.out.stReqValid, Mask: 1, Value: 1, Before: g})
-		}
+		stop = append(append(a.guarded[:0], stop...),
+			vpi.Cond{Port: a.out.ldReqValid, Mask: 1, Value: 1, Before: g},
+			vpi.Cond{Port: a.out.stReqValid, Mask: 1, Value: 1, Before: g})
 		a.guarded = stop
 	}
 	n, _, err := a.sim.RunUntilAny(stop, len(rdy))
@@ -303,9 +276,6 @@ func (a *Accel) frames(max int, stop []vpi.Cond, next, after func(i int), guard 
 			a.sim.UseSample(i)
 		}
 		a.edge(first+uint64(i), rdy[i]&1 != 0, rdy[i]&2 != 0, a.sim.Sample(i))
-		if echo && a.tookStore && i+ahead < n {
-			m.acked() // the shim gave this store's acknowledgement
-		}
 		if after != nil {
 			after(i)
 		}
@@ -316,26 +286,6 @@ func (a *Accel) frames(max int, stop []vpi.Cond, next, after func(i int), guard 
 	return n, nil
 }
 
-// guardExtra is how many cycles past the memory's lookahead frames stages
-// behind a guard: enough for a request's tail (its stores' acknowledgements,
-// the engine's last states), not so many that cycles staged and not run
-// cost more than the calls they save.
-const guardExtra = 16
-
-// setEcho turns the shim's acknowledgement of stores on (latency+1 cycles
-// after the edge that takes each) or off.
-func (a *Accel) setEcho(on bool) error {
-	delay := a.Mem.lookahead()
-	if on == a.echoOn && (!on || a.echo.Delay == delay) {
-		return nil
-	}
-	a.echoOn, a.echo.Delay = on, delay
-	if !on {
-		return a.sim.SetEcho(nil)
-	}
-	return a.sim.SetEcho(&a.echo)
-}
-
 // edge takes what the edge at cycle now transferred, given the request
 // ports' readiness in that cycle and the outputs sampled just before it
 // (read in place: copying each sample into the ports cost more than
@@ -343,17 +293,17 @@ func (a *Accel) setEcho(on bool) error {
 func (a *Accel) edge(now uint64, ldReady, stReady bool, smp []byte) {
 	m, o := a.Mem, &a.out
 	a.cycle, a.ldReady, a.stReady = now, ldReady, stReady
-	a.tookLoad = ldReady && o.ldReqValid.BitIn(smp)
-	a.tookStore = stReady && o.stReqValid.BitIn(smp)
-	a.busy = a.tookLoad || a.tookStore
+	a.busy = false
 	if a.onEdge != nil {
 		a.onEdge()
 	}
-	if a.tookLoad {
+	if ldReady && o.ldReqValid.BitIn(smp) {
 		m.takeLoad(now, o.ldReqAddr.U64In(smp), o.ldReqTag.U64In(smp))
+		a.busy = true
 	}
-	if a.tookStore {
+	if stReady && o.stReqValid.BitIn(smp) {
 		m.takeStore(now, o.stReqAddr.U64In(smp), o.stReqTag.U64In(smp), o.stReqData.BytesIn(smp), o.stReqStrb.U64In(smp))
+		a.busy = true
 	}
 	// Field by field, not a composite literal (see Memory.record).
 	a.uc.valid = o.ucRspValid.BitIn(smp)
@@ -442,9 +392,7 @@ func (a *Accel) advance(max int, polling bool) (int, error) {
 		} else {
 			stop = a.ucStop
 		}
-		// Past a load's edge more loads are likely: stage as far as the
-		// memory's answers are known; else as far as the guard allows.
-		return a.frames(max, stop, nil, nil, m.plain() && !a.tookLoad)
+		return a.frames(max, stop, nil, nil, false)
 	}
 	return 1, a.step()
 }

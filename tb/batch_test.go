@@ -265,8 +265,6 @@ func TestBatchingMatchesStepwise(t *testing.T) {
 		{MemConfig{Latency: 4, Seed: 1}, all, true},
 		{MemConfig{Latency: 0, Seed: 1}, some, false},
 		{MemConfig{Latency: 1, Seed: 1}, some, false},
-		// Plain memories (nothing drawn at random): frames past the
-		// lookahead, the shim acknowledging stores, held frames.
 		{MemConfig{Latency: 2, Seed: 1}, some, true},
 		{MemConfig{Latency: 20, Seed: 1}, some, true},
 		{MemConfig{Latency: 7, Backpressure: 0.3, Reorder: true, Seed: 2}, some, true},

@@ -476,37 +476,14 @@ func (m *Memory) lookahead() int { return min(max(m.cfg.Latency, 0)+1, maxBatch)
 
 // begin starts a batch.
 func (m *Memory) begin() {
-	b := &m.batch
+	b, c := &m.batch, &m.cfg
 	b.on, b.undo, b.taken, b.marks = true, b.undo[:0], b.taken[:0], b.marks[:0]
 	b.loads, b.stores, b.edgeDraws = 0, 0, false
-	b.plain = m.plain()
+	b.plain = c.Backpressure <= 0 && c.MaxInFlight <= 0 && !c.HoldLoads && c.MaxStall <= 0 && c.LoadFault <= 0 && c.FaultLine == nil
 	if m.draws != nil {
 		m.draws.record()
 	}
 }
-
-// plain reports whether the memory draws nothing at random and both ports
-// are always ready: no backpressure, in-flight limit, stalls or faults.
-// Each answer is then due exactly Latency+1 cycles after its edge.
-func (m *Memory) plain() bool {
-	c := &m.cfg
-	return c.Backpressure <= 0 && c.MaxInFlight <= 0 && !c.HoldLoads && c.MaxStall <= 0 && c.LoadFault <= 0 && c.FaultLine == nil
-}
-
-// acked drops the acknowledgement of the store just taken, which the shim
-// gave in its cycle (Accel.frames).
-func (m *Memory) acked() {
-	q := &m.acks
-	q.items = q.items[:len(q.items)-1]
-	if q.head == len(q.items) {
-		q.clear()
-	}
-	m.inflight--
-	m.stInflight--
-}
-
-// empty reports whether no answer is waiting.
-func (q *queue) empty() bool { return q.head == len(q.items) }
 
 // frame fixes the memory's side of the batch's next cycle, now: the answers
 // it drives and whether each request port is ready, as nextLoad, nextAck,

@@ -25,11 +25,10 @@ func padded(in stimulus) stimulus {
 	return in
 }
 
-// TestFramesMatchModel stages random input frames (some held: Hold) and
-// runs them through every call that runs cycles, with fewer, as many and
-// more cycles than frames, with stop conditions and with an echo, and
-// checks each kept sample, the outputs and the held inputs afterwards
-// against the Go model.
+// TestFramesMatchModel stages random input frames and runs them through
+// every call that runs cycles, with fewer, as many and more cycles than
+// frames and with stop conditions, and checks each kept sample, the
+// outputs and the held inputs afterwards against the Go model.
 func TestFramesMatchModel(t *testing.T) {
 	s := openCounter(t)
 	p := registerPorts(t, s)
@@ -41,42 +40,15 @@ func TestFramesMatchModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	hitOrTwo := []Cond{{Port: p.hit, Mask: 1, Value: 1}, {Port: p.count, Mask: 3, Value: 2}}
-	// The echo acknowledges hit_o while en_i with load_i and tag_o as tag_i.
-	echo := Echo{Valid: p.hit, Tag: p.tagOut, Ready: p.en, AckValid: p.load, AckTag: p.tag}
 	for round := 0; round < 600; round++ {
 		k := 1 + r.IntN(24)
-		delay := 0 // no echo
-		if err := s.SetEcho(nil); err != nil {
-			t.Fatal(err)
-		}
-		if r.IntN(3) == 0 {
-			delay = 1 + r.IntN(4)
-			e := echo
-			e.Delay = delay
-			if err := s.SetEcho(&e); err != nil {
-				t.Fatal(err)
-			}
-		}
 		ins := make([]stimulus, k)
-		for i := 0; i < k; {
-			in := randomStimulus(r)
-			if delay > 0 {
-				in.load = false // the echo's to drive
-			}
-			p.apply(in)
-			ins[i] = padded(in)
+		for i := range ins {
+			ins[i] = randomStimulus(r)
+			p.apply(ins[i])
+			ins[i] = padded(ins[i])
 			if n := s.Stage(); n != i+1 {
 				t.Fatalf("round %d: Stage() = %d, want %d", round, n, i+1)
-			}
-			i++
-			if hold := min(r.IntN(4), k-i); hold > 0 && r.IntN(2) == 0 {
-				for j := 0; j < hold; j++ {
-					ins[i+j] = ins[i-1]
-				}
-				if n := s.Hold(hold); n != i+hold {
-					t.Fatalf("round %d: Hold(%d) = %d, want %d", round, hold, n, i+hold)
-				}
-				i += hold
 			}
 		}
 		// What the call should do, from the model.
@@ -104,16 +76,8 @@ func TestFramesMatchModel(t *testing.T) {
 		}
 		var want []sample
 		wantOK := false
-		acks := map[int]uint16{} // staged cycle: the tag the echo drives
 		for i := 0; i < max; i++ {
-			in := ins[min(i, k-1)]
-			if tag, ok := acks[i]; ok && i < k {
-				in.load, in.tag = true, tag
-			}
-			o := m.cycle(in)
-			if delay > 0 && i < k && i+delay < k && o.hit && in.en {
-				acks[i+delay] = o.tag
-			}
+			o := m.cycle(ins[min(i, k-1)])
 			want = append(want, o)
 			if stop(i, o) {
 				wantOK = true
@@ -233,38 +197,4 @@ func b2u(b bool) uint64 {
 		return 1
 	}
 	return 0
-}
-
-// TestEchoErrors: SetEcho refuses ports of the wrong direction or width and
-// a delay below 1; a staged cycle that drives the acknowledgement the echo
-// owes is an error.
-func TestEchoErrors(t *testing.T) {
-	s := openCounter(t)
-	p := registerPorts(t, s)
-	good := Echo{Valid: p.hit, Tag: p.tagOut, Ready: p.en, AckValid: p.load, AckTag: p.tag, Delay: 1}
-	for _, bad := range []func(e *Echo){
-		func(e *Echo) { e.Valid = p.en },      // an input
-		func(e *Echo) { e.AckTag = p.tagOut }, // an output
-		func(e *Echo) { e.AckTag = p.line },   // 512 bits
-		func(e *Echo) { e.Ready = nil },       // none
-		func(e *Echo) { e.Delay = 0 },         // too soon
-	} {
-		e := good
-		bad(&e)
-		if err := s.SetEcho(&e); !errors.Is(err, ErrInvalid) {
-			t.Errorf("SetEcho(%+v) = %v, want ErrInvalid", e, err)
-		}
-	}
-	if err := s.SetEcho(&good); err != nil {
-		t.Fatal(err)
-	}
-	// hit_o holds from the start (limit 0) while en_i: a request every
-	// cycle, whose acknowledgement the second cycle's frame drives itself.
-	p.apply(stimulus{rst: true, en: true, limit: 0})
-	s.Stage()
-	p.load.Set(1)
-	s.Stage()
-	if n, _, err := s.RunUntilAny(nil, 2); !errors.Is(err, ErrInvalid) || n != 1 {
-		t.Errorf("colliding acknowledgement: ran %d, %v; want 1 cycle and ErrInvalid", n, err)
-	}
 }

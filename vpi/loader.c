@@ -57,9 +57,8 @@ vm_result call_run_until_any(vm_lib* l, const vm_cond* conds, int32_t n, uint64_
     return l->vm_run_until_any(conds, n, max);
 }
 vm_result call_run_frames(vm_lib* l, const vm_cond* conds, int32_t n, uint64_t max, const uint8_t* in,
-                          uint32_t in_size, const uint32_t* order, uint8_t* out, uint32_t out_size, uint64_t frames,
-                          const vm_echo* echo) {
-    return l->vm_run_frames(conds, n, max, in, in_size, order, out, out_size, frames, echo);
+                          uint32_t in_size, uint8_t* out, uint32_t out_size, uint64_t frames) {
+    return l->vm_run_frames(conds, n, max, in, in_size, out, out_size, frames);
 }
 int32_t call_trace_on(vm_lib* l, const char* path) { return l->vm_trace_on(path); }
 int32_t call_trace_off(vm_lib* l) { return l->vm_trace_off(); }

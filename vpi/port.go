@@ -205,7 +205,7 @@ func (s *Sim) port(name string, input bool) (*Port, error) {
 	s.ports = append(s.ports, p)
 	s.in, s.out = s.buffer(C.VM_IN), s.buffer(C.VM_OUT)
 	s.views()
-	s.staged, s.unique, s.kept = 0, 0, 0
+	s.staged, s.kept = 0, 0
 	return p, nil
 }
 

@@ -79,12 +79,6 @@ struct Plan {
     std::vector<Port> wide;
 };
 
-// An acknowledgement an echo owes: the staged cycle it is due in, its tag.
-struct Echoed {
-    uint64_t due;
-    uint64_t tag;
-};
-
 struct Sim {
     // Declaration order is destruction order reversed: the model must go
     // before its context.
@@ -99,7 +93,6 @@ struct Sim {
     std::vector<Port> ports[2];
     Plan plan[2];
     std::vector<uint64_t> buf[2];  // 8-byte words, so every slot is aligned
-    std::vector<Echoed> echoes;    // vm_run_frames' pending acknowledgements
 };
 
 Sim* g_sim = nullptr;
@@ -259,27 +252,10 @@ inline void planOut(const Plan& p, uint8_t* out) {
     for (const Port& w : p.wide) fromModel(w, out);
 }
 
-// setInput drives input port p with v directly, as if its slot held v.
-inline void setInput(const Port& p, uint64_t v) {
-    v &= p.mask;
-    switch (p.type) {
-    case VLVT_UINT8: *static_cast<CData*>(p.datap) = static_cast<CData>(v); break;
-    case VLVT_UINT16: *static_cast<SData*>(p.datap) = static_cast<SData>(v); break;
-    case VLVT_UINT32: *static_cast<IData*>(p.datap) = static_cast<IData>(v); break;
-    case VLVT_UINT64: *static_cast<QData*>(p.datap) = v; break;
-    default: break;  // checkEcho admits narrow ports only
-    }
-}
-
-// step runs one cycle with the inputs laid out at in (nullptr: the model's
-// inputs as they are, then ack, if not null, applied over them) and leaves
-// the pre-edge sample at out (by default the two port buffers).
-inline void step(Sim* s, const uint8_t* in, uint8_t* out, const vm_echo* echo = nullptr, const Echoed* ack = nullptr) {
-    if (in) planIn(s->plan[VM_IN], in);
-    if (ack) {
-        setInput(s->ports[VM_IN][echo->ack_valid], 1);
-        setInput(s->ports[VM_IN][echo->ack_tag], ack->tag);
-    }
+// step runs one cycle with the inputs laid out at in and leaves the
+// pre-edge sample at out (by default the two port buffers).
+inline void step(Sim* s, const uint8_t* in, uint8_t* out) {
+    planIn(s->plan[VM_IN], in);
     *s->clk = 0;
     evalAndDump(s);
     planOut(s->plan[VM_OUT], out);
@@ -291,28 +267,6 @@ inline void step(Sim* s, const uint8_t* in, uint8_t* out, const vm_echo* echo = 
 }
 
 inline void step(Sim* s) { step(s, bytes(s, VM_IN), bytes(s, VM_OUT)); }
-
-// checkEcho validates an echo's ports: 1-bit valid, ready and ack_valid,
-// tags of at most 64 bits, all narrow.
-int32_t checkEcho(const Sim* s, const vm_echo* e) {
-    if (!e) return VM_OK;
-    const auto& in = s->ports[VM_IN];
-    const auto& out = s->ports[VM_OUT];
-    auto bad = [](const std::vector<Port>& t, int32_t k) {
-        return k < 0 || static_cast<size_t>(k) >= t.size() || t[k].type == VLVT_WDATA;
-    };
-    if (bad(out, e->valid) || bad(out, e->tag) || bad(in, e->ready) || bad(in, e->ack_valid) || bad(in, e->ack_tag)) {
-        return fail(VM_EINVAL, "echo: bad port (valid and tag are output ports, ready, ack_valid and ack_tag input ports, none wider than 64 bits)");
-    }
-    if (e->delay < 1) return fail(VM_EINVAL, "echo: delay must be at least 1");
-    return VM_OK;
-}
-
-inline uint64_t slotU64(const uint8_t* base, const Port& p) {
-    uint64_t v;
-    std::memcpy(&v, base + p.offset, sizeof v);
-    return v;
-}
 
 // checkConds validates a condition list against the output ports.
 int32_t checkConds(const Sim* s, const vm_cond* conds, int32_t n) {
@@ -570,27 +524,21 @@ vm_result vm_run_until_any(const vm_cond* conds, int32_t n, uint64_t max) {
 }
 
 vm_result vm_run_frames(const vm_cond* conds, int32_t n, uint64_t max, const uint8_t* in, uint32_t in_size,
-                        const uint32_t* order, uint8_t* out, uint32_t out_size, uint64_t frames,
-                        const vm_echo* echo) {
+                        uint8_t* out, uint32_t out_size, uint64_t frames) {
     if (int32_t rc = check()) return vm_result{0, rc};
     Sim* s = g_sim;
     if (int32_t rc = checkConds(s, conds, n)) return vm_result{0, rc};
-    if (int32_t rc = checkEcho(s, echo)) return vm_result{0, rc};
     const uint32_t inBytes = static_cast<uint32_t>(s->buf[VM_IN].size() * 8);
     const uint32_t outBytes = static_cast<uint32_t>(s->buf[VM_OUT].size() * 8);
     if (in_size != inBytes || out_size != outBytes) {
         return vm_result{0, fail(VM_EINVAL, "frames of %u and %u bytes, but the port buffers are %u and %u bytes",
                                  in_size, out_size, inBytes, outBytes)};
     }
-    if (frames > 0 && ((inBytes > 0 && !in) || !order || (outBytes > 0 && !out))) {
+    if (frames > 0 && ((inBytes > 0 && !in) || (outBytes > 0 && !out))) {
         return vm_result{0, fail(VM_EINVAL, "no frame buffer")};
     }
     uint8_t* inBuf = bytes(s, VM_IN);
     uint8_t* outBuf = bytes(s, VM_OUT);
-    std::vector<Echoed>& owed = s->echoes;
-    owed.clear();
-    size_t next = 0;      // the first of owed not yet delivered
-    bool acked = false;   // the last cycle run got an acknowledgement
     // Frames go straight between the caller's buffers and the model; the
     // port buffers get the last ones at the end.
     const uint8_t* lastIn = nullptr;
@@ -604,29 +552,9 @@ vm_result vm_run_frames(const vm_cond* conds, int32_t n, uint64_t max, const uin
         }
         const uint8_t* sample = outBuf;
         if (i < frames) {
-            const uint8_t* frame = in + uint64_t{order[i]} * in_size;
-            const Echoed* ack = nullptr;
-            if (echo && next < owed.size() && owed[next].due == i) {
-                if (slotU64(frame, s->ports[VM_IN][echo->ack_valid]) & 1) {
-                    status = fail(VM_EINVAL, "echo: cycle %llu's frame drives an acknowledgement, and one is owed",
-                                  static_cast<unsigned long long>(i));
-                    break;
-                }
-                ack = &owed[next++];
-            }
-            // A cycle that shares the previous cycle's frame finds its
-            // inputs in the model already, unless an acknowledgement
-            // changed them.
-            const bool same = i > 0 && order[i] == order[i - 1] && !acked;
-            lastIn = frame;
+            lastIn = in + i * in_size;
             lastOut = sample = out + i * out_size;
-            step(s, same ? nullptr : frame, out + i * out_size, echo, ack);
-            acked = ack != nullptr;
-            if (echo && i + echo->delay < frames && (slotU64(sample, s->ports[VM_OUT][echo->valid]) & 1) &&
-                (slotU64(frame, s->ports[VM_IN][echo->ready]) & 1)) {
-                const Port& tag = s->ports[VM_OUT][echo->tag];
-                owed.push_back(Echoed{i + echo->delay, slotU64(sample, tag) & tag.mask});
-            }
+            step(s, lastIn, out + i * out_size);
         } else {
             if (lastIn) copyBuffer(inBuf, lastIn, in_size);  // held from here on
             lastIn = lastOut = nullptr;

@@ -103,34 +103,17 @@ typedef struct {
  * holds on a pre-edge sample, or max cycles have run. status is VM_MATCHED
  * if one held; the cycle whose sample matched is completed and counted. */
 vm_result vm_run_until_any(const vm_cond* conds, int32_t n, uint64_t max);
-/* An echo acknowledges requests of one port from inside vm_run_frames, in
- * place of the caller: a request is taken at the edge of staged cycle i if
- * that cycle's sample has bit 0 of output port `valid` set and its frame bit
- * 0 of input port `ready`; staged cycle i + delay, if there is one, then
- * gets input `ack_valid` 1 and input `ack_tag` the sample's output `tag`,
- * over what its frame says. A frame that drives ack_valid itself in such a
- * cycle is an error (VM_EINVAL). */
-typedef struct {
-    int32_t valid, tag;                /* output ports */
-    int32_t ready, ack_valid, ack_tag; /* input ports */
-    int32_t pad;
-    uint64_t delay; /* at least 1 */
-} vm_echo;
-
 /* vm_run_frames runs cycles like vm_run_until_any, except that the first
- * `frames` cycles (the staged ones) take their inputs from the caller:
- * before cycle i the model gets input frame order[i] (in + order[i]*in_size,
- * laid out like the input buffer) instead of the input buffer (nothing is
- * copied when order[i] == order[i-1]: the model has those inputs already),
- * and the cycle's pre-edge sample goes to out + i*out_size (laid out like
- * the output buffer). in_size and out_size must be the current sizes of the
- * two buffers. echo, if not NULL, acknowledges requests (see vm_echo).
- * Afterwards the input buffer holds the frame of the last cycle run (echoes
- * aside) and the output buffer its sample; cycles past the staged ones hold
- * the last frame's inputs. */
+ * `frames` cycles take their inputs from the caller: before cycle i the
+ * model gets input frame i (in + i*in_size, laid out like the input buffer)
+ * instead of the input buffer, and the cycle's pre-edge sample goes to
+ * output frame i (out + i*out_size, laid out like the output buffer).
+ * in_size and out_size must be the current sizes of the two buffers.
+ * Afterwards the input buffer holds the inputs of the last cycle run and
+ * the output buffer its sample; cycles past the frames hold the last
+ * frame's inputs. */
 vm_result vm_run_frames(const vm_cond* conds, int32_t n, uint64_t max, const uint8_t* in, uint32_t in_size,
-                        const uint32_t* order, uint8_t* out, uint32_t out_size, uint64_t frames,
-                        const vm_echo* echo);
+                        uint8_t* out, uint32_t out_size, uint64_t frames);
 /* vm_cycles returns the cycles completed since vm_open. */
 uint64_t vm_cycles(void);
 

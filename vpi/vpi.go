@@ -26,7 +26,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 	"time"
 	"unsafe"
 )
@@ -76,13 +75,10 @@ type Sim struct {
 	conds   []C.vm_cond // RunUntilAny's conditions, reused
 	ports   []*Port     // every port registered, for their views of the buffers
 
-	frames  []byte   // distinct staged input frames, len(in) bytes each
-	unique  int      // how many
-	order   []uint32 // the frame of each staged cycle
+	frames  []byte // staged input frames, len(in) bytes each
 	staged  int
 	samples []byte // the kept pre-edge samples, len(out) bytes each
 	kept    int
-	echo    *C.vm_echo // see SetEcho; nil: none
 
 	timing   bool          // see TimeCalls
 	callTime time.Duration // wall time inside the calls that ran cycles
@@ -130,7 +126,7 @@ func (s *Sim) Close() error {
 	s.closed = true
 	s.in, s.out = nil, nil
 	s.views()
-	s.staged, s.unique, s.kept = 0, 0, 0
+	s.staged, s.kept = 0, 0
 	runtime.UnlockOSThread()
 	return nil
 }
@@ -276,63 +272,9 @@ func (s *Sim) Stage() int {
 		panic("vpi: Stage after Close")
 	}
 	n := len(s.in)
-	s.frames = append(s.frames[:s.unique*n], s.in...)
-	s.unique++
-	s.order = append(s.order[:s.staged], uint32(s.unique-1))
+	s.frames = append(s.frames[:s.staged*n], s.in...)
 	s.staged++
 	return s.staged
-}
-
-// Hold stages n more cycles with the inputs of the last staged cycle: like
-// n calls of Stage with no port changed, but nothing is copied, here or
-// into the model. It returns how many cycles are staged, and panics if none
-// were.
-func (s *Sim) Hold(n int) int {
-	if s.closed || s.staged == 0 {
-		panic("vpi: Hold with no staged cycle")
-	}
-	s.order = slices.Grow(s.order, n)
-	for f := uint32(s.unique - 1); n > 0; n-- {
-		s.order = append(s.order, f)
-		s.staged++
-	}
-	return s.staged
-}
-
-// Echo acknowledges requests of one port in place of the caller, during
-// the staged cycles of a run (see Stage): a request is taken at the edge
-// of a staged cycle whose sample has bit 0 of Valid set and whose inputs
-// bit 0 of Ready; the staged cycle Delay cycles later, if any, then gets
-// AckValid 1 and AckTag the request's Tag, over its staged inputs, which
-// must not drive AckValid themselves (an error). Acknowledgements due
-// after the staged cycles are the caller's to give. Valid and Tag are
-// output ports, the others input ports, none wider than 64 bits.
-type Echo struct {
-	Valid, Tag              *Port
-	Ready, AckValid, AckTag *Port
-	Delay                   int // at least 1
-}
-
-// SetEcho makes the runs that follow acknowledge with e (nil: not at all).
-func (s *Sim) SetEcho(e *Echo) error {
-	if e == nil {
-		s.echo = nil
-		return nil
-	}
-	for _, c := range []struct {
-		p     *Port
-		input bool
-	}{{e.Valid, false}, {e.Tag, false}, {e.Ready, true}, {e.AckValid, true}, {e.AckTag, true}} {
-		if c.p == nil || c.p.s != s || c.p.input != c.input || c.p.width > 64 {
-			return &Error{Op: "set echo", Err: ErrInvalid, Detail: "Valid and Tag must be output ports, Ready, AckValid and AckTag input ports of this Sim, none wider than 64 bits"}
-		}
-	}
-	if e.Delay < 1 {
-		return &Error{Op: "set echo", Err: ErrInvalid, Detail: "Delay must be at least 1"}
-	}
-	s.echo = &C.vm_echo{valid: e.Valid.index, tag: e.Tag.index, ready: e.Ready.index,
-		ack_valid: e.AckValid.index, ack_tag: e.AckTag.index, delay: C.uint64_t(e.Delay)}
-	return nil
 }
 
 // Staged returns how many input frames are staged.
@@ -389,10 +331,10 @@ func (s *Sim) runFrames(conds []C.vm_cond, max int) C.vm_result {
 	}
 	t0 := s.clock()
 	r := C.call_run_frames(s.lib, first, C.int32_t(len(conds)), C.uint64_t(max),
-		pin, C.uint32_t(in), (*C.uint32_t)(unsafe.Pointer(&s.order[0])), pout, C.uint32_t(out), C.uint64_t(frames), s.echo)
+		pin, C.uint32_t(in), pout, C.uint32_t(out), C.uint64_t(frames))
 	s.clocked(t0)
 	if r.status != C.VM_ETHREAD { // a refused call from another thread must not write s
-		s.staged, s.unique, s.kept = 0, 0, min(int(r.cycles), frames)
+		s.staged, s.kept = 0, min(int(r.cycles), frames)
 	}
 	return r
 }
