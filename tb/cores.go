@@ -39,14 +39,16 @@ type Request struct {
 
 // Outcome is everything the testbench observed for one request.
 type Outcome struct {
-	Status      Status // the status word that reported ready
-	Before      []byte // App.Recv before the request (shared: do not modify)
-	Image       []byte // App.Recv after it (shared: the next request's Before)
-	Replied     bool   // the engine waited in IDLE_RESP and the reply was run
-	Reply       []byte // the Net.Resp line after the reply
-	ReplyStatus Status
-	Cycles      uint64 // from the CMD_SEND_NET_LEN edge to the edge whose status load saw ready
-	Violations  []string
+	Status Status // the status word that reported ready
+	// App.Recv before the request and after it, in buffers the memory uses
+	// again: do not modify them, and copy them to keep them past the end of
+	// the next request (Image is the next request's Before).
+	Before, Image []byte
+	Replied       bool   // the engine waited in IDLE_RESP and the reply was run
+	Reply         []byte // the Net.Resp line after the reply
+	ReplyStatus   Status
+	Cycles        uint64 // from the CMD_SEND_NET_LEN edge to the edge whose status load saw ready
+	Violations    []string
 }
 
 // Command issues a UC store of a command word into the window.

@@ -1,6 +1,7 @@
 package tb
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -343,5 +344,31 @@ func TestReplayWaveform(t *testing.T) {
 			t.Fatalf("%s: %d bytes, not an FST file", path, len(b))
 		}
 		expect(t, "after the replay", setMsg(8, []byte("k"), nil), RunOptions{Offset: 0})
+	})
+}
+
+// TestImagesLastThroughNextRequest: an Outcome's App.Recv images live in
+// buffers the memory reuses, but stay as they were through the next request,
+// whether App.Recv keeps its size (Before is then the last Image) or not.
+func TestImagesLastThroughNextRequest(t *testing.T) {
+	on(t, func(t *T) {
+		for _, capLines := range []int{0, 40} { // 0: sized to each message
+			freshEngine(t)
+			var prev Outcome
+			var before, image []byte
+			for i := 0; i < 6; i++ {
+				o, err := dut.Receive(Request{Msg: setMsg(uint32(i), pattern(8+i, byte(i)), pattern(300*i, byte(i+1))), CapLines: capLines})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i > 0 && (!bytes.Equal(prev.Before, before) || !bytes.Equal(prev.Image, image)) {
+					t.Fatalf("capacity %d: request %d changed request %d's images", capLines, i, i-1)
+				}
+				if i > 0 && capLines > 0 && !bytes.Equal(o.Before, image) {
+					t.Fatalf("capacity %d: request %d's Before is not the image request %d left", capLines, i, i-1)
+				}
+				prev, before, image = o, bytes.Clone(o.Before), bytes.Clone(o.Image)
+			}
+		}
 	})
 }

@@ -1,6 +1,7 @@
 package tb
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,6 +43,8 @@ func (a *Accel) RunVector(index int, source string, msg []byte, opt RunOptions) 
 		r.Verdict = Score(msg, r.Outcome)
 	}
 	if !r.OK() && opt.WaveDir != "" {
+		// The replay's snapshots would take the buffers of these.
+		r.Outcome.Before, r.Outcome.Image = bytes.Clone(r.Outcome.Before), bytes.Clone(r.Outcome.Image)
 		r.Wave = filepath.Join(opt.WaveDir, fmt.Sprintf("vector-%d.fst", index))
 		if err := a.replay(index, req, r.Wave); err != nil {
 			r.Wave = ""
