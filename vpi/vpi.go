@@ -7,7 +7,8 @@
 // Go reads and writes directly, so Cycle(n) and RunUntil cross cgo once per
 // call however many cycles and ports are involved. Inputs that change from
 // cycle to cycle can be staged ahead as frames (Stage), and the outputs of
-// each of those cycles read back afterwards (UseSample): one call still.
+// each of those cycles read back afterwards (UseSample, or in place with
+// Sample): one call still.
 //
 // A Sim belongs to one OS thread: Open locks the calling goroutine to its
 // thread (runtime.LockOSThread) and every later call must come from that
