@@ -62,14 +62,15 @@ type command struct {
 	payload uint64
 }
 
-// commands issues command words back to back (each a store cycle and a
-// response cycle), after lead idle cycles.
+// commands issues command words back to back, each a store cycle and a
+// response cycle.
 func (a *Accel) commands(cmds ...command) error {
-	var accs [4]ucAccess
-	for i, c := range cmds {
-		accs[i] = ucAccess{true, WindowBase, Command(c.op, c.payload)}
+	accs := a.script.cmds[:0]
+	for _, c := range cmds {
+		accs = append(accs, ucAccess{true, WindowBase, Command(c.op, c.payload)})
 	}
-	r, err := a.ucRun(0, accs[:len(cmds)]...)
+	a.script.cmds = accs
+	r, err := a.ucRun(0, accs...)
 	if err != nil {
 		return err
 	}
