@@ -354,6 +354,13 @@ func TestImagesLastThroughNextRequest(t *testing.T) {
 	on(t, func(t *T) {
 		for _, capLines := range []int{0, 40} { // 0: sized to each message
 			freshEngine(t)
+			// Large requests first, so that every buffer is big enough to be
+			// used again (a buffer too small is replaced, not overwritten).
+			for i := 0; i < 4; i++ {
+				if _, err := dut.Receive(Request{Msg: setMsg(99, pattern(8, 1), pattern(4000+i, 2))}); err != nil {
+					t.Fatal(err)
+				}
+			}
 			var prev Outcome
 			var before, image []byte
 			for i := 0; i < 6; i++ {

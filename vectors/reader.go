@@ -262,6 +262,16 @@ func ReadFile(path string) ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	recs, err := r.All()
+	if err != nil {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// All reads the records left: all of them and a nil error, or those before
+// the first damage and its error.
+func (r *Reader) All() ([]Record, error) {
 	var recs []Record
 	for {
 		rec, err := r.Next()
@@ -269,7 +279,7 @@ func ReadFile(path string) ([]Record, error) {
 			return recs, nil
 		}
 		if err != nil {
-			return nil, err
+			return recs, err
 		}
 		recs = append(recs, rec)
 	}

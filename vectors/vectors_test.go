@@ -71,17 +71,7 @@ func decodeAll(t *testing.T, data []byte, name string) ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	var recs []Record
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return recs, nil
-		}
-		if err != nil {
-			return recs, err
-		}
-		recs = append(recs, rec)
-	}
+	return r.All()
 }
 
 func TestRoundTrip(t *testing.T) {

@@ -311,6 +311,20 @@ void destroy(Sim* s) {
     delete s;
 }
 
+// slowSignal checks a vm_get or vm_put call (op names its VPI routine):
+// the model's thread, the signal id, a buffer of the signal's size, and a
+// width VPI's vector pool takes.
+int32_t slowSignal(int32_t id, uint32_t len, const char* op, const Signal** out) {
+    if (int32_t rc = check()) return rc;
+    Sim* s = g_sim;
+    if (id < 0 || static_cast<size_t>(id) >= s->signals.size()) return fail(VM_EINVAL, "bad signal id %d", id);
+    const Signal& sig = s->signals[id];
+    if (len != VL_BYTES_I(sig.width)) return fail(VM_EINVAL, "buffer is %u bytes, want %u", len, VL_BYTES_I(sig.width));
+    if (VL_WORDS_I(sig.width) > kMaxSlowWords) return fail(VM_EUNSUPPORTED, "%u bits is too wide for %s", sig.width, op);
+    *out = &sig;
+    return VM_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -408,13 +422,9 @@ int32_t vm_signal(const char* name, vm_signal_info* info) {
 }
 
 int32_t vm_get(int32_t id, uint8_t* buf, uint32_t len) {
-    if (int32_t rc = check()) return rc;
-    Sim* s = g_sim;
-    if (id < 0 || static_cast<size_t>(id) >= s->signals.size()) return fail(VM_EINVAL, "bad signal id %d", id);
-    const Signal& sig = s->signals[id];
-    const uint32_t words = VL_WORDS_I(sig.width);
-    if (len != VL_BYTES_I(sig.width)) return fail(VM_EINVAL, "buffer is %u bytes, want %u", len, VL_BYTES_I(sig.width));
-    if (words > kMaxSlowWords) return fail(VM_EUNSUPPORTED, "%u bits is too wide for vpi_get_value", sig.width);
+    const Signal* sp;
+    if (int32_t rc = slowSignal(id, len, "vpi_get_value", &sp)) return rc;
+    const Signal& sig = *sp;
     s_vpi_value v;
     v.format = vpiVectorVal;
     vpi_get_value(sig.handle, &v);
@@ -427,15 +437,12 @@ int32_t vm_get(int32_t id, uint8_t* buf, uint32_t len) {
 }
 
 int32_t vm_put(int32_t id, const uint8_t* buf, uint32_t len) {
-    if (int32_t rc = check()) return rc;
+    const Signal* sp;
+    if (int32_t rc = slowSignal(id, len, "vpi_put_value", &sp)) return rc;
+    const Signal& sig = *sp;
     Sim* s = g_sim;
-    if (id < 0 || static_cast<size_t>(id) >= s->signals.size()) return fail(VM_EINVAL, "bad signal id %d", id);
-    const Signal& sig = s->signals[id];
-    const uint32_t words = VL_WORDS_I(sig.width);
-    if (len != VL_BYTES_I(sig.width)) return fail(VM_EINVAL, "buffer is %u bytes, want %u", len, VL_BYTES_I(sig.width));
-    if (words > kMaxSlowWords) return fail(VM_EUNSUPPORTED, "%u bits is too wide for vpi_put_value", sig.width);
     if (!sig.writable) return fail(VM_EREADONLY, "not writable");
-    std::vector<s_vpi_vecval> vec(words);
+    std::vector<s_vpi_vecval> vec(VL_WORDS_I(sig.width));
     for (uint32_t i = 0; i < len; ++i) {
         vec[i / 4].aval = static_cast<PLI_INT32>(static_cast<uint32_t>(vec[i / 4].aval) | uint32_t{buf[i]} << (8 * (i % 4)));
     }

@@ -24,25 +24,14 @@ type PowerReport struct {
 }
 
 // ReadPowerFile parses one report_power output file.
-func ReadPowerFile(path string) (*PowerReport, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ParsePower(f, path)
-}
+func ReadPowerFile(path string) (*PowerReport, error) { return readFile(path, ParsePower) }
 
 // ParsePower reads report_power's summary table ("Total On-Chip Power (W)",
 // "Dynamic (W)", "Device Static (W)", ...) and its hierarchy table. A
 // missing summary row or a value that is not a number is an error naming
 // the file (and the line).
 func ParsePower(r io.Reader, name string) (*PowerReport, error) {
-	lines, err := readLines(r, name)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := tables(lines, name)
+	lines, ts, err := readTables(r, name)
 	if err != nil {
 		return nil, err
 	}

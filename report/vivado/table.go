@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -15,6 +16,28 @@ import (
 type line struct {
 	n    int
 	text string
+}
+
+// readFile opens the report at path and parses it with parse, which names
+// the file in its errors.
+func readFile[T any](path string, parse func(io.Reader, string) (T, error)) (T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer f.Close()
+	return parse(f, path)
+}
+
+// readTables reads a whole report and finds its tables (see tables).
+func readTables(r io.Reader, name string) ([]line, []*table, error) {
+	lines, err := readLines(r, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	ts, err := tables(lines, name)
+	return lines, ts, err
 }
 
 // readLines reads a whole report.

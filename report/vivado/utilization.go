@@ -3,7 +3,6 @@ package vivado
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"arcalis/report"
@@ -45,14 +44,7 @@ func (u *Utilization) site(names ...string) (Site, bool) {
 }
 
 // ReadUtilizationFile parses one report_utilization output file.
-func ReadUtilizationFile(path string) (*Utilization, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ParseUtilization(f, path)
-}
+func ReadUtilizationFile(path string) (*Utilization, error) { return readFile(path, ParseUtilization) }
 
 // ParseUtilization reads a report_utilization file of Vivado 2017 to 2023,
 // 7-series ("Slice LUTs", "Slice Registers", "DSP48 Blocks") or UltraScale
@@ -61,11 +53,7 @@ func ReadUtilizationFile(path string) (*Utilization, error) {
 // hierarchy table, or with a cell that should be a number and is not, is an
 // error naming the file and line.
 func ParseUtilization(r io.Reader, name string) (*Utilization, error) {
-	lines, err := readLines(r, name)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := tables(lines, name)
+	lines, ts, err := readTables(r, name)
 	if err != nil {
 		return nil, err
 	}

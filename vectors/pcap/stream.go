@@ -167,13 +167,7 @@ func (h *half) drop(n int) {
 		}
 		h.x.stats.LostBytes[h.lost] += int64(n)
 	}
-	h.buf = h.buf[n:]
-	h.bufSeq = h.bufSeq.Add(n)
-	h.bufOff += int64(n)
-	if len(h.buf) == 0 {
-		h.buf = nil
-	}
-	h.trimSegs()
+	h.consume(n)
 }
 
 // advance moves past n bytes that were never captured.
