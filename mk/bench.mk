@@ -12,12 +12,16 @@ _bn_vflags  := $(VPI_FLAGS)
 _bn_flags   := --cc --vpi --trace-fst --prefix Vmodel --top-module $(VPI_TOP) $(VPI_FLAGS)
 _bn_opt     := $(or $(VPI_OPT),-O2)
 
-.PHONY: bench bench-native
+.PHONY: bench bench-native bench-history
 
 ## make bench        all benchmarks (line rate, Figure 15 sweep, Go vs native, Go vs Apache Thrift, build cost); writes reports/bench.md and reports/bench-*.svg
 bench: $(MODEL) $(BENCH_NATIVE)
 	BENCH_VPI_TOP='$(_bn_top)' BENCH_VPI_SOURCES='$(_bn_sources)' BENCH_VPI_FLAGS='$(_bn_vflags)' \
 	  $(GO) run ./bench -native $(BENCH_NATIVE) -out reports
+
+## make bench-history the Go harness vs native now and at BASE (default 816e114), ROUNDS alternating rounds; writes reports/bench-history.md
+bench-history: $(MODEL) $(BENCH_NATIVE)
+	GO=$(GO) scripts/bench_history.sh reports/bench-history.md
 
 ## make bench-native build the native C++ testbench (build/bench/native/arcalis-native), same Verilator flags as the model, -O2
 bench-native: $(BENCH_NATIVE)
