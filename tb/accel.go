@@ -444,7 +444,6 @@ type ucScript struct {
 	base       int // the script's cycle that the current call started at
 	responses  []ucResponse
 	set, after func(i int) // scriptSet and scriptAfter, bound once
-	cmds       []ucAccess  // commands' accesses, reused
 }
 
 // ucRun runs lead idle cycles and then accesses back to back, each a

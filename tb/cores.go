@@ -65,11 +65,11 @@ type command struct {
 // commands issues command words back to back, each a store cycle and a
 // response cycle.
 func (a *Accel) commands(cmds ...command) error {
-	accs := a.script.cmds[:0]
+	var buf [3]ucAccess // ucRun copies them: on the stack for the usual three
+	accs := buf[:0]
 	for _, c := range cmds {
 		accs = append(accs, ucAccess{true, WindowBase, Command(c.op, c.payload)})
 	}
-	a.script.cmds = accs
 	r, err := a.ucRun(0, accs...)
 	if err != nil {
 		return err
