@@ -32,4 +32,4 @@ $(BENCH_NATIVE): $(_bn_sources) bench/native/tb.cpp mk/bench.mk
 	$(VERILATOR) $(_bn_flags) -Mdir $(@D) $(@D)/ports.vlt $(_bn_sources) \
 	  --exe $(abspath bench/native/tb.cpp) -o arcalis-native
 	$(MAKE) -C $(@D) -f Vmodel.mk --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j2) \
-	  OPT_FAST=$(_bn_opt) OPT_GLOBAL=$(_bn_opt) arcalis-native
+	  OPT_FAST='$(_bn_opt)' OPT_GLOBAL='$(_bn_opt)' arcalis-native

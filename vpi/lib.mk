@@ -16,8 +16,12 @@ VPATH    += $(VPI_DIR)
 # specialise any non-static function of -fPIC code: the model then evaluates
 # about a third slower than the same code in an executable.
 CPPFLAGS += -fPIC -fno-semantic-interposition -I$(VPI_DIR)
-# -z defs: an unresolved symbol fails here, not at dlopen time.
-LDFLAGS  += -shared -Wl,-z,defs
+# -z defs: an unresolved symbol fails here, not at dlopen time. shim.map
+# exports the shim's vm_* functions only: every other symbol binds inside
+# the library, so the linker turns the model's and the runtime's calls and
+# data references into direct ones instead of going through the PLT and GOT
+# (PIC code then costs about what the same code in an executable does).
+LDFLAGS  += -shared -Wl,-z,defs -Wl,--version-script=$(VPI_DIR)/shim.map
 
 $(VPI_SO): $(VK_OBJS) $(VK_GLOBAL_OBJS) shim.o
 	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
