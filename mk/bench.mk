@@ -11,6 +11,7 @@ _bn_sources := $(VPI_SOURCES)
 _bn_vflags  := $(VPI_FLAGS)
 _bn_flags   := --cc --vpi --trace-fst --prefix Vmodel --top-module $(VPI_TOP) $(VPI_FLAGS)
 _bn_opt     := $(or $(VPI_OPT),-O2)
+_bn_config  := $(VPI_OUT)/vpi.config
 
 .PHONY: bench bench-native bench-history
 
@@ -26,8 +27,11 @@ bench-history: $(MODEL) $(BENCH_NATIVE)
 ## make bench-native build the native C++ testbench (build/bench/native/arcalis-native), same Verilator flags as the model, -O2
 bench-native: $(BENCH_NATIVE)
 
-$(BENCH_NATIVE): $(_bn_sources) bench/native/tb.cpp mk/bench.mk
+# vpi.config changes with the model's settings (flags, VPI_OPT, Verilator):
+# the native testbench is then rebuilt from scratch with them.
+$(BENCH_NATIVE): $(_bn_sources) bench/native/tb.cpp mk/bench.mk $(_bn_config)
 	@mkdir -p $(@D)
+	@rm -f $(@D)/*.o
 	@printf '`verilator_config\npublic_flat_rw -module "%s" -var "*"\n' '$(_bn_top)' > $(@D)/ports.vlt
 	$(VERILATOR) $(_bn_flags) -Mdir $(@D) $(@D)/ports.vlt $(_bn_sources) \
 	  --exe $(abspath bench/native/tb.cpp) -o arcalis-native
