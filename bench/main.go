@@ -157,7 +157,9 @@ func run() error {
 
 	done = step("profile of the Go harness")
 	for _, w := range []harnessWorkload{dv, lv} {
-		passes := max(1, 40000/len(w.Jobs)/max(1, int(r.meanCycles(w.Name))/40))
+		// About three seconds of each: at pprof's 100 samples a second,
+		// fewer leave each share a few samples wide.
+		passes := max(1, 240000/len(w.Jobs)/max(1, int(r.meanCycles(w.Name))/40))
 		s, err := profileHarness(a, w, passes, filepath.Join(work, strings.ReplaceAll(w.Name, " ", "-")+".pprof"))
 		if err != nil {
 			return err
