@@ -28,6 +28,7 @@ type job struct {
 // harnessWorkload is a request list the Go harness and the native testbench
 // both run.
 type harnessWorkload struct {
+	Key     string // for -child: "default" or "large"
 	Name    string
 	What    string
 	Jobs    []job
@@ -41,7 +42,7 @@ func defaultVectors(path string) (harnessWorkload, error) {
 	if err != nil {
 		return harnessWorkload{}, err
 	}
-	w := harnessWorkload{Name: "default vectors", What: fmt.Sprintf("%s, %d records", path, len(recs)), Latency: 4}
+	w := harnessWorkload{Key: "default", Name: "default vectors", What: fmt.Sprintf("%s, %d records", path, len(recs)), Latency: 4}
 	for i, r := range recs {
 		w.Jobs = append(w.Jobs, job{Msg: r.Msg, Offset: i % 64})
 	}
@@ -51,7 +52,7 @@ func defaultVectors(path string) (harnessWorkload, error) {
 // largeValues is n Set CALLs with values drawn uniformly from 16..64 KiB.
 func largeValues(n int) (harnessWorkload, error) {
 	r := rand.New(rand.NewPCG(5, 5))
-	w := harnessWorkload{Name: "large values", What: fmt.Sprintf("%d Sets, values 16..64 KiB", n), Latency: 4}
+	w := harnessWorkload{Key: "large", Name: "large values", What: fmt.Sprintf("%d Sets, values 16..64 KiB", n), Latency: 4}
 	for i := 0; i < n; i++ {
 		size := workload.MinSetSize + 16*1024 + r.IntN(48*1024+1)
 		msg, err := workload.SetOfSize(size, int32(i+1))
@@ -148,6 +149,73 @@ func runPass(a *tb.Accel, w harnessWorkload, score bool, per []perRequest, recor
 	return nil
 }
 
+// childResult is what a -child process prints: one timed run of the Go
+// harness.
+type childResult struct {
+	Requests int
+	Cycles   uint64
+	Seconds  float64
+	Per      []perRequest
+}
+
+// runChild runs the workload through the Go harness passes times in a new
+// process of this program (-child), after one untimed pass there.
+func runChild(o options, w harnessWorkload, score bool, passes int) (throughput, []perRequest, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return throughput{}, nil, err
+	}
+	cmd := exec.Command(exe, "-child", w.Key, "-passes", strconv.Itoa(passes), "-score="+strconv.FormatBool(score),
+		"-model", o.model, "-vectors", o.vectors, "-large-requests", strconv.Itoa(o.largeN))
+	out, err := cmd.Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return throughput{}, nil, fmt.Errorf("%s -child %s: %w: %s", exe, w.Key, err, ee.Stderr)
+		}
+		return throughput{}, nil, fmt.Errorf("%s -child %s: %w", exe, w.Key, err)
+	}
+	var r childResult
+	if err := json.Unmarshal(out, &r); err != nil {
+		return throughput{}, nil, fmt.Errorf("-child %s: output %.200q: %w", w.Key, out, err)
+	}
+	return throughput{Requests: r.Requests, Cycles: r.Cycles, Seconds: r.Seconds}, r.Per, nil
+}
+
+// childMain is the -child process: the workload o.child through a model of
+// its own, one pass to warm up, then passes timed; the result as JSON on
+// stdout.
+func childMain(o options, passes int, score bool) error {
+	var w harnessWorkload
+	var err error
+	switch o.child {
+	case "default":
+		w, err = defaultVectors(o.vectors)
+	case "large":
+		w, err = largeValues(o.largeN)
+	default:
+		err = fmt.Errorf("-child %q: want default or large", o.child)
+	}
+	if err != nil {
+		return err
+	}
+	a, err := tb.Open(o.model, tb.MemConfig{})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if err := a.Configure(tb.WindowBase, tb.WindowSize); err != nil {
+		return err
+	}
+	if _, _, err := runGo(a, w, score, 1); err != nil {
+		return err
+	}
+	t, per, err := runGo(a, w, score, passes)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(os.Stdout).Encode(childResult{t.Requests, t.Cycles, t.Seconds, per})
+}
+
 // runNative runs the native testbench over the stream file passes times.
 func runNative(bin, stream string, latency, passes int) (throughput, []perRequest, error) {
 	cyc := stream + ".cycles"
@@ -202,8 +270,12 @@ func median(ts []throughput) throughput {
 }
 
 // compareHarness runs the workload reps times in each of the three ways,
-// interleaved, so that the machine's noise hits all three alike.
-func compareHarness(a *tb.Accel, native, dir string, w harnessWorkload, reps int) (harnessResult, error) {
+// interleaved, so that the machine's noise hits all three alike. Each Go
+// run is a fresh process (runChild), as each native run is: where the heap
+// puts the model and its buffers differs from one process to the next and
+// moved a process's speed by several percent, so one long-lived process
+// would draw that once for all repetitions.
+func compareHarness(native, dir string, o options, w harnessWorkload, reps int) (harnessResult, error) {
 	res := harnessResult{Workload: w, Requests: len(w.Jobs), SameCycles: true}
 	stream := filepath.Join(dir, strings.ReplaceAll(w.Name, " ", "-")+".stream")
 	if err := writeStream(stream, w.Jobs); err != nil {
@@ -218,7 +290,7 @@ func compareHarness(a *tb.Accel, native, dir string, w harnessWorkload, reps int
 	res.Passes = max(1, int(0.15/max(cal.Seconds, 1e-6)))
 	var fullRatios, simRatios []float64
 	for rep := 0; rep < reps; rep++ {
-		full, perFull, err := runGo(a, w, true, res.Passes)
+		full, perFull, err := runChild(o, w, true, res.Passes)
 		if err != nil {
 			return res, err
 		}
@@ -226,7 +298,7 @@ func compareHarness(a *tb.Accel, native, dir string, w harnessWorkload, reps int
 		if err != nil {
 			return res, err
 		}
-		sim, perSim, err := runGo(a, w, false, res.Passes)
+		sim, perSim, err := runChild(o, w, false, res.Passes)
 		if err != nil {
 			return res, err
 		}

@@ -28,6 +28,7 @@ type options struct {
 	native, out, vectors, model string
 	reps, sweepN, largeN        int
 	skipBuild, harnessOnly      bool
+	child                       string // a -child process: its workload
 }
 
 func run() error {
@@ -41,9 +42,15 @@ func run() error {
 	flag.IntVar(&o.largeN, "large-requests", 48, "requests of the large-value workload")
 	flag.BoolVar(&o.skipBuild, "skip-build", false, "skip section 5 (build and test times)")
 	flag.BoolVar(&o.harnessOnly, "harness-only", false, "run section 3 alone (Go harness vs native), for quick comparisons")
+	flag.StringVar(&o.child, "child", "", "internal: time one Go harness run of this workload (default or large) and print it as JSON")
+	passes := flag.Int("passes", 1, "with -child: timed passes")
+	score := flag.Bool("score", false, "with -child: through RunVector (the scoreboard), not Receive alone")
 	flag.Parse()
 	if o.model == "" {
 		o.model = tb.FindModel()
+	}
+	if o.child != "" {
+		return childMain(o, *passes, *score)
 	}
 	if _, err := os.Stat(o.native); err != nil {
 		return fmt.Errorf("native testbench: %w (build it with `make bench-native`)", err)
@@ -147,7 +154,7 @@ func run() error {
 		return err
 	}
 	for _, w := range []harnessWorkload{dv, lv} {
-		h, err := compareHarness(a, o.native, work, w, o.reps)
+		h, err := compareHarness(o.native, work, o, w, o.reps)
 		if err != nil {
 			return err
 		}

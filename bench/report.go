@@ -255,9 +255,10 @@ func (r *report) harnessSection(p printer) {
 		"through `tb.Accel.RunVector` (simulation, memory and core models, scoreboard against the\n"+
 		"reference) and through `tb.Accel.Receive` alone (simulation and models, what the native\n"+
 		"testbench does). Memory latency 4 (`arcalis run`'s default). Each repetition runs the three\n"+
-		"one after the other, each over enough passes of the workload for the native run to take about\n"+
-		"150 ms; throughputs are medians of %d repetitions, and \"vs native\" is the median of the\n"+
-		"repetitions' ratios (native time / Go time).\n\n", len(r.Harness[0].Full))
+		"one after the other, each in a process of its own (the Go runs after one untimed pass) and\n"+
+		"over enough passes of the workload for the native run to take about 150 ms; throughputs\n"+
+		"are medians of %d repetitions, and \"vs native\" is the median of the repetitions' ratios\n"+
+		"(native time / Go time).\n\n", len(r.Harness[0].Full))
 	p("| workload | runner | requests/s | simulated Mcycles/s | vs native |\n|---|---|---:|---:|---:|\n")
 	for _, h := range r.Harness {
 		for _, row := range []struct {
