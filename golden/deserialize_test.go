@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"arcalis/internal/perm"
 )
 
 const testCap = 1024 // capacity used unless a test says otherwise: value region 704 bytes
@@ -139,7 +141,7 @@ func TestFieldOrder(t *testing.T) {
 		func(w *wire) { w.i32(4, -7) },
 		func(w *wire) { w.i32(5, 3600) },
 	}
-	orders := permutations([]int{0, 1, 2, 3, 4})
+	orders := perm.All(5)
 	if len(orders) != 120 {
 		t.Fatalf("%d permutations, want 120", len(orders))
 	}
@@ -152,20 +154,6 @@ func TestFieldOrder(t *testing.T) {
 			deserializeCase{msg: w.stop().bytes(), want: canonicalResult, key: testKey, value: testValue}.run(t)
 		})
 	}
-}
-
-func permutations(s []int) [][]int {
-	if len(s) <= 1 {
-		return [][]int{append([]int(nil), s...)}
-	}
-	var out [][]int
-	for i := range s {
-		rest := append(append([]int(nil), s[:i]...), s[i+1:]...)
-		for _, p := range permutations(rest) {
-			out = append(out, append([]int{s[i]}, p...))
-		}
-	}
-	return out
 }
 
 // TestSkip checks that fields Set does not know are skipped, whatever their

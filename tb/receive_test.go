@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"arcalis/golden"
+	"arcalis/internal/perm"
 	"arcalis/vectors"
 )
 
@@ -26,14 +27,14 @@ func TestFieldOrderPermutations(t *testing.T) {
 			func(w wire) wire { return w.i32(5, 77) },
 		}
 		n := 0
-		for _, perm := range permutations([]int{0, 1, 2, 3, 4}) {
+		for _, order := range perm.All(5) {
 			w := header("Set", 1, uint32(n))
-			for _, i := range perm {
+			for _, i := range order {
 				w = fields[i](w)
 			}
-			r := expect(t, fmt.Sprint("order", perm), w.stop(), RunOptions{Offset: n % 64})
+			r := expect(t, fmt.Sprint("order", order), w.stop(), RunOptions{Offset: n % 64})
 			if r.Verdict.Ref.Code != golden.CodeOK || r.Verdict.Ref.Present != 0x1F {
-				t.Fatalf("order %v: reference says %s present %#x, want OK with all five fields", perm, r.Verdict.Ref.Code, r.Verdict.Ref.Present)
+				t.Fatalf("order %v: reference says %s present %#x, want OK with all five fields", order, r.Verdict.Ref.Code, r.Verdict.Ref.Present)
 			}
 			n++
 		}
@@ -41,20 +42,6 @@ func TestFieldOrderPermutations(t *testing.T) {
 			t.Fatalf("ran %d orders, want 120", n)
 		}
 	})
-}
-
-func permutations(s []int) [][]int {
-	if len(s) <= 1 {
-		return [][]int{append([]int(nil), s...)}
-	}
-	var out [][]int
-	for i := range s {
-		rest := append(append([]int(nil), s[:i]...), s[i+1:]...)
-		for _, p := range permutations(rest) {
-			out = append(out, append([]int{s[i]}, p...))
-		}
-	}
-	return out
 }
 
 func TestSkippedFields(t *testing.T) {
