@@ -198,14 +198,11 @@ func childMain(o options, passes int, score bool) error {
 	if err != nil {
 		return err
 	}
-	a, err := tb.Open(o.model, tb.MemConfig{})
+	a, err := openAccel(o.model)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	if err := a.Configure(tb.WindowBase, tb.WindowSize); err != nil {
-		return err
-	}
 	if _, _, err := runGo(a, w, score, 1); err != nil {
 		return err
 	}
@@ -214,6 +211,20 @@ func childMain(o options, passes int, score bool) error {
 		return err
 	}
 	return json.NewEncoder(os.Stdout).Encode(childResult{t.Requests, t.Cycles, t.Seconds, per})
+}
+
+// openAccel opens the model and programs the command window, as
+// `arcalis run` does.
+func openAccel(model string) (*tb.Accel, error) {
+	a, err := tb.Open(model, tb.MemConfig{})
+	if err != nil {
+		return nil, err
+	}
+	if err := a.Configure(tb.WindowBase, tb.WindowSize); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
 }
 
 // runNative runs the native testbench over the stream file passes times.

@@ -108,14 +108,11 @@ func run() error {
 		done()
 	}
 
-	a, err := tb.Open(o.model, tb.MemConfig{})
+	a, err := openAccel(o.model)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	if err := a.Configure(tb.WindowBase, tb.WindowSize); err != nil {
-		return err
-	}
 
 	if !o.harnessOnly {
 		done = step("line rate (every size x every start offset)")
