@@ -282,10 +282,10 @@ func median(ts []throughput) throughput {
 
 // compareHarness runs the workload reps times in each of the three ways,
 // interleaved, so that the machine's noise hits all three alike. Each Go
-// run is a fresh process (runChild), as each native run is: where the heap
-// puts the model and its buffers differs from one process to the next and
-// moved a process's speed by several percent, so one long-lived process
-// would draw that once for all repetitions.
+// run is a fresh process (runChild), as each native run is: processes of
+// the same harness differed by several percent (65 to 73 % of native in ten
+// in a row), which one long-lived process would draw once for all
+// repetitions.
 func compareHarness(native, dir string, o options, w harnessWorkload, reps int) (harnessResult, error) {
 	res := harnessResult{Workload: w, Requests: len(w.Jobs), SameCycles: true}
 	stream := filepath.Join(dir, strings.ReplaceAll(w.Name, " ", "-")+".stream")

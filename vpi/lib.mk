@@ -19,8 +19,7 @@ CPPFLAGS += -fPIC -fno-semantic-interposition -I$(VPI_DIR)
 # -z defs: an unresolved symbol fails here, not at dlopen time. shim.map
 # exports the shim's vm_* functions only: every other symbol binds inside
 # the library, so the linker turns the model's and the runtime's calls and
-# data references into direct ones instead of going through the PLT and GOT
-# (PIC code then costs about what the same code in an executable does).
+# data references into direct ones instead of going through the PLT and GOT.
 LDFLAGS  += -shared -Wl,-z,defs -Wl,--version-script=$(VPI_DIR)/shim.map
 
 $(VPI_SO): $(VK_OBJS) $(VK_GLOBAL_OBJS) shim.o
