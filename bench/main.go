@@ -91,21 +91,21 @@ func run() error {
 	}
 
 	if !o.harnessOnly {
-		done = step("golden vs Apache Thrift (go test -bench)")
-		dec, err := runGoBench("go", "./golden", "^BenchmarkDecode$", 5, "")
-		if err != nil {
-			return err
+		for _, g := range []struct {
+			what, pkg, pattern string
+			into               *map[string]goBench
+		}{
+			{"golden vs Apache Thrift (go test -bench)", "./golden", "^BenchmarkDecode$", &r.Decode},
+			{"cgo crossing (vpi BenchmarkCycle)", "./vpi", "^BenchmarkCycle$", &r.Crossing},
+		} {
+			done = step(g.what)
+			res, err := runGoBench("go", g.pkg, g.pattern, 5, "")
+			if err != nil {
+				return err
+			}
+			*g.into = res
+			done()
 		}
-		r.Decode = dec
-		done()
-
-		done = step("cgo crossing (vpi BenchmarkCycle)")
-		cyc, err := runGoBench("go", "./vpi", "^BenchmarkCycle$", 5, "")
-		if err != nil {
-			return err
-		}
-		r.Crossing = cyc
-		done()
 	}
 
 	a, err := openAccel(o.model)
