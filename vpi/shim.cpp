@@ -20,7 +20,11 @@
 #include "verilated_cov.h"
 #endif
 
+#include <linux/futex.h>
 #include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <xmmintrin.h>
 
 #include <cerrno>
 #include <cstdarg>
@@ -29,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -79,6 +84,17 @@ struct Plan {
     std::vector<Port> wide;
 };
 
+// The pipe thread's side of vm_pipe_start: the rings, in 8-byte words so
+// that every slot is aligned, and the condition table.
+struct Pipe {
+    alignas(64) vm_pipe ctl;
+    std::vector<uint64_t> in, out;
+    std::vector<uint32_t> masks;
+    std::vector<vm_cond> conds;
+    uint32_t depth = 0, inBytes = 0, outBytes = 0;
+    std::thread thread;
+};
+
 struct Sim {
     // Declaration order is destruction order reversed: the model must go
     // before its context.
@@ -93,6 +109,7 @@ struct Sim {
     std::vector<Port> ports[2];
     Plan plan[2];
     std::vector<uint64_t> buf[2];  // 8-byte words, so every slot is aligned
+    std::unique_ptr<Pipe> pipe;
 };
 
 Sim* g_sim = nullptr;
@@ -108,12 +125,17 @@ int32_t fail(int32_t code, const char* fmt, ...) {
     return code;
 }
 
-// check guards every entry point: a model is open and this is its thread.
-// The thread test is one pthread_self and one compare.
-int32_t check() {
+// check guards every entry point: a model is open, this is its thread and,
+// unless idle is false, the pipe has no frames left to run. The thread test
+// is one pthread_self and one compare.
+int32_t check(bool idle = true) {
     if (!g_sim) return fail(VM_ENOTOPEN, "no model is open");
     if (!pthread_equal(pthread_self(), g_sim->owner)) {
         return fail(VM_ETHREAD, "called from a thread other than the one that opened the model");
+    }
+    if (const Pipe* p = g_sim->pipe.get();
+        idle && p && __atomic_load_n(&p->ctl.pushed, __ATOMIC_ACQUIRE) != __atomic_load_n(&p->ctl.done, __ATOMIC_ACQUIRE)) {
+        return fail(VM_EINVAL, "the pipe has frames to run");
     }
     return VM_OK;
 }
@@ -298,7 +320,104 @@ int32_t finished() {
                 static_cast<unsigned long long>(g_sim->cycles));
 }
 
+// ---- The pipe (vm_pipe_start) ----
+
+// kSpins is how many times a waiting pipe thread polls before it sleeps:
+// tens of microseconds, far longer than the owner takes between the frames
+// of a request, far shorter than its pauses between runs.
+constexpr int kSpins = 2000;
+
+void futex(uint32_t* word, int op, uint32_t val) {
+    syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val, nullptr, nullptr, 0);
+}
+
+template <typename T>
+T loadAcq(const T* p) {
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+// runnable reports whether frame i may run: it is published and the owner
+// has cleared any halt.
+bool runnable(const vm_pipe* c, uint64_t i) { return loadAcq(&c->halt) == VM_OK && loadAcq(&c->pushed) > i; }
+
+// pipeWait waits until frame i may run; false when told to quit.
+bool pipeWait(vm_pipe* c, uint64_t i) {
+    for (int spin = 0;; ++spin) {
+        if (loadAcq(&c->quit)) return false;
+        if (runnable(c, i)) return true;
+        if (spin < kSpins) {
+            _mm_pause();
+            continue;
+        }
+        // Sleep on wake. Announcing sleeping before the last look pairs
+        // with the owner's change before its look at sleeping (both
+        // sequentially consistent): one of the two sees the other.
+        const uint32_t w = loadAcq(&c->wake);
+        __atomic_store_n(&c->sleeping, 1, __ATOMIC_SEQ_CST);
+        if (!__atomic_load_n(&c->quit, __ATOMIC_SEQ_CST) && !(__atomic_load_n(&c->halt, __ATOMIC_SEQ_CST) == VM_OK &&
+                                                              __atomic_load_n(&c->pushed, __ATOMIC_SEQ_CST) > i)) {
+            futex(&c->wake, FUTEX_WAIT, w);
+        }
+        __atomic_store_n(&c->sleeping, 0, __ATOMIC_RELAXED);
+        spin = 0;
+    }
+}
+
+void pipeLoop(Sim* s, Pipe* p) {
+    Verilated::threadContextp(s->ctx.get());  // for the runtime's messages
+    vm_pipe* c = &p->ctl;
+    const uint64_t slot = p->depth - 1;
+    const uint8_t* in = reinterpret_cast<const uint8_t*>(p->in.data());
+    uint8_t* out = reinterpret_cast<uint8_t*>(p->out.data());
+    const vm_cond* conds = p->conds.data();
+    // avail is pushed as last read: the owner writes that line every frame,
+    // so it is read again only when the frames known run out. pushed goes
+    // down only while halt is set, and halt sends the loop back to wait.
+    uint64_t avail = 0;
+    for (uint64_t i = c->done;;) {
+        if (i >= avail || loadAcq(&c->halt) != VM_OK) {
+            if (!pipeWait(c, i)) return;
+            avail = loadAcq(&c->pushed);
+        }
+        if (VL_UNLIKELY(s->ctx->gotFinish())) {
+            __atomic_store_n(&c->halt, VM_EFINISHED, __ATOMIC_RELEASE);
+            continue;
+        }
+        const uint64_t k = i & slot;
+        if (i + 1 < avail) {  // the owner wrote the next frame on its core
+            const uint64_t n = (i + 1) & slot;
+            for (uint32_t b = 0; b < p->inBytes; b += 64) __builtin_prefetch(in + n * p->inBytes + b, 0);
+            for (uint32_t b = 0; b < p->outBytes; b += 64) __builtin_prefetch(out + n * p->outBytes + b, 1);
+        }
+        uint8_t* sample = out + k * p->outBytes;
+        step(s, in + k * p->inBytes, sample);
+        bool hit = false;
+        for (uint32_t m = p->masks[k]; m != 0 && !hit; m &= m - 1) {
+            const vm_cond& cd = conds[__builtin_ctz(m)];
+            uint64_t v;
+            std::memcpy(&v, sample + s->ports[VM_OUT][cd.port].offset, sizeof v);
+            hit = ((v & cd.mask) == cd.value) != (cd.ne != 0);
+        }
+        if (hit) {
+            __atomic_store_n(&c->halted, i + 1, __ATOMIC_RELEASE);
+            __atomic_store_n(&c->halt, VM_MATCHED, __ATOMIC_RELEASE);
+        }
+        __atomic_store_n(&c->done, ++i, __ATOMIC_RELEASE);
+    }
+}
+
+void stopPipe(Sim* s) {
+    Pipe* p = s->pipe.get();
+    if (!p) return;
+    __atomic_store_n(&p->ctl.quit, 1, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&p->ctl.wake, 1, __ATOMIC_SEQ_CST);
+    futex(&p->ctl.wake, FUTEX_WAKE, 1);
+    p->thread.join();
+    s->pipe.reset();
+}
+
 void destroy(Sim* s) {
+    stopPipe(s);
     if (s->trace) {
         s->trace->close();
         s->trace.reset();
@@ -365,8 +484,9 @@ int32_t vm_open(const char* clock) {
 }
 
 int32_t vm_close(void) {
-    if (int32_t rc = check()) return rc;
+    if (int32_t rc = check(false)) return rc;
     Sim* s = g_sim;
+    stopPipe(s);
     // final blocks; a second $finish in them would exit the process.
     if (!s->ctx->gotFinish()) s->model->final();
     g_sim = nullptr;
@@ -464,6 +584,7 @@ int32_t vm_port(int32_t id, int32_t dir, uint32_t* offset) {
     Sim* s = g_sim;
     if (id < 0 || static_cast<size_t>(id) >= s->signals.size()) return fail(VM_EINVAL, "bad signal id %d", id);
     if (dir != VM_IN && dir != VM_OUT) return fail(VM_EINVAL, "bad direction %d", dir);
+    if (s->pipe) return fail(VM_EINVAL, "ports cannot be registered while the pipe runs");
     Signal& sig = s->signals[id];
     if (sig.port[dir] >= 0) {
         *offset = s->ports[dir][sig.port[dir]].offset;
@@ -576,6 +697,37 @@ vm_result vm_run_frames(const vm_cond* conds, int32_t n, uint64_t max, const uin
     if (lastIn) copyBuffer(inBuf, lastIn, in_size);
     if (lastOut) copyBuffer(outBuf, lastOut, out_size);
     return vm_result{static_cast<int64_t>(i), status};
+}
+
+int32_t vm_pipe_start(uint32_t depth, const vm_cond* conds, int32_t n, vm_pipe_ring* ring) {
+    if (int32_t rc = check()) return rc;
+    Sim* s = g_sim;
+    if (s->pipe) return fail(VM_EINVAL, "the pipe is already running");
+    if (depth < 2 || depth > 4096 || (depth & (depth - 1)) != 0) return fail(VM_EINVAL, "bad pipe depth %u", depth);
+    if (n > 32) return fail(VM_EINVAL, "%d conditions, at most 32", n);
+    if (int32_t rc = checkConds(s, conds, n)) return rc;
+    if (!ring) return fail(VM_EINVAL, "nil ring");
+    std::unique_ptr<Pipe> p{new Pipe};
+    std::memset(&p->ctl, 0, sizeof p->ctl);
+    p->depth = depth;
+    p->inBytes = static_cast<uint32_t>(s->buf[VM_IN].size() * 8);
+    p->outBytes = static_cast<uint32_t>(s->buf[VM_OUT].size() * 8);
+    p->in.assign(size_t{depth} * s->buf[VM_IN].size(), 0);
+    p->out.assign(size_t{depth} * s->buf[VM_OUT].size(), 0);
+    p->masks.assign(depth, 0);
+    p->conds.assign(conds, conds + n);
+    *ring = vm_pipe_ring{&p->ctl, reinterpret_cast<uint8_t*>(p->in.data()), reinterpret_cast<uint8_t*>(p->out.data()),
+                         p->masks.data(), depth, p->inBytes, p->outBytes};
+    Pipe* raw = p.get();
+    s->pipe = std::move(p);
+    raw->thread = std::thread(pipeLoop, s, raw);
+    return VM_OK;
+}
+
+int32_t vm_pipe_stop(void) {
+    if (int32_t rc = check(false)) return rc;
+    stopPipe(g_sim);
+    return VM_OK;
 }
 
 uint64_t vm_cycles(void) { return check() == VM_OK ? g_sim->cycles : 0; }

@@ -7,6 +7,9 @@
  * vm_error must come from the OS thread that called vm_open; calls from any
  * other thread return VM_ETHREAD and touch nothing.
  *
+ * (vm_pipe_start adds a thread of the shim's own that runs cycles; see
+ * there.)
+ *
  * Values cross the ABI little-endian, bit 0 in the low bit of byte 0,
  * ceil(width/8) bytes long. Port buffers hold each registered port at a
  * fixed offset, in a slot padded to a multiple of 8 bytes.
@@ -114,6 +117,57 @@ vm_result vm_run_until_any(const vm_cond* conds, int32_t n, uint64_t max);
  * frame's inputs. */
 vm_result vm_run_frames(const vm_cond* conds, int32_t n, uint64_t max, const uint8_t* in, uint32_t in_size,
                         uint8_t* out, uint32_t out_size, uint64_t frames);
+/* The pipe: cycles run on a thread of their own, from frames the owner
+ * publishes in a ring, so that the owner prepares later cycles while the
+ * model evaluates earlier ones. Every field is in memory both threads see;
+ * read and write the counters atomically (acquire, release).
+ *
+ * The owner writes frame k (laid out like the input buffer) at in +
+ * (k % depth) * in_size and its condition mask at masks[k % depth], then
+ * sets pushed to k+1; it may publish frames up to depth ahead of done. The
+ * pipe thread runs frame `done`, as vm_run_frames runs a frame, writes its
+ * pre-edge sample at out + (k % depth) * out_size and sets done to k+1.
+ * If any condition of the pipe's table selected by the frame's mask (bit j:
+ * condition j; `before` is ignored) holds on that sample, it first sets
+ * halted to k+1 and halt to VM_MATCHED (so that whoever reads done = k+1
+ * sees both); if the design has finished, it sets halt to
+ * VM_EFINISHED without running the frame. While halt is not VM_OK it runs
+ * nothing: the owner drops the frames it will not run by setting pushed
+ * back to done, then clears halt. Every other entry point fails while
+ * pushed != done. */
+typedef struct {
+    /* One cache line per writer and rate: what changes every frame is not
+     * next to what the other side polls. */
+    uint64_t pushed; /* owner: frames published */
+    uint64_t pad0[7];
+    uint64_t done;   /* pipe thread: frames run */
+    uint64_t halted; /* pipe thread: done once the frame that halted ran */
+    int32_t halt;    /* pipe thread sets, owner clears */
+    uint32_t pad1[11];
+    uint32_t sleeping; /* pipe thread: 1 while it may wait on wake */
+    uint32_t wake;     /* owner: add 1 and FUTEX_WAKE it after changing
+                        * pushed or halt while sleeping is 1 */
+    uint32_t quit;     /* owner (vm_pipe_stop) */
+} vm_pipe;
+
+/* Where vm_pipe_start put the pipe. */
+typedef struct {
+    vm_pipe* ctl;
+    uint8_t* in;     /* depth input frames */
+    uint8_t* out;    /* depth samples */
+    uint32_t* masks; /* depth condition masks */
+    uint32_t depth;
+    uint32_t in_size, out_size;
+} vm_pipe_ring;
+
+/* vm_pipe_start starts the pipe thread with rings of depth frames (a power
+ * of two, 2 to 4096) and a table of up to 32 conditions. Registering ports
+ * fails while the pipe runs. The input and output buffers hold what they
+ * held until the owner copies a frame and its sample into them. */
+int32_t vm_pipe_start(uint32_t depth, const vm_cond* conds, int32_t n, vm_pipe_ring* ring);
+/* vm_pipe_stop ends the pipe thread; vm_close does too. */
+int32_t vm_pipe_stop(void);
+
 /* vm_cycles returns the cycles completed since vm_open. */
 uint64_t vm_cycles(void);
 

@@ -81,6 +81,8 @@ type Sim struct {
 	samples []byte // the kept pre-edge samples, len(out) bytes each
 	kept    int
 
+	pipe *Pipe // see StartPipe
+
 	timing   bool          // see TimeCalls
 	callTime time.Duration // wall time inside the calls that ran cycles
 }
@@ -125,6 +127,7 @@ func (s *Sim) Close() error {
 		return s.err(rc, "close")
 	}
 	s.closed = true
+	s.pipe = nil // vm_close stopped its thread
 	s.in, s.out = nil, nil
 	s.views()
 	s.staged, s.kept = 0, 0
@@ -228,22 +231,8 @@ func (s *Sim) RunUntilAny(conds []Cond, max int) (cycles int, ok bool, err error
 	case max < 0:
 		return 0, false, &Error{Op: op, Err: ErrInvalid, Detail: "negative cycle budget"}
 	}
-	if cap(s.conds) < len(conds) {
-		s.conds = make([]C.vm_cond, len(conds))
-	}
-	s.conds = s.conds[:len(conds)]
-	for i := range conds {
-		c := &conds[i]
-		if c.Port == nil || c.Port.s != s || c.Port.input {
-			return 0, false, &Error{Op: op, Err: ErrInvalid, Detail: fmt.Sprintf("condition %d: not an output port of this Sim", i)}
-		}
-		if c.Before < 0 {
-			return 0, false, &Error{Op: op, Err: ErrInvalid, Detail: fmt.Sprintf("condition %d: negative Before", i)}
-		}
-		// Field by field: a composite literal is built on the stack and
-		// copied, and reading it back stalls on the stores just made.
-		v := &s.conds[i]
-		v.port, v.ne, v.mask, v.value, v.before = c.Port.index, C.int32_t(b2i(c.NotEqual)), C.uint64_t(c.Mask), C.uint64_t(c.Value), C.uint64_t(c.Before)
+	if _, err := s.cConds(conds, op); err != nil {
+		return 0, false, err
 	}
 	if s.staged > 0 {
 		return s.untilResult(s.runFrames(s.conds, max), op)
@@ -256,6 +245,28 @@ func (s *Sim) RunUntilAny(conds []Cond, max int) (cycles int, ok bool, err error
 	r := C.call_run_until_any(s.lib, first, C.int32_t(len(s.conds)), C.uint64_t(max))
 	s.clocked(t0)
 	return s.untilResult(r, op)
+}
+
+// cConds converts conds into s.conds, checking each.
+func (s *Sim) cConds(conds []Cond, op string) ([]C.vm_cond, error) {
+	if cap(s.conds) < len(conds) {
+		s.conds = make([]C.vm_cond, len(conds))
+	}
+	s.conds = s.conds[:len(conds)]
+	for i := range conds {
+		c := &conds[i]
+		if c.Port == nil || c.Port.s != s || c.Port.input {
+			return nil, &Error{Op: op, Err: ErrInvalid, Detail: fmt.Sprintf("condition %d: not an output port of this Sim", i)}
+		}
+		if c.Before < 0 {
+			return nil, &Error{Op: op, Err: ErrInvalid, Detail: fmt.Sprintf("condition %d: negative Before", i)}
+		}
+		// Field by field: a composite literal is built on the stack and
+		// copied, and reading it back stalls on the stores just made.
+		v := &s.conds[i]
+		v.port, v.ne, v.mask, v.value, v.before = c.Port.index, C.int32_t(b2i(c.NotEqual)), C.uint64_t(c.Mask), C.uint64_t(c.Value), C.uint64_t(c.Before)
+	}
+	return s.conds, nil
 }
 
 // Stage appends the input ports' current values to the staged input

@@ -1,0 +1,217 @@
+package vpi
+
+/*
+#include "loader.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+)
+
+// Pipe runs cycles on a thread of the shim's own, from input frames pushed
+// ahead into a ring: the caller prepares later cycles while the model
+// evaluates earlier ones, on another core, and no call crosses cgo per
+// cycle. Each frame is a cycle's inputs, the input ports' values when Push
+// was called; its pre-edge sample comes back through Wait. Frame numbers
+// count from 0 at StartPipe.
+//
+// While frames are pushed and not run, the Sim's other calls that touch the
+// model fail; Wait for the last frame, or Drop after a halt, first. Ports
+// cannot be registered while the pipe exists. The Pipe belongs to the
+// Sim's goroutine, like the Sim.
+type Pipe struct {
+	s               *Sim
+	ctl             *C.vm_pipe
+	in, out         []byte   // the rings
+	masks           []uint32 // each frame's condition mask
+	depth           uint64
+	inSize, outSize int
+	pushed          uint64 // frames pushed, as the pipe thread sees them
+	done            uint64 // frames run, as last read
+	counted         uint64 // frames run and counted in the Sim's cycles
+}
+
+// pipeMaxConds is the size of a pipe's condition table.
+const pipeMaxConds = 32
+
+// StartPipe starts the pipe thread with room for depth frames (a power of
+// two, 2 to 4096) and a table of up to 32 conditions that each frame may
+// select (Push's mask): the pipe halts after a frame whose sample meets any
+// of its conditions. Before is ignored. Register every port first.
+func (s *Sim) StartPipe(depth int, conds []Cond) (*Pipe, error) {
+	const op = "start pipe"
+	switch {
+	case s.closed:
+		return nil, &Error{Op: op, Err: ErrClosed}
+	case s.pipe != nil:
+		return nil, &Error{Op: op, Err: ErrInvalid, Detail: "the pipe is already running"}
+	case len(conds) > pipeMaxConds:
+		return nil, &Error{Op: op, Err: ErrInvalid, Detail: fmt.Sprintf("%d conditions, at most %d", len(conds), pipeMaxConds)}
+	}
+	cc, err := s.cConds(conds, op)
+	if err != nil {
+		return nil, err
+	}
+	var first *C.vm_cond
+	if len(cc) > 0 {
+		first = &cc[0]
+	}
+	var r C.vm_pipe_ring
+	if rc := C.call_pipe_start(s.lib, C.uint32_t(depth), first, C.int32_t(len(cc)), &r); rc != C.VM_OK {
+		return nil, s.err(rc, op)
+	}
+	p := &Pipe{
+		s:       s,
+		ctl:     r.ctl,
+		depth:   uint64(r.depth),
+		inSize:  int(r.in_size),
+		outSize: int(r.out_size),
+		in:      unsafe.Slice((*byte)(unsafe.Pointer(r.in)), int(r.depth)*int(r.in_size)),
+		out:     unsafe.Slice((*byte)(unsafe.Pointer(r.out)), int(r.depth)*int(r.out_size)),
+		masks:   unsafe.Slice((*uint32)(unsafe.Pointer(r.masks)), int(r.depth)),
+	}
+	s.pipe = p
+	return p, nil
+}
+
+// Stop ends the pipe thread, dropping any frames not run. Sim.Close stops
+// it too.
+func (p *Pipe) Stop() error {
+	s := p.s
+	if s.pipe != p {
+		return nil
+	}
+	s.pipe = nil
+	if s.closed {
+		return nil
+	}
+	if rc := C.call_pipe_stop(s.lib); rc != C.VM_OK {
+		return s.err(rc, "stop pipe")
+	}
+	return nil
+}
+
+func (p *Pipe) pushedWord() *uint64  { return (*uint64)(unsafe.Pointer(&p.ctl.pushed)) }
+func (p *Pipe) doneWord() *uint64    { return (*uint64)(unsafe.Pointer(&p.ctl.done)) }
+func (p *Pipe) haltWord() *int32     { return (*int32)(unsafe.Pointer(&p.ctl.halt)) }
+func (p *Pipe) sleepWord() *uint32   { return (*uint32)(unsafe.Pointer(&p.ctl.sleeping)) }
+func (p *Pipe) wakeWord() *uint32    { return (*uint32)(unsafe.Pointer(&p.ctl.wake)) }
+func (p *Pipe) slot(k uint64) uint64 { return k & (p.depth - 1) }
+
+// Pushed returns how many frames have been pushed and not dropped.
+func (p *Pipe) Pushed() uint64 { return p.pushed }
+
+// Push appends the input ports' current values as the next frame, whose
+// sample halts the pipe if it meets a condition selected by mask (bit j:
+// the j-th condition of StartPipe). It waits while the ring is full.
+func (p *Pipe) Push(mask uint32) {
+	k := p.pushed
+	for k-p.done >= p.depth {
+		p.done = atomic.LoadUint64(p.doneWord())
+		if k-p.done >= p.depth {
+			p.pause()
+		}
+	}
+	i := int(p.slot(k))
+	copy(p.in[i*p.inSize:(i+1)*p.inSize], p.s.in)
+	p.masks[i] = mask
+	p.pushed = k + 1
+	atomic.StoreUint64(p.pushedWord(), k+1)
+	p.kick()
+}
+
+// kick wakes the pipe thread if it sleeps; it follows every change to
+// pushed or halt (the shim's pipeWait has the other half).
+func (p *Pipe) kick() {
+	if atomic.LoadUint32(p.sleepWord()) != 0 {
+		atomic.AddUint32(p.wakeWord(), 1)
+		const futexWakePrivate = 1 | 128
+		syscall.Syscall6(syscall.SYS_FUTEX, uintptr(unsafe.Pointer(p.wakeWord())), futexWakePrivate, 1, 0, 0, 0)
+	}
+}
+
+// spins counts Wait's polls before it yields the core: a frame takes well
+// under a microsecond, so a longer wait means the pipe thread is not
+// running.
+const spins = 1000
+
+func (p *Pipe) pause() {
+	syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+}
+
+// Wait waits until frame k has run and returns its pre-edge sample (a view
+// of the ring, valid until depth more frames are pushed) and whether the
+// pipe halted on it (a condition held). If the pipe halted earlier, or the
+// design finished before frame k, it returns with ran false: the frames
+// from the halt on will not run until Drop.
+func (p *Pipe) Wait(k uint64) (sample []byte, ran, matched bool, err error) {
+	if k >= p.pushed {
+		panic(fmt.Sprintf("vpi: Pipe.Wait(%d) with %d frames pushed", k, p.pushed))
+	}
+	for n := 0; p.done <= k; n++ {
+		if p.done = atomic.LoadUint64(p.doneWord()); p.done > k {
+			break
+		}
+		if h := atomic.LoadInt32(p.haltWord()); h != C.VM_OK {
+			// done is written after halt: read it again.
+			if p.done = atomic.LoadUint64(p.doneWord()); p.done > k {
+				break
+			}
+			return nil, false, false, p.halted(h)
+		}
+		if n >= spins {
+			p.pause()
+		}
+	}
+	if k >= p.counted {
+		p.s.cycles += k + 1 - p.counted
+		p.counted = k + 1
+	}
+	// Frame k's halt, if any, was written before done passed k; a later
+	// frame's halt may be seen too, but not with halted == k+1.
+	matched = atomic.LoadUint64((*uint64)(unsafe.Pointer(&p.ctl.halted))) == k+1 && atomic.LoadInt32(p.haltWord()) == C.VM_MATCHED
+	i := int(p.slot(k))
+	return p.out[i*p.outSize : (i+1)*p.outSize : (i+1)*p.outSize], true, matched, nil
+}
+
+// halted turns a halt other than on a frame run into an error, nil for a
+// match (the frame that matched was run before).
+func (p *Pipe) halted(h int32) error {
+	if h == C.VM_EFINISHED {
+		return &Error{Op: "pipe", Err: ErrFinished, Detail: fmt.Sprintf("the design ran $finish or $stop (after frame %d); it will not advance", p.done)}
+	}
+	if h == C.VM_MATCHED {
+		return nil
+	}
+	return &Error{Op: "pipe", Err: ErrInvalid, Detail: fmt.Sprintf("halt status %d", h)}
+}
+
+// Drop forgets the frames pushed and not run, and lets the pipe run again
+// after a halt. Call it only once the pipe has halted or run every frame.
+func (p *Pipe) Drop() {
+	p.done = atomic.LoadUint64(p.doneWord())
+	if atomic.LoadInt32(p.haltWord()) == C.VM_OK && p.done != p.pushed {
+		panic(fmt.Sprintf("vpi: Pipe.Drop while running (frame %d of %d)", p.done, p.pushed))
+	}
+	if p.done > p.counted {
+		p.s.cycles += p.done - p.counted
+		p.counted = p.done
+	}
+	p.pushed = p.done
+	atomic.StoreUint64(p.pushedWord(), p.done)
+	atomic.StoreInt32(p.haltWord(), C.VM_OK)
+	p.kick()
+}
+
+// Settle copies frame k's inputs and sample into the port buffers, as the
+// Sim's own calls leave the last cycle they ran: the ports then read them
+// and the next Cycle holds those inputs.
+func (p *Pipe) Settle(k uint64) {
+	i := int(p.slot(k))
+	copy(p.s.in, p.in[i*p.inSize:(i+1)*p.inSize])
+	copy(p.s.out, p.out[i*p.outSize:(i+1)*p.outSize])
+}
