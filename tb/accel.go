@@ -74,13 +74,22 @@ type Accel struct {
 	// and frames): every cycle is one Step; noQuiet turns off quiet alone.
 	// The results are the same (batch_test.go).
 	stepwise, noQuiet bool
-	ready             []readiness // each frame's, reused
-	pollStop          []vpi.Cond  // frames' stop condition while polling: a ready status
-	ucStop            []vpi.Cond  // and otherwise: a UC response
-	guarded           []vpi.Cond  // frames' stop conditions with the guard, reused
+	ready             []readiness              // each frame's, reused
+	stops             [stopPoll + 1][]vpi.Cond // frames' stop conditions by stopOn
+	guarded           []vpi.Cond               // frames' stop conditions with the guard, reused
+	pipe              *vpi.Pipe                // see UsePipe
 	script            ucScript
 	onEdge            func() // if set, called at every edge with its sample (tests)
 }
+
+// stopOn is what ends a run of frames after the cycle it is seen in.
+type stopOn uint8
+
+const (
+	stopNone stopOn = iota
+	stopUC          // a UC response
+	stopPoll        // a UC response with a ready status
+)
 
 // readiness is a frame's ldReady (bit 0) and stReady (bit 1): one byte
 // computed in a register (a [2]bool built field by field on the stack and
@@ -147,8 +156,8 @@ func Open(lib string, mem MemConfig) (*Accel, error) {
 		sim.Close()
 		return nil, fmt.Errorf("binding the model's ports: %w", err)
 	}
-	a.pollStop = []vpi.Cond{{Port: a.out.ucRspRdata, Mask: 1 << 4, Value: 1 << 4}}
-	a.ucStop = []vpi.Cond{{Port: a.out.ucRspValid, Mask: 1, Value: 1}}
+	a.stops[stopUC] = []vpi.Cond{{Port: a.out.ucRspValid, Mask: 1, Value: 1}}
+	a.stops[stopPoll] = []vpi.Cond{{Port: a.out.ucRspRdata, Mask: 1 << 4, Value: 1 << 4}}
 	a.script.set, a.script.after = a.scriptSet, a.scriptAfter
 	if err := a.Reset(); err != nil {
 		sim.Close()
@@ -195,6 +204,11 @@ func (a *Accel) Step() error {
 // counted by flushCov, which every exported method calls before it returns.
 func (a *Accel) step() error {
 	m, now := a.Mem, a.cycle+1
+	if a.pipe != nil && m.streamable() {
+		// On the pipe's thread, where the model's state stays in cache.
+		_, err := a.framesPiped(1, stopNone, nil, nil)
+		return err
+	}
 	ld, ack := m.nextLoad(now), m.nextAck(now)
 	a.ldReady, a.stReady = m.loadReady(), m.storeReady()
 	a.drive(ld, ack)
@@ -239,8 +253,12 @@ func (a *Accel) drive(ld, ack *answer) {
 // earlier cycle that issues a load or a store, whose answer the later
 // frames would lack. That pays off where the engine is not expected to
 // issue any (UC accesses); a guard that stops a call early costs a call.
-func (a *Accel) frames(max int, stop []vpi.Cond, next, after func(i int), guard bool) (int, error) {
+func (a *Accel) frames(max int, on stopOn, next, after func(i int), guard bool) (int, error) {
 	m, first := a.Mem, a.cycle+1
+	if a.pipe != nil && m.streamable() {
+		return a.framesPiped(max, on, next, after)
+	}
+	stop := a.stops[on]
 	ahead := m.lookahead()
 	k := min(max, ahead)
 	if guard {
@@ -285,6 +303,105 @@ func (a *Accel) frames(max int, stop []vpi.Cond, next, after func(i int), guard 
 	}
 	return n, nil
 }
+
+// framesPiped is frames through the pipe (UsePipe): the model runs each
+// cycle on the pipe's thread as soon as its frame is pushed, while this
+// one takes the edges of the cycles run and fixes the frames of those
+// Memory.lookahead cycles later (Memory.beginStream), up to max cycles or
+// the cycle that meets stop. The result is cycle for cycle what Step
+// would do, and no cycle waits for a cgo call.
+func (a *Accel) framesPiped(max int, on stopOn, next, after func(i int)) (int, error) {
+	return a.framesPipedFrom(max, on, 0, next, after)
+}
+
+// framesPipedFrom is framesPiped with stop looked for from cycle from on.
+func (a *Accel) framesPipedFrom(max int, on stopOn, from int, next, after func(i int)) (int, error) {
+	m, p, first := a.Mem, a.pipe, a.cycle+1
+	base := p.Pushed() // the frame number of cycle first
+	mask := uint32(0)
+	if on != stopNone {
+		mask = 1 << (on - 1) // UsePipe's table
+	}
+	m.beginStream()
+	staged := 0
+	push := func() {
+		if staged > 0 && next != nil {
+			next(staged)
+		}
+		ld, ack, _, _, _ := m.frame(first + uint64(staged)) // streamable: always fixed, both ports ready
+		a.ldReady, a.stReady = true, true
+		a.drive(ld, ack)
+		if staged < from {
+			p.Push(0)
+		} else {
+			p.Push(mask)
+		}
+		staged++
+	}
+	for staged < min(max, m.lookahead()) {
+		push()
+	}
+	n := 0
+	var err error
+	for n < staged {
+		smp, ran, matched, werr := p.Wait(base + uint64(n))
+		if !ran {
+			err = werr
+			break
+		}
+		if a.onEdge != nil { // it reads the ports
+			p.Settle(base + uint64(n))
+		}
+		a.edge(first+uint64(n), true, true, smp)
+		if after != nil {
+			after(n)
+		}
+		n++
+		if matched {
+			break
+		}
+		if staged < max {
+			push()
+		}
+	}
+	if n > 0 {
+		p.Settle(base + uint64(n) - 1)
+	}
+	p.Drop()
+	m.end(n)
+	if err != nil {
+		return n, fmt.Errorf("cycles %d..%d: %w", first, first+uint64(staged)-1, err)
+	}
+	return n, nil
+}
+
+// UsePipe turns on or off running cycles on a thread of their own
+// (vpi.Pipe) where the memory allows it (Memory.streamable): the testbench
+// then prepares later cycles and takes the edges of earlier ones while the
+// model evaluates, on another core. The results are the same
+// (batch_test.go).
+func (a *Accel) UsePipe(on bool) error {
+	if !on {
+		if a.pipe == nil {
+			return nil
+		}
+		p := a.pipe
+		a.pipe = nil
+		return p.Stop()
+	}
+	if a.pipe != nil {
+		return nil
+	}
+	p, err := a.sim.StartPipe(pipeDepth, append(append([]vpi.Cond(nil), a.stops[stopUC]...), a.stops[stopPoll]...))
+	if err != nil {
+		return err
+	}
+	a.pipe = p
+	return nil
+}
+
+// pipeDepth holds any lookahead (at most maxBatch frames ahead).
+const pipeDepth = 2 * maxBatch
 
 // edge takes what the edge at cycle now transferred, given the request
 // ports' readiness in that cycle and the outputs sampled just before it
@@ -382,17 +499,15 @@ func (a *Accel) advance(max int, polling bool) (int, error) {
 		return 1, a.step()
 	}
 	m := a.Mem
-	if q := m.quietCycles(a.cycle + 1); q > m.lookahead() && !m.Idle() && a.sampled && !a.busy && !a.noQuiet {
+	if q := m.quietCycles(a.cycle + 1); q > m.lookahead() && !m.Idle() && a.sampled && !a.busy && !a.noQuiet && a.pipe == nil {
 		return a.quiet(min(q, max), polling)
 	}
 	if m.lookahead() >= 2 {
-		var stop []vpi.Cond
+		on := stopUC
 		if polling {
-			stop = a.pollStop
-		} else {
-			stop = a.ucStop
+			on = stopPoll
 		}
-		return a.frames(max, stop, nil, nil, false)
+		return a.frames(max, on, nil, nil, false)
 	}
 	return 1, a.step()
 }
@@ -441,7 +556,8 @@ type ucAccess struct {
 type ucScript struct {
 	lead       int
 	accs       []ucAccess
-	base       int // the script's cycle that the current call started at
+	poll       bool // then a status load every cycle (commandsThenPoll)
+	base       int  // the script's cycle that the current call started at
 	responses  []ucResponse
 	set, after func(i int) // scriptSet and scriptAfter, bound once
 }
@@ -452,7 +568,7 @@ type ucScript struct {
 // that got no response the cycle after it is an error.
 func (a *Accel) ucRun(lead int, accesses ...ucAccess) ([]ucResponse, error) {
 	sc := &a.script
-	sc.lead, sc.accs, sc.responses = lead, append(sc.accs[:0], accesses...), sc.responses[:0]
+	sc.lead, sc.accs, sc.poll, sc.responses = lead, append(sc.accs[:0], accesses...), false, sc.responses[:0]
 	total := lead + 2*len(accesses)
 	var err error
 	for sc.base = 0; sc.base < total && err == nil; {
@@ -462,7 +578,7 @@ func (a *Accel) ucRun(lead int, accesses ...ucAccess) ([]ucResponse, error) {
 			err = a.step()
 			a.scriptAfter(0)
 		} else {
-			n, err = a.frames(total-sc.base, nil, sc.set, sc.after, true)
+			n, err = a.frames(total-sc.base, stopNone, sc.set, sc.after, true)
 		}
 		sc.base += n
 	}
@@ -471,6 +587,12 @@ func (a *Accel) ucRun(lead int, accesses ...ucAccess) ([]ucResponse, error) {
 	if err != nil {
 		return nil, err
 	}
+	return sc.checked()
+}
+
+// checked returns the script's responses, or an error if an access got
+// none.
+func (sc *ucScript) checked() ([]ucResponse, error) {
 	for i, r := range sc.responses {
 		if !r.valid {
 			return nil, fmt.Errorf("UC access %d of %d got no response the cycle after it", i+1, len(sc.responses))
@@ -483,6 +605,12 @@ func (a *Accel) ucRun(lead int, accesses ...ucAccess) ([]ucResponse, error) {
 func (a *Accel) scriptSet(i int) {
 	sc := &a.script
 	j := sc.base + i - sc.lead
+	if sc.poll && j >= 2*len(sc.accs) {
+		a.in.ucValid.Set(1)
+		a.in.ucWrite.Set(0)
+		a.in.ucAddr.Set(WindowBase)
+		return
+	}
 	if j < 0 || j%2 == 1 {
 		a.in.ucValid.Set(0)
 		return
@@ -497,7 +625,7 @@ func (a *Accel) scriptSet(i int) {
 // scriptAfter keeps the response taken at the current call's edge i.
 func (a *Accel) scriptAfter(i int) {
 	sc := &a.script
-	if j := sc.base + i - sc.lead; j >= 0 && j%2 == 1 {
+	if j := sc.base + i - sc.lead; j >= 0 && j%2 == 1 && j < 2*len(sc.accs) {
 		sc.responses = append(sc.responses, a.uc)
 	}
 }

@@ -30,14 +30,25 @@ type batchResult struct {
 }
 
 // Ways of running cycles: one per simulator call, frames but no quiet
-// stretches, both (the default).
+// stretches, both (the default), frames through the pipe (UsePipe) but no
+// quiet stretches.
 const (
 	stepwise = iota
 	framesOnly
 	batched
+	piped
 )
 
-var modeNames = []string{"stepwise", "frames only", "batched"}
+var modeNames = []string{"stepwise", "frames only", "batched", "piped"}
+
+// setMode puts dut in one of the modes above.
+func setMode(t *T, mode int) {
+	t.Helper()
+	dut.stepwise, dut.noQuiet = mode == stepwise, mode == framesOnly || mode == piped
+	if err := dut.UsePipe(mode == piped); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // runRequests runs msgs through RunVector as `arcalis run` does (start
 // offset index mod 64, memory reseeded per index) on a freshly reset engine
@@ -57,9 +68,9 @@ func runRequests(t *T, cfg MemConfig, mode int, msgs [][]byte) ([]batchResult, *
 	m.Fill(NetRespBase, LineSize, Filler)
 	saved := dut.Cov
 	dut.Cov = NewCoverage()
-	dut.stepwise, dut.noQuiet = mode == stepwise, mode == framesOnly
+	setMode(t, mode)
 	h, from := hashEdges()
-	defer func() { dut.Cov, dut.stepwise, dut.noQuiet, dut.onEdge = saved, false, false, nil }()
+	defer func() { dut.Cov, dut.onEdge = saved, nil; setMode(t, batched) }()
 
 	var res []batchResult
 	calls := dut.sim.Calls()
@@ -131,8 +142,8 @@ func TestGuardedScript(t *testing.T) {
 				statusLoads   []uint64
 				scriptCalls   uint64
 			}
-			var res [2]result
-			for i, mode := range []int{stepwise, batched} {
+			var res [3]result
+			for i, mode := range []int{stepwise, batched, piped} {
 				freshEngine(t)
 				m := dut.Mem
 				if err := m.SetConfig(MemConfig{Latency: lat, Seed: 1}); err != nil {
@@ -143,7 +154,7 @@ func TestGuardedScript(t *testing.T) {
 				m.Fill(AppRecvBase, DefaultCapLines*LineSize, Filler)
 				m.Readable = Region{"Net.Recv", NetRecvBase, uint64(len(msg))}
 				m.Writable = Region{"App.Recv", AppRecvBase, DefaultCapLines * LineSize}
-				dut.stepwise = mode == stepwise
+				setMode(t, mode)
 				h, from := hashEdges()
 				c0 := dut.Cycle()
 				from(c0)
@@ -174,15 +185,18 @@ func TestGuardedScript(t *testing.T) {
 				}
 				r.hash, r.cycles = h.Sum64(), dut.Cycle()-c0
 				r.loads, r.stores = m.LoadCount-l0, m.StoreCount-s0
-				dut.stepwise, dut.onEdge = false, nil
+				setMode(t, batched)
+				dut.onEdge = nil
 				if len(m.Violations) > 0 {
 					t.Errorf("latency %d, %s: violations %v", lat, modeNames[mode], m.Violations)
 				}
 			}
-			if !slices.Equal(res[0].statusLoads, res[1].statusLoads) || res[0].hash != res[1].hash ||
-				res[0].cycles != res[1].cycles || res[0].status != res[1].status || res[0].final != res[1].final ||
-				res[0].loads != res[1].loads || res[0].stores != res[1].stores {
-				t.Errorf("latency %d: stepwise %+v, batched %+v", lat, res[0], res[1])
+			for i, r := range res[1:] {
+				if !slices.Equal(res[0].statusLoads, r.statusLoads) || res[0].hash != r.hash ||
+					res[0].cycles != r.cycles || res[0].status != r.status || res[0].final != r.final ||
+					res[0].loads != r.loads || res[0].stores != r.stores {
+					t.Errorf("latency %d: stepwise %+v, %s %+v", lat, res[0], modeNames[i+2], r)
+				}
 			}
 			// 16 cycles, more than the lookahead, with loads in most.
 			if res[1].scriptCalls < 2 {
@@ -283,10 +297,10 @@ func TestBatchingMatchesStepwise(t *testing.T) {
 			for _, r := range step {
 				cycles += r.cycles
 			}
-			for _, mode := range []int{framesOnly, batched} {
+			for _, mode := range []int{framesOnly, batched, piped} {
 				name := cfg + ", " + modeNames[mode]
 				res, cov, calls := runRequests(t, tc.cfg, mode, tc.msgs)
-				for _, d := range diffResults(step, res, mode == framesOnly) {
+				for _, d := range diffResults(step, res, mode != batched) {
 					t.Errorf("%s: %s", name, d)
 				}
 				for _, c := range []struct {

@@ -74,6 +74,11 @@ func (a *Accel) commands(cmds ...command) error {
 	if err != nil {
 		return err
 	}
+	return a.claimed(cmds, r)
+}
+
+// claimed checks that the engine claimed each command and counts them.
+func (a *Accel) claimed(cmds []command, r []ucResponse) error {
 	for i, c := range cmds {
 		if !r[i].hit {
 			return fmt.Errorf("command %d: UC store inside the window was not claimed", c.op)
@@ -81,6 +86,57 @@ func (a *Accel) commands(cmds ...command) error {
 		a.Cov.Opcode(c.op)
 	}
 	return nil
+}
+
+// commandsThenPoll issues cmds and then polls like poll, and returns the
+// edge that took the last command with the status. Through the pipe the
+// two are one run of frames, so that its thread does not stop between
+// them; otherwise they are commands and poll, with the same cycles.
+func (a *Accel) commandsThenPoll(budget int, cmds ...command) (start uint64, s Status, err error) {
+	if a.pipe == nil || a.stepwise || a.Mem.lookahead() < 2 || !a.Mem.streamable() {
+		if err := a.commands(cmds...); err != nil {
+			return 0, 0, err
+		}
+		start = a.cycle - 1
+		s, err = a.poll(budget)
+		return start, s, err
+	}
+	sc := &a.script
+	sc.lead, sc.accs, sc.poll, sc.responses, sc.base = 0, sc.accs[:0], true, sc.responses[:0], 0
+	for _, c := range cmds {
+		sc.accs = append(sc.accs, ucAccess{true, WindowBase, Command(c.op, c.payload)})
+	}
+	script := 2 * len(cmds)
+	start = a.cycle + uint64(script) - 1
+	a.scriptSet(0)
+	n, err := a.framesPipedFrom(script+budget, stopPoll, script, sc.set, sc.after)
+	sc.poll = false
+	if err == nil {
+		var r []ucResponse
+		if r, err = sc.checked(); err == nil && len(r) == len(cmds) {
+			err = a.claimed(cmds, r)
+		}
+	}
+	if err != nil {
+		a.in.ucValid.Set(0)
+		a.flushCov()
+		return 0, 0, err
+	}
+	spent := n - script
+	if spent > 0 && a.uc.valid && Status(a.uc.data).Ready() {
+		a.in.ucValid.Set(0)
+		a.flushCov()
+		s = Status(a.uc.data)
+		a.Cov.Result(s.Result())
+		return start, s, nil
+	}
+	if spent >= budget {
+		a.in.ucValid.Set(0)
+		a.flushCov()
+		return 0, 0, a.hang(budget)
+	}
+	s, err = a.poll(budget - spent) // a response without ready: go on
+	return start, s, err
 }
 
 // ReadStatus issues one UC load of the status word.
@@ -134,7 +190,11 @@ func (a *Accel) poll(budget int) (Status, error) {
 			return s, nil
 		}
 	}
-	return 0, fmt.Errorf("hang: no ready status within %d cycles (FSM in %s)", budget, StateNames[a.out.state.U64()])
+	return 0, a.hang(budget)
+}
+
+func (a *Accel) hang(budget int) error {
+	return fmt.Errorf("hang: no ready status within %d cycles (FSM in %s)", budget, StateNames[a.out.state.U64()])
 }
 
 // Budget is the cycle allowance for a request of n bytes: generous, so that
@@ -171,12 +231,8 @@ func (a *Accel) Receive(req Request) (Outcome, error) {
 	a.Cov.Message(req.Msg, req.Offset, appSize-golden.ValueOffset)
 
 	// AppCore offers its buffer; NetCore hands over the message.
-	if err := a.commands(command{OpAppReadyFlag, AppReadyPayload(AppRecvBase, capLines)},
-		command{OpSendNetBuf, addr}, command{OpSendNetLen, uint64(len(req.Msg))}); err != nil {
-		return o, err
-	}
-	start := a.cycle - 1 // the edge that took the last command
-	s, err := a.poll(a.Budget(len(req.Msg)))
+	start, s, err := a.commandsThenPoll(a.Budget(len(req.Msg)), command{OpAppReadyFlag, AppReadyPayload(AppRecvBase, capLines)},
+		command{OpSendNetBuf, addr}, command{OpSendNetLen, uint64(len(req.Msg))})
 	if err != nil {
 		o.Violations = append(o.Violations, m.Violations...)
 		return o, err
@@ -212,11 +268,12 @@ func (a *Accel) reply(o *Outcome) error {
 	m.Fill(NetRespBase, LineSize, Filler)
 	m.Writable = Region{"Net.Resp", NetRespBase, LineSize}
 	m.Readable = Region{"nothing", 0, 0}
-	if err := a.commands(command{OpNetReadyFlag, NetRespBase}, command{OpSendAppBuf, AppRespBase}, command{OpSendAppResp, 0}); err != nil {
+	_, s, err := a.commandsThenPoll(a.Budget(0), command{OpNetReadyFlag, NetRespBase}, command{OpSendAppBuf, AppRespBase}, command{OpSendAppResp, 0})
+	if err != nil {
 		return err
 	}
-	s, err := a.Poll(a.Budget(0))
-	if err != nil {
+	// One more load was taken at the edge that answered (see Poll).
+	if err := a.Step(); err != nil {
 		return err
 	}
 	o.Replied, o.ReplyStatus = true, s

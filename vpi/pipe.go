@@ -6,6 +6,7 @@ package vpi
 import "C"
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync/atomic"
 	"syscall"
@@ -24,15 +25,14 @@ import (
 // cannot be registered while the pipe exists. The Pipe belongs to the
 // Sim's goroutine, like the Sim.
 type Pipe struct {
-	s               *Sim
-	ctl             *C.vm_pipe
-	in, out         []byte   // the rings
-	masks           []uint32 // each frame's condition mask
-	depth           uint64
-	inSize, outSize int
-	pushed          uint64 // frames pushed, as the pipe thread sees them
-	done            uint64 // frames run, as last read
-	counted         uint64 // frames run and counted in the Sim's cycles
+	s                   *Sim
+	ctl                 *C.vm_pipe
+	in, out             []byte // the rings
+	depth               uint64
+	inStride, outStride int
+	pushed              uint64 // frames pushed, as the pipe thread sees them
+	done                uint64 // frames run, as last read
+	counted             uint64 // frames run and counted in the Sim's cycles
 }
 
 // pipeMaxConds is the size of a pipe's condition table.
@@ -65,14 +65,13 @@ func (s *Sim) StartPipe(depth int, conds []Cond) (*Pipe, error) {
 		return nil, s.err(rc, op)
 	}
 	p := &Pipe{
-		s:       s,
-		ctl:     r.ctl,
-		depth:   uint64(r.depth),
-		inSize:  int(r.in_size),
-		outSize: int(r.out_size),
-		in:      unsafe.Slice((*byte)(unsafe.Pointer(r.in)), int(r.depth)*int(r.in_size)),
-		out:     unsafe.Slice((*byte)(unsafe.Pointer(r.out)), int(r.depth)*int(r.out_size)),
-		masks:   unsafe.Slice((*uint32)(unsafe.Pointer(r.masks)), int(r.depth)),
+		s:         s,
+		ctl:       r.ctl,
+		depth:     uint64(r.depth),
+		inStride:  int(r.in_stride),
+		outStride: int(r.out_stride),
+		in:        unsafe.Slice((*byte)(unsafe.Pointer(r.in)), int(r.depth)*int(r.in_stride)),
+		out:       unsafe.Slice((*byte)(unsafe.Pointer(r.out)), int(r.depth)*int(r.out_stride)),
 	}
 	s.pipe = p
 	return p, nil
@@ -98,6 +97,7 @@ func (p *Pipe) Stop() error {
 func (p *Pipe) pushedWord() *uint64  { return (*uint64)(unsafe.Pointer(&p.ctl.pushed)) }
 func (p *Pipe) doneWord() *uint64    { return (*uint64)(unsafe.Pointer(&p.ctl.done)) }
 func (p *Pipe) haltWord() *int32     { return (*int32)(unsafe.Pointer(&p.ctl.halt)) }
+func (p *Pipe) haltedWord() *uint64  { return (*uint64)(unsafe.Pointer(&p.ctl.halted)) }
 func (p *Pipe) sleepWord() *uint32   { return (*uint32)(unsafe.Pointer(&p.ctl.sleeping)) }
 func (p *Pipe) wakeWord() *uint32    { return (*uint32)(unsafe.Pointer(&p.ctl.wake)) }
 func (p *Pipe) slot(k uint64) uint64 { return k & (p.depth - 1) }
@@ -116,9 +116,9 @@ func (p *Pipe) Push(mask uint32) {
 			p.pause()
 		}
 	}
-	i := int(p.slot(k))
-	copy(p.in[i*p.inSize:(i+1)*p.inSize], p.s.in)
-	p.masks[i] = mask
+	f := p.in[int(p.slot(k))*p.inStride:]
+	n := copy(f, p.s.in)
+	binary.LittleEndian.PutUint32(f[n:], mask)
 	p.pushed = k + 1
 	atomic.StoreUint64(p.pushedWord(), k+1)
 	p.kick()
@@ -156,8 +156,17 @@ func (p *Pipe) Wait(k uint64) (sample []byte, ran, matched bool, err error) {
 		if p.done = atomic.LoadUint64(p.doneWord()); p.done > k {
 			break
 		}
-		if h := atomic.LoadInt32(p.haltWord()); h != C.VM_OK {
-			// done is written after halt: read it again.
+		h := atomic.LoadInt32(p.haltWord())
+		if h == C.VM_MATCHED {
+			// The pipe thread sets halted and halt before done: frame k
+			// may have run, its sample written, with done not yet seen.
+			if atomic.LoadUint64(p.haltedWord()) > k {
+				break
+			}
+			return nil, false, false, nil
+		}
+		if h != C.VM_OK {
+			// done is written before a halt that runs nothing.
 			if p.done = atomic.LoadUint64(p.doneWord()); p.done > k {
 				break
 			}
@@ -173,19 +182,14 @@ func (p *Pipe) Wait(k uint64) (sample []byte, ran, matched bool, err error) {
 	}
 	// Frame k's halt, if any, was written before done passed k; a later
 	// frame's halt may be seen too, but not with halted == k+1.
-	matched = atomic.LoadUint64((*uint64)(unsafe.Pointer(&p.ctl.halted))) == k+1 && atomic.LoadInt32(p.haltWord()) == C.VM_MATCHED
-	i := int(p.slot(k))
-	return p.out[i*p.outSize : (i+1)*p.outSize : (i+1)*p.outSize], true, matched, nil
+	matched = atomic.LoadUint64(p.haltedWord()) == k+1 && atomic.LoadInt32(p.haltWord()) == C.VM_MATCHED
+	return p.sample(k), true, matched, nil
 }
 
-// halted turns a halt other than on a frame run into an error, nil for a
-// match (the frame that matched was run before).
+// halted turns a halt that ran nothing into an error.
 func (p *Pipe) halted(h int32) error {
 	if h == C.VM_EFINISHED {
 		return &Error{Op: "pipe", Err: ErrFinished, Detail: fmt.Sprintf("the design ran $finish or $stop (after frame %d); it will not advance", p.done)}
-	}
-	if h == C.VM_MATCHED {
-		return nil
 	}
 	return &Error{Op: "pipe", Err: ErrInvalid, Detail: fmt.Sprintf("halt status %d", h)}
 }
@@ -193,6 +197,11 @@ func (p *Pipe) halted(h int32) error {
 // Drop forgets the frames pushed and not run, and lets the pipe run again
 // after a halt. Call it only once the pipe has halted or run every frame.
 func (p *Pipe) Drop() {
+	if atomic.LoadInt32(p.haltWord()) == C.VM_MATCHED {
+		for atomic.LoadUint64(p.doneWord()) < atomic.LoadUint64(p.haltedWord()) {
+			// done is on its way (see Wait)
+		}
+	}
 	p.done = atomic.LoadUint64(p.doneWord())
 	if atomic.LoadInt32(p.haltWord()) == C.VM_OK && p.done != p.pushed {
 		panic(fmt.Sprintf("vpi: Pipe.Drop while running (frame %d of %d)", p.done, p.pushed))
@@ -211,7 +220,12 @@ func (p *Pipe) Drop() {
 // Sim's own calls leave the last cycle they ran: the ports then read them
 // and the next Cycle holds those inputs.
 func (p *Pipe) Settle(k uint64) {
-	i := int(p.slot(k))
-	copy(p.s.in, p.in[i*p.inSize:(i+1)*p.inSize])
-	copy(p.s.out, p.out[i*p.outSize:(i+1)*p.outSize])
+	copy(p.s.in, p.in[int(p.slot(k))*p.inStride:])
+	copy(p.s.out, p.sample(k))
+}
+
+// sample is frame k's sample in the ring.
+func (p *Pipe) sample(k uint64) []byte {
+	i, n := int(p.slot(k))*p.outStride, len(p.s.out)
+	return p.out[i : i+n : i+n]
 }

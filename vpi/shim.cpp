@@ -84,14 +84,23 @@ struct Plan {
     std::vector<Port> wide;
 };
 
-// The pipe thread's side of vm_pipe_start: the rings, in 8-byte words so
-// that every slot is aligned, and the condition table.
+// A cache-line aligned buffer.
+struct Lines {
+    std::vector<uint64_t> words;
+    uint8_t* at = nullptr;
+    void alloc(size_t bytes) {
+        words.assign(bytes / 8 + 8, 0);
+        at = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(words.data()) + 63) & ~uintptr_t{63});
+    }
+};
+
+// The pipe thread's side of vm_pipe_start: the rings and the condition
+// table.
 struct Pipe {
     alignas(64) vm_pipe ctl;
-    std::vector<uint64_t> in, out;
-    std::vector<uint32_t> masks;
+    Lines in, out;
     std::vector<vm_cond> conds;
-    uint32_t depth = 0, inBytes = 0, outBytes = 0;
+    uint32_t depth = 0, inBytes = 0, inStride = 0, outStride = 0;
     std::thread thread;
 };
 
@@ -367,12 +376,13 @@ void pipeLoop(Sim* s, Pipe* p) {
     Verilated::threadContextp(s->ctx.get());  // for the runtime's messages
     vm_pipe* c = &p->ctl;
     const uint64_t slot = p->depth - 1;
-    const uint8_t* in = reinterpret_cast<const uint8_t*>(p->in.data());
-    uint8_t* out = reinterpret_cast<uint8_t*>(p->out.data());
+    const uint8_t* in = p->in.at;
+    uint8_t* out = p->out.at;
     const vm_cond* conds = p->conds.data();
     // avail is pushed as last read: the owner writes that line every frame,
     // so it is read again only when the frames known run out. pushed goes
-    // down only while halt is set, and halt sends the loop back to wait.
+    // down only after a halt, which forgets avail: the owner may have
+    // dropped frames and cleared the halt before this thread looks again.
     uint64_t avail = 0;
     for (uint64_t i = c->done;;) {
         if (i >= avail || loadAcq(&c->halt) != VM_OK) {
@@ -386,13 +396,16 @@ void pipeLoop(Sim* s, Pipe* p) {
         const uint64_t k = i & slot;
         if (i + 1 < avail) {  // the owner wrote the next frame on its core
             const uint64_t n = (i + 1) & slot;
-            for (uint32_t b = 0; b < p->inBytes; b += 64) __builtin_prefetch(in + n * p->inBytes + b, 0);
-            for (uint32_t b = 0; b < p->outBytes; b += 64) __builtin_prefetch(out + n * p->outBytes + b, 1);
+            for (uint32_t b = 0; b < p->inStride; b += 64) __builtin_prefetch(in + n * p->inStride + b, 0);
+            for (uint32_t b = 0; b < p->outStride; b += 64) __builtin_prefetch(out + n * p->outStride + b, 1);
         }
-        uint8_t* sample = out + k * p->outBytes;
-        step(s, in + k * p->inBytes, sample);
+        const uint8_t* frame = in + k * p->inStride;
+        uint8_t* sample = out + k * p->outStride;
+        step(s, frame, sample);
+        uint32_t mask;
+        std::memcpy(&mask, frame + p->inBytes, sizeof mask);
         bool hit = false;
-        for (uint32_t m = p->masks[k]; m != 0 && !hit; m &= m - 1) {
+        for (uint32_t m = mask; m != 0 && !hit; m &= m - 1) {
             const vm_cond& cd = conds[__builtin_ctz(m)];
             uint64_t v;
             std::memcpy(&v, sample + s->ports[VM_OUT][cd.port].offset, sizeof v);
@@ -401,6 +414,7 @@ void pipeLoop(Sim* s, Pipe* p) {
         if (hit) {
             __atomic_store_n(&c->halted, i + 1, __ATOMIC_RELEASE);
             __atomic_store_n(&c->halt, VM_MATCHED, __ATOMIC_RELEASE);
+            avail = 0;
         }
         __atomic_store_n(&c->done, ++i, __ATOMIC_RELEASE);
     }
@@ -710,14 +724,14 @@ int32_t vm_pipe_start(uint32_t depth, const vm_cond* conds, int32_t n, vm_pipe_r
     std::unique_ptr<Pipe> p{new Pipe};
     std::memset(&p->ctl, 0, sizeof p->ctl);
     p->depth = depth;
+    const auto lines = [](size_t bytes) { return static_cast<uint32_t>((bytes + 63) / 64 * 64); };
     p->inBytes = static_cast<uint32_t>(s->buf[VM_IN].size() * 8);
-    p->outBytes = static_cast<uint32_t>(s->buf[VM_OUT].size() * 8);
-    p->in.assign(size_t{depth} * s->buf[VM_IN].size(), 0);
-    p->out.assign(size_t{depth} * s->buf[VM_OUT].size(), 0);
-    p->masks.assign(depth, 0);
+    p->inStride = lines(p->inBytes + 8);
+    p->outStride = lines(s->buf[VM_OUT].size() * 8);
+    p->in.alloc(size_t{depth} * p->inStride);
+    p->out.alloc(size_t{depth} * p->outStride);
     p->conds.assign(conds, conds + n);
-    *ring = vm_pipe_ring{&p->ctl, reinterpret_cast<uint8_t*>(p->in.data()), reinterpret_cast<uint8_t*>(p->out.data()),
-                         p->masks.data(), depth, p->inBytes, p->outBytes};
+    *ring = vm_pipe_ring{&p->ctl, p->in.at, p->out.at, depth, p->inStride, p->outStride};
     Pipe* raw = p.get();
     s->pipe = std::move(p);
     raw->thread = std::thread(pipeLoop, s, raw);

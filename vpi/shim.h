@@ -122,11 +122,13 @@ vm_result vm_run_frames(const vm_cond* conds, int32_t n, uint64_t max, const uin
  * model evaluates earlier ones. Every field is in memory both threads see;
  * read and write the counters atomically (acquire, release).
  *
- * The owner writes frame k (laid out like the input buffer) at in +
- * (k % depth) * in_size and its condition mask at masks[k % depth], then
- * sets pushed to k+1; it may publish frames up to depth ahead of done. The
- * pipe thread runs frame `done`, as vm_run_frames runs a frame, writes its
- * pre-edge sample at out + (k % depth) * out_size and sets done to k+1.
+ * The owner writes frame k at in + (k % depth) * in_stride: the inputs,
+ * laid out like the input buffer, then a uint32 condition mask right after
+ * them; then it sets pushed to k+1. It may publish frames up to depth
+ * ahead of done. The pipe thread runs frame `done`, as vm_run_frames runs a
+ * frame, writes its pre-edge sample at out + (k % depth) * out_stride and
+ * sets done to k+1. Strides are whole cache lines, so that the two threads
+ * never write the same line for different frames.
  * If any condition of the pipe's table selected by the frame's mask (bit j:
  * condition j; `before` is ignored) holds on that sample, it first sets
  * halted to k+1 and halt to VM_MATCHED (so that whoever reads done = k+1
@@ -153,11 +155,10 @@ typedef struct {
 /* Where vm_pipe_start put the pipe. */
 typedef struct {
     vm_pipe* ctl;
-    uint8_t* in;     /* depth input frames */
-    uint8_t* out;    /* depth samples */
-    uint32_t* masks; /* depth condition masks */
+    uint8_t* in;  /* depth input frames, each with its mask */
+    uint8_t* out; /* depth samples */
     uint32_t depth;
-    uint32_t in_size, out_size;
+    uint32_t in_stride, out_stride;
 } vm_pipe_ring;
 
 /* vm_pipe_start starts the pipe thread with rings of depth frames (a power
