@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"unsafe"
+
+	"arcalis/vpi/internal/order"
 )
 
 // Pipe runs cycles on a thread of the shim's own, from input frames pushed
@@ -120,7 +122,7 @@ func (p *Pipe) Push(mask uint32) {
 	n := copy(f, p.s.in)
 	binary.LittleEndian.PutUint32(f[n:], mask)
 	p.pushed = k + 1
-	atomic.StoreUint64(p.pushedWord(), k+1)
+	order.StoreRelease(p.pushedWord(), k+1)
 	p.kick()
 }
 
