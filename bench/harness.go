@@ -9,9 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"arcalis/bench/workload"
@@ -160,13 +163,13 @@ type childResult struct {
 
 // runChild runs the workload through the Go harness passes times in a new
 // process of this program (-child), after one untimed pass there.
-func runChild(o options, w harnessWorkload, score bool, passes int) (throughput, []perRequest, error) {
+func runChild(o options, w harnessWorkload, score, pipe bool, passes int) (throughput, []perRequest, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return throughput{}, nil, err
 	}
 	cmd := exec.Command(exe, "-child", w.Key, "-passes", strconv.Itoa(passes), "-score="+strconv.FormatBool(score),
-		"-model", o.model, "-vectors", o.vectors, "-large-requests", strconv.Itoa(o.largeN))
+		"-pipe="+strconv.FormatBool(pipe), "-model", o.model, "-vectors", o.vectors, "-large-requests", strconv.Itoa(o.largeN))
 	out, err := cmd.Output()
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -184,7 +187,7 @@ func runChild(o options, w harnessWorkload, score bool, passes int) (throughput,
 // childMain is the -child process: the workload o.child through a model of
 // its own, one pass to warm up, then passes timed; the result as JSON on
 // stdout.
-func childMain(o options, passes int, score bool) error {
+func childMain(o options, passes int, score, pipe bool) error {
 	var w harnessWorkload
 	var err error
 	switch o.child {
@@ -203,6 +206,9 @@ func childMain(o options, passes int, score bool) error {
 		return err
 	}
 	defer a.Close()
+	if err := a.UsePipe(pipe); err != nil {
+		return err
+	}
 	if _, _, err := runGo(a, w, score, 1); err != nil {
 		return err
 	}
@@ -266,12 +272,15 @@ func runNative(bin, stream string, latency, passes int) (throughput, []perReques
 
 // harnessResult is the side-by-side comparison on one workload.
 type harnessResult struct {
-	Workload             harnessWorkload
-	Full, Sim, Native    []throughput // one per repetition
-	MedFull, MedSim, Nat throughput   // medians (by seconds)
-	FullRatio, SimRatio  float64      // median over repetitions of native time / Go time
-	SameCycles           bool         // every request took the same cycles with the same status
-	Requests, Passes     int
+	Workload                      harnessWorkload
+	Full, Sim, Pipe, Native       []throughput // one per repetition
+	MedFull, MedSim, MedPipe, Nat throughput   // medians (by seconds)
+	FullRatio, SimRatio           float64      // median over repetitions of native time / Go time
+	PipeRatio                     float64
+	PipeRatios                    []float64       // each repetition's, in order
+	RoundTrips                    []time.Duration // coreRoundTrip before each repetition's pipe run
+	SameCycles                    bool            // every request took the same cycles with the same status
+	Requests, Passes              int
 }
 
 func median(ts []throughput) throughput {
@@ -280,8 +289,8 @@ func median(ts []throughput) throughput {
 	return s[len(s)/2]
 }
 
-// compareHarness runs the workload reps times in each of the three ways,
-// interleaved, so that the machine's noise hits all three alike. Each Go
+// compareHarness runs the workload reps times in each of the four ways,
+// interleaved, so that the machine's noise hits all four alike. Each Go
 // run is a fresh process (runChild), as each native run is: processes of
 // the same harness differed by several percent (65 to 73 % of native in ten
 // in a row), which one long-lived process would draw once for all
@@ -301,7 +310,7 @@ func compareHarness(native, dir string, o options, w harnessWorkload, reps int) 
 	res.Passes = max(1, int(0.15/max(cal.Seconds, 1e-6)))
 	var fullRatios, simRatios []float64
 	for rep := 0; rep < reps; rep++ {
-		full, perFull, err := runChild(o, w, true, res.Passes)
+		full, perFull, err := runChild(o, w, true, false, res.Passes)
 		if err != nil {
 			return res, err
 		}
@@ -309,25 +318,75 @@ func compareHarness(native, dir string, o options, w harnessWorkload, reps int) 
 		if err != nil {
 			return res, err
 		}
-		sim, perSim, err := runChild(o, w, false, res.Passes)
+		sim, perSim, err := runChild(o, w, false, false, res.Passes)
+		if err != nil {
+			return res, err
+		}
+		res.RoundTrips = append(res.RoundTrips, coreRoundTrip())
+		pipe, perPipe, err := runChild(o, w, true, true, res.Passes)
 		if err != nil {
 			return res, err
 		}
 		fullRatios = append(fullRatios, nat.Seconds/full.Seconds)
 		simRatios = append(simRatios, nat.Seconds/sim.Seconds)
-		res.Full, res.Sim, res.Native = append(res.Full, full), append(res.Sim, sim), append(res.Native, nat)
+		res.PipeRatios = append(res.PipeRatios, nat.Seconds/pipe.Seconds)
+		res.Full, res.Sim, res.Pipe, res.Native = append(res.Full, full), append(res.Sim, sim), append(res.Pipe, pipe), append(res.Native, nat)
 		for i := range perNat {
-			if i >= len(perFull) || perNat[i] != perFull[i] || perNat[i] != perSim[i] {
+			if i >= len(perFull) || i >= len(perPipe) || perNat[i] != perFull[i] || perNat[i] != perSim[i] || perNat[i] != perPipe[i] {
 				res.SameCycles = false
 			}
 		}
-		if len(perNat) != len(perFull) || full.Cycles != nat.Cycles || sim.Cycles != nat.Cycles {
+		if len(perNat) != len(perFull) || len(perNat) != len(perPipe) || full.Cycles != nat.Cycles || sim.Cycles != nat.Cycles || pipe.Cycles != nat.Cycles {
 			res.SameCycles = false
 		}
 	}
-	res.MedFull, res.MedSim, res.Nat = median(res.Full), median(res.Sim), median(res.Native)
-	sort.Float64s(fullRatios)
-	sort.Float64s(simRatios)
-	res.FullRatio, res.SimRatio = fullRatios[len(fullRatios)/2], simRatios[len(simRatios)/2]
+	res.MedFull, res.MedSim, res.MedPipe, res.Nat = median(res.Full), median(res.Sim), median(res.Pipe), median(res.Native)
+	res.FullRatio, res.SimRatio, res.PipeRatio = medianOf(fullRatios), medianOf(simRatios), medianOf(res.PipeRatios)
 	return res, nil
+}
+
+func medianOf(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// coreRoundTrip is how long two threads take to hand a cache line to each
+// other and back (the median of 50 batches of 2000), which bounds how
+// fast the pipe's two threads can trade frames and samples. On this kind
+// of virtual machine it has been seen to move between about 60 ns and about
+// 500 ns within minutes.
+func coreRoundTrip() time.Duration {
+	if runtime.GOMAXPROCS(0) < 2 {
+		return 0 // the two would take turns on one thread: not measured
+	}
+	var ball atomic.Uint64
+	done := make(chan struct{})
+	const batches, per = 50, 2000
+	go func() {
+		runtime.LockOSThread()
+		defer close(done)
+		for v := uint64(1); v < 2*batches*per; v += 2 {
+			for ball.Load() != v {
+			}
+			ball.Store(v + 1)
+		}
+	}()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	times := make([]time.Duration, batches)
+	v := uint64(1)
+	for b := range times {
+		t0 := time.Now()
+		for i := 0; i < per; i++ {
+			ball.Store(v)
+			for ball.Load() != v+1 {
+			}
+			v += 2
+		}
+		times[b] = time.Since(t0) / per
+	}
+	<-done
+	slices.Sort(times)
+	return times[batches/2]
 }

@@ -45,12 +45,13 @@ func run() error {
 	flag.StringVar(&o.child, "child", "", "internal: time one Go harness run of this workload (default or large) and print it as JSON")
 	passes := flag.Int("passes", 1, "with -child: timed passes")
 	score := flag.Bool("score", false, "with -child: through RunVector (the scoreboard), not Receive alone")
+	pipe := flag.Bool("pipe", false, "with -child: the model on a thread of its own (tb.Accel.UsePipe)")
 	flag.Parse()
 	if o.model == "" {
 		o.model = tb.FindModel()
 	}
 	if o.child != "" {
-		return childMain(o, *passes, *score)
+		return childMain(o, *passes, *score, *pipe)
 	}
 	if _, err := os.Stat(o.native); err != nil {
 		return fmt.Errorf("native testbench: %w (build it with `make bench-native`)", err)

@@ -141,7 +141,11 @@ func (p *Pipe) kick() {
 // running.
 const spins = 1000
 
+// pause yields the core while waiting for the pipe thread, after waking it
+// if it sleeps: a kick right after a push may miss it (see kMaxSleep in
+// the shim), one this late does not.
 func (p *Pipe) pause() {
+	p.kick()
 	syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
 }
 

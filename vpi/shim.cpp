@@ -336,9 +336,15 @@ int32_t finished() {
 // between the frames of a request or between requests, even 64 KiB ones.
 constexpr int kSpins = 10000;
 
-void futex(uint32_t* word, int op, uint32_t val) {
-    syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val, nullptr, nullptr, 0);
+void futex(uint32_t* word, int op, uint32_t val, const timespec* timeout = nullptr) {
+    syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val, timeout, nullptr, 0);
 }
+
+// kMaxSleep bounds a sleep of the pipe thread: the owner publishes frames
+// with a release store and then looks at sleeping without a fence (a fence
+// per frame cost more than the rest of the push), so now and then its
+// wake-up is missed; the pipe thread then finds the frame when it wakes.
+constexpr timespec kMaxSleep{0, 1000000};
 
 template <typename T>
 T loadAcq(const T* p) {
@@ -358,14 +364,14 @@ bool pipeWait(vm_pipe* c, uint64_t i) {
             _mm_pause();
             continue;
         }
-        // Sleep on wake. Announcing sleeping before the last look pairs
-        // with the owner's change before its look at sleeping (both
-        // sequentially consistent): one of the two sees the other.
+        // Sleep on wake. Announcing sleeping before the last look lets the
+        // owner's kick see it, except for a push still in the owner's store
+        // buffer: hence kMaxSleep.
         const uint32_t w = loadAcq(&c->wake);
         __atomic_store_n(&c->sleeping, 1, __ATOMIC_SEQ_CST);
         if (!__atomic_load_n(&c->quit, __ATOMIC_SEQ_CST) && !(__atomic_load_n(&c->halt, __ATOMIC_SEQ_CST) == VM_OK &&
                                                               __atomic_load_n(&c->pushed, __ATOMIC_SEQ_CST) > i)) {
-            futex(&c->wake, FUTEX_WAIT, w);
+            futex(&c->wake, FUTEX_WAIT, w, &kMaxSleep);
         }
         __atomic_store_n(&c->sleeping, 0, __ATOMIC_RELAXED);
         spin = 0;

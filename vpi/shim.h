@@ -148,7 +148,8 @@ typedef struct {
     uint32_t pad1[11];
     uint32_t sleeping; /* pipe thread: 1 while it may wait on wake */
     uint32_t wake;     /* owner: add 1 and FUTEX_WAKE it after changing
-                        * pushed or halt while sleeping is 1 */
+                        * pushed or halt while sleeping is 1 (a wake the
+                        * owner misses costs at most a millisecond) */
     uint32_t quit;     /* owner (vm_pipe_stop) */
 } vm_pipe;
 
