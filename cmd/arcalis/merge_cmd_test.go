@@ -78,6 +78,12 @@ func TestRunJobsSameAsOne(t *testing.T) {
 	if one != two {
 		t.Errorf("--jobs 2 printed other results than --jobs 1")
 	}
+	// The model on a thread of its own, here and in the workers.
+	for _, jobs := range []string{"1", "2"} {
+		if piped, _, ok := arcalis(t, nil, "run", "--json", "--sim-thread", "--jobs", jobs, "--wave", waves, defaultSet); !ok || piped != one {
+			t.Errorf("--sim-thread --jobs %s: exit ok %v, same results as without: %v", jobs, ok, piped == one)
+		}
+	}
 	rs := results(t, three)
 	if len(rs) != 2*282 {
 		t.Fatalf("--jobs 3 on the set twice: %d results, want %d", len(rs), 2*282)
