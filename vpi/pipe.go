@@ -96,6 +96,13 @@ func (p *Pipe) Stop() error {
 	return nil
 }
 
+// check panics if the pipe has stopped: its rings are gone.
+func (p *Pipe) check() {
+	if p.s.pipe != p {
+		panic("vpi: Pipe used after Stop or Close")
+	}
+}
+
 func (p *Pipe) pushedWord() *uint64  { return (*uint64)(unsafe.Pointer(&p.ctl.pushed)) }
 func (p *Pipe) doneWord() *uint64    { return (*uint64)(unsafe.Pointer(&p.ctl.done)) }
 func (p *Pipe) haltWord() *int32     { return (*int32)(unsafe.Pointer(&p.ctl.halt)) }
@@ -111,6 +118,7 @@ func (p *Pipe) Pushed() uint64 { return p.pushed }
 // sample halts the pipe if it meets a condition selected by mask (bit j:
 // the j-th condition of StartPipe). It waits while the ring is full.
 func (p *Pipe) Push(mask uint32) {
+	p.check()
 	k := p.pushed
 	for k-p.done >= p.depth {
 		p.done = atomic.LoadUint64(p.doneWord())
@@ -155,6 +163,7 @@ func (p *Pipe) pause() {
 // design finished before frame k, it returns with ran false: the frames
 // from the halt on will not run until Drop.
 func (p *Pipe) Wait(k uint64) (sample []byte, ran, matched bool, err error) {
+	p.check()
 	if k >= p.pushed {
 		panic(fmt.Sprintf("vpi: Pipe.Wait(%d) with %d frames pushed", k, p.pushed))
 	}
@@ -203,6 +212,7 @@ func (p *Pipe) halted(h int32) error {
 // Drop forgets the frames pushed and not run, and lets the pipe run again
 // after a halt. Call it only once the pipe has halted or run every frame.
 func (p *Pipe) Drop() {
+	p.check()
 	if atomic.LoadInt32(p.haltWord()) == C.VM_MATCHED {
 		for atomic.LoadUint64(p.doneWord()) < atomic.LoadUint64(p.haltedWord()) {
 			// done is on its way (see Wait)
@@ -226,6 +236,7 @@ func (p *Pipe) Drop() {
 // Sim's own calls leave the last cycle they ran: the ports then read them
 // and the next Cycle holds those inputs.
 func (p *Pipe) Settle(k uint64) {
+	p.check()
 	copy(p.s.in, p.in[int(p.slot(k))*p.inStride:])
 	copy(p.s.out, p.sample(k))
 }

@@ -142,6 +142,12 @@ func TestPipeBusy(t *testing.T) {
 	if _, err := s.Output("counter.tag_o"); err != nil {
 		t.Errorf("registering a port after Stop: %v", err)
 	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Push after Stop did not panic")
+		}
+	}()
+	pp.Push(0)
 }
 
 // TestPipeSleeps: a pipe left without frames goes to sleep and wakes for
