@@ -206,7 +206,7 @@ func (a *Accel) step() error {
 	m, now := a.Mem, a.cycle+1
 	if a.pipe != nil && m.streamable() {
 		// On the pipe's thread, where the model's state stays in cache.
-		_, err := a.framesPiped(1, stopNone, nil, nil)
+		_, err := a.framesPiped(1, stopNone, 0, nil, nil)
 		return err
 	}
 	ld, ack := m.nextLoad(now), m.nextAck(now)
@@ -256,7 +256,7 @@ func (a *Accel) drive(ld, ack *answer) {
 func (a *Accel) frames(max int, on stopOn, next, after func(i int), guard bool) (int, error) {
 	m, first := a.Mem, a.cycle+1
 	if a.pipe != nil && m.streamable() {
-		return a.framesPiped(max, on, next, after)
+		return a.framesPiped(max, on, 0, next, after)
 	}
 	stop := a.stops[on]
 	ahead := m.lookahead()
@@ -304,18 +304,14 @@ func (a *Accel) frames(max int, on stopOn, next, after func(i int), guard bool) 
 	return n, nil
 }
 
-// framesPiped is frames through the pipe (UsePipe): the model runs each
-// cycle on the pipe's thread as soon as its frame is pushed, while this
-// one takes the edges of the cycles run and fixes the frames of those
-// Memory.lookahead cycles later (Memory.beginStream), up to max cycles or
-// the cycle that meets stop. The result is cycle for cycle what Step
-// would do, and no cycle waits for a cgo call.
-func (a *Accel) framesPiped(max int, on stopOn, next, after func(i int)) (int, error) {
-	return a.framesPipedFrom(max, on, 0, next, after)
-}
-
-// framesPipedFrom is framesPiped with stop looked for from cycle from on.
-func (a *Accel) framesPipedFrom(max int, on stopOn, from int, next, after func(i int)) (int, error) {
+// framesPiped is frames through the pipe (UsePipe), with stop looked for
+// from cycle from on: the model runs each cycle on the pipe's thread as
+// soon as its frame is pushed, while this one takes the edges of the
+// cycles run and fixes the frames of those Memory.lookahead cycles later
+// (Memory.beginStream), up to max cycles or the cycle that meets stop. The
+// result is cycle for cycle what Step would do, and no cycle waits for a
+// cgo call.
+func (a *Accel) framesPiped(max int, on stopOn, from int, next, after func(i int)) (int, error) {
 	m, p, first := a.Mem, a.pipe, a.cycle+1
 	base := p.Pushed() // the frame number of cycle first
 	mask := uint32(0)

@@ -109,7 +109,7 @@ func (a *Accel) commandsThenPoll(budget int, cmds ...command) (start uint64, s S
 	script := 2 * len(cmds)
 	start = a.cycle + uint64(script) - 1
 	a.scriptSet(0)
-	n, err := a.framesPipedFrom(script+budget, stopPoll, script, sc.set, sc.after)
+	n, err := a.framesPiped(script+budget, stopPoll, script, sc.set, sc.after)
 	sc.poll = false
 	if err == nil {
 		var r []ucResponse
