@@ -352,7 +352,9 @@ func (r *report) pipeSection(p printer) {
 		"answers are known only latency+1 cycles ahead, so the two threads trade a frame and a sample\n" +
 		"every cycle, and every such trade moves cache lines from one core to the other: the runner's\n" +
 		"speed follows the machine's core-to-core round trip, measured right before each of its runs\n" +
-		"(two threads handing one cache line back and forth):\n\n")
+		"(two threads handing one cache line back and forth). Since that round trip moves on this\n" +
+		"machine, the harness runs cycles in windows of 16,384 (or 5 ms), most through whichever way\n" +
+		"was faster when last measured and every eighth the other way (`tb/pipe.go`, `governor`).\n\n")
 	p("| workload | repetition | core round trip | vs native |\n|---|---:|---:|---:|\n")
 	for _, h := range r.Harness {
 		for i, rt := range h.RoundTrips {

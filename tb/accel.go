@@ -78,6 +78,7 @@ type Accel struct {
 	stops             [stopPoll + 1][]vpi.Cond // frames' stop conditions by stopOn
 	guarded           []vpi.Cond               // frames' stop conditions with the guard, reused
 	pipe              *vpi.Pipe                // see UsePipe
+	gov               governor                 // when the pipe is used
 	script            ucScript
 	onEdge            func() // if set, called at every edge with its sample (tests)
 }
@@ -204,7 +205,7 @@ func (a *Accel) Step() error {
 // counted by flushCov, which every exported method calls before it returns.
 func (a *Accel) step() error {
 	m, now := a.Mem, a.cycle+1
-	if a.pipe != nil && m.streamable() {
+	if a.piped() {
 		// On the pipe's thread, where the model's state stays in cache.
 		_, err := a.framesPiped(1, stopNone, 0, nil, nil)
 		return err
@@ -255,7 +256,7 @@ func (a *Accel) drive(ld, ack *answer) {
 // issue any (UC accesses); a guard that stops a call early costs a call.
 func (a *Accel) frames(max int, on stopOn, next, after func(i int), guard bool) (int, error) {
 	m, first := a.Mem, a.cycle+1
-	if a.pipe != nil && m.streamable() {
+	if a.piped() {
 		return a.framesPiped(max, on, 0, next, after)
 	}
 	stop := a.stops[on]
@@ -303,101 +304,6 @@ func (a *Accel) frames(max int, on stopOn, next, after func(i int), guard bool) 
 	}
 	return n, nil
 }
-
-// framesPiped is frames through the pipe (UsePipe), with stop looked for
-// from cycle from on: the model runs each cycle on the pipe's thread as
-// soon as its frame is pushed, while this one takes the edges of the
-// cycles run and fixes the frames of those Memory.lookahead cycles later
-// (Memory.beginStream), up to max cycles or the cycle that meets stop. The
-// result is cycle for cycle what Step would do, and no cycle waits for a
-// cgo call.
-func (a *Accel) framesPiped(max int, on stopOn, from int, next, after func(i int)) (int, error) {
-	m, p, first := a.Mem, a.pipe, a.cycle+1
-	base := p.Pushed() // the frame number of cycle first
-	mask := uint32(0)
-	if on != stopNone {
-		mask = 1 << (on - 1) // UsePipe's table
-	}
-	m.beginStream()
-	staged := 0
-	push := func() {
-		if staged > 0 && next != nil {
-			next(staged)
-		}
-		ld, ack, _, _, _ := m.frame(first + uint64(staged)) // streamable: always fixed, both ports ready
-		a.ldReady, a.stReady = true, true
-		a.drive(ld, ack)
-		if staged < from {
-			p.Push(0)
-		} else {
-			p.Push(mask)
-		}
-		staged++
-	}
-	for staged < min(max, m.lookahead()) {
-		push()
-	}
-	n := 0
-	var err error
-	for n < staged {
-		smp, ran, matched, werr := p.Wait(base + uint64(n))
-		if !ran {
-			err = werr
-			break
-		}
-		if a.onEdge != nil { // it reads the ports
-			p.Settle(base + uint64(n))
-		}
-		a.edge(first+uint64(n), true, true, smp)
-		if after != nil {
-			after(n)
-		}
-		n++
-		if matched {
-			break
-		}
-		if staged < max {
-			push()
-		}
-	}
-	if n > 0 {
-		p.Settle(base + uint64(n) - 1)
-	}
-	p.Drop()
-	m.end(n)
-	if err != nil {
-		return n, fmt.Errorf("cycles %d..%d: %w", first, first+uint64(staged)-1, err)
-	}
-	return n, nil
-}
-
-// UsePipe turns on or off running cycles on a thread of their own
-// (vpi.Pipe) where the memory allows it (Memory.streamable): the testbench
-// then prepares later cycles and takes the edges of earlier ones while the
-// model evaluates, on another core. The results are the same
-// (batch_test.go).
-func (a *Accel) UsePipe(on bool) error {
-	if !on {
-		if a.pipe == nil {
-			return nil
-		}
-		p := a.pipe
-		a.pipe = nil
-		return p.Stop()
-	}
-	if a.pipe != nil {
-		return nil
-	}
-	p, err := a.sim.StartPipe(pipeDepth, append(append([]vpi.Cond(nil), a.stops[stopUC]...), a.stops[stopPoll]...))
-	if err != nil {
-		return err
-	}
-	a.pipe = p
-	return nil
-}
-
-// pipeDepth holds any lookahead (at most maxBatch frames ahead).
-const pipeDepth = 2 * maxBatch
 
 // edge takes what the edge at cycle now transferred, given the request
 // ports' readiness in that cycle and the outputs sampled just before it
@@ -495,7 +401,7 @@ func (a *Accel) advance(max int, polling bool) (int, error) {
 		return 1, a.step()
 	}
 	m := a.Mem
-	if q := m.quietCycles(a.cycle + 1); q > m.lookahead() && !m.Idle() && a.sampled && !a.busy && !a.noQuiet && a.pipe == nil {
+	if q := m.quietCycles(a.cycle + 1); q > m.lookahead() && !m.Idle() && a.sampled && !a.busy && !a.noQuiet && !a.piped() {
 		return a.quiet(min(q, max), polling)
 	}
 	if m.lookahead() >= 2 {

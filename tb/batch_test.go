@@ -45,6 +45,7 @@ var modeNames = []string{"stepwise", "frames only", "batched", "piped"}
 func setMode(t *T, mode int) {
 	t.Helper()
 	dut.stepwise, dut.noQuiet = mode == stepwise, mode == framesOnly || mode == piped
+	dut.gov.always = true // every cycle through the pipe, however fast
 	if err := dut.UsePipe(mode == piped); err != nil {
 		t.Fatal(err)
 	}

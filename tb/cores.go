@@ -93,7 +93,7 @@ func (a *Accel) claimed(cmds []command, r []ucResponse) error {
 // two are one run of frames, so that its thread does not stop between
 // them; otherwise they are commands and poll, with the same cycles.
 func (a *Accel) commandsThenPoll(budget int, cmds ...command) (start uint64, s Status, err error) {
-	if a.pipe == nil || a.stepwise || a.Mem.lookahead() < 2 || !a.Mem.streamable() {
+	if a.stepwise || a.Mem.lookahead() < 2 || !a.piped() {
 		if err := a.commands(cmds...); err != nil {
 			return 0, 0, err
 		}

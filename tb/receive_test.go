@@ -320,6 +320,8 @@ func TestDefaultVectors(t *testing.T) {
 func TestReplayWaveform(t *testing.T) {
 	on(t, func(t *T) {
 		sizes := map[bool]int{}
+		dut.gov.always = true
+		defer func() { dut.gov.always = false }()
 		for _, pipe := range []bool{false, true} {
 			if err := dut.UsePipe(pipe); err != nil {
 				t.Fatal(err)

@@ -1,0 +1,161 @@
+package tb
+
+import (
+	"fmt"
+	"time"
+
+	"arcalis/vpi"
+)
+
+// The model on a thread of its own: vpi.Pipe, fed a frame per cycle.
+
+// framesPiped is frames through the pipe (UsePipe), with stop looked for
+// from cycle from on: the model runs each cycle on the pipe's thread as
+// soon as its frame is pushed, while this one takes the edges of the
+// cycles run and fixes the frames of those Memory.lookahead cycles later
+// (Memory.beginStream), up to max cycles or the cycle that meets stop. The
+// result is cycle for cycle what Step would do, and no cycle waits for a
+// cgo call.
+func (a *Accel) framesPiped(max int, on stopOn, from int, next, after func(i int)) (int, error) {
+	m, p, first := a.Mem, a.pipe, a.cycle+1
+	base := p.Pushed() // the frame number of cycle first
+	mask := uint32(0)
+	if on != stopNone {
+		mask = 1 << (on - 1) // UsePipe's table
+	}
+	m.beginStream()
+	staged := 0
+	push := func() {
+		if staged > 0 && next != nil {
+			next(staged)
+		}
+		ld, ack, _, _, _ := m.frame(first + uint64(staged)) // streamable: always fixed, both ports ready
+		a.ldReady, a.stReady = true, true
+		a.drive(ld, ack)
+		if staged < from {
+			p.Push(0)
+		} else {
+			p.Push(mask)
+		}
+		staged++
+	}
+	for staged < min(max, m.lookahead()) {
+		push()
+	}
+	n := 0
+	var err error
+	for n < staged {
+		smp, ran, matched, werr := p.Wait(base + uint64(n))
+		if !ran {
+			err = werr
+			break
+		}
+		if a.onEdge != nil { // it reads the ports
+			p.Settle(base + uint64(n))
+		}
+		a.edge(first+uint64(n), true, true, smp)
+		if after != nil {
+			after(n)
+		}
+		n++
+		if matched {
+			break
+		}
+		if staged < max {
+			push()
+		}
+	}
+	if n > 0 {
+		p.Settle(base + uint64(n) - 1)
+	}
+	p.Drop()
+	m.end(n)
+	if err != nil {
+		return n, fmt.Errorf("cycles %d..%d: %w", first, first+uint64(staged)-1, err)
+	}
+	return n, nil
+}
+
+// UsePipe turns on or off running cycles on a thread of their own
+// (vpi.Pipe) where the memory allows it (Memory.streamable) and while that
+// pays (governor): the testbench then prepares later cycles and takes the
+// edges of earlier ones while the model evaluates, on another core. The
+// results are the same (batch_test.go).
+func (a *Accel) UsePipe(on bool) error {
+	if !on {
+		if a.pipe == nil {
+			return nil
+		}
+		p := a.pipe
+		a.pipe = nil
+		return p.Stop()
+	}
+	if a.pipe != nil {
+		return nil
+	}
+	p, err := a.sim.StartPipe(pipeDepth, append(append([]vpi.Cond(nil), a.stops[stopUC]...), a.stops[stopPoll]...))
+	if err != nil {
+		return err
+	}
+	a.pipe = p
+	a.gov = governor{on: true, always: a.gov.always}
+	return nil
+}
+
+// pipeDepth holds any lookahead (at most maxBatch frames ahead).
+const pipeDepth = 2 * maxBatch
+
+// governor decides, a window of cycles at a time, whether the pipe pays.
+// Its speed follows how fast the two cores hand cache lines to each other,
+// which on a virtual machine can change by ten times within minutes: at
+// its worst the pipe ran at a twentieth of the speed of one thread. So the
+// cycles run in windows, most of them the way that was faster when last
+// measured, every probeEvery-th the other way, to measure it again.
+type governor struct {
+	on     bool       // this window runs through the pipe
+	always bool       // tests: no windows, the pipe whenever it can be used
+	until  uint64     // the cycle that ends the window
+	from   uint64     // the cycle it began at
+	t0     time.Time  // and when
+	rate   [2]float64 // cycles per second each way (pipe off, on), smoothed over windows
+	n      int        // windows so far
+	calls  int        // calls to piped in this window
+}
+
+// Windows end after windowCycles cycles or windowTime, whichever comes
+// first, so that a window the slow way costs little however slow it is.
+const (
+	windowCycles = 1 << 14
+	windowTime   = 5 * time.Millisecond
+	probeEvery   = 8
+)
+
+// piped reports whether the cycles about to run go through the pipe.
+func (a *Accel) piped() bool {
+	if a.pipe == nil || !a.Mem.streamable() {
+		return false
+	}
+	g := &a.gov
+	if g.always {
+		return true
+	}
+	if g.calls++; a.cycle < g.until && (g.calls%64 != 0 || time.Since(g.t0) < windowTime) {
+		return g.on // the clock is read every 64th call only
+	}
+	now := time.Now()
+	if g.n > 1 && a.cycle > g.from { // the first window holds the caller's set-up
+		r, last := float64(a.cycle-g.from)/now.Sub(g.t0).Seconds(), &g.rate[b2u(g.on)]
+		if *last == 0 {
+			*last = r
+		}
+		*last = (*last + r) / 2 // windows differ in what they run: smooth
+	}
+	g.n++
+	best := g.rate[1] >= g.rate[0] // an unmeasured way counts as 0
+	if g.rate[0] == 0 || g.rate[1] == 0 {
+		best = g.rate[1] == 0 // measure each way once first
+	}
+	g.on = best != (g.n%probeEvery == 0)
+	g.from, g.t0, g.until, g.calls = a.cycle, now, a.cycle+windowCycles, 0
+	return g.on
+}
