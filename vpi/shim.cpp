@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -387,10 +388,10 @@ void pipeLoop(Sim* s, Pipe* p) {
     const vm_cond* conds = p->conds.data();
     // avail is pushed as last read: the owner writes that line every frame,
     // so it is read again only when the frames known run out. pushed goes
-    // down only after a halt, which forgets avail:
-    // the owner may have dropped frames and cleared the halt before this
-    // thread looks again. halt is this thread's to set, and the owner's to
-    // clear only while this thread waits: it is looked at in pipeWait only.
+    // down only after a halt, which forgets avail: the owner may have
+    // dropped frames and cleared the halt before this thread looks again.
+    // halt is this thread's to set, and the owner's to clear only while
+    // this thread waits: it is looked at in pipeWait only.
     uint64_t avail = 0;
     bool halted = false;
     for (uint64_t i = c->done;;) {
@@ -743,9 +744,12 @@ int32_t vm_pipe_start(uint32_t depth, const vm_cond* conds, int32_t n, vm_pipe_r
     p->out.alloc(size_t{depth} * p->outStride);
     p->conds.assign(conds, conds + n);
     *ring = vm_pipe_ring{&p->ctl, p->in.at, p->out.at, depth, p->inStride, p->outStride};
-    Pipe* raw = p.get();
+    try {
+        p->thread = std::thread(pipeLoop, s, p.get());
+    } catch (const std::system_error& e) {
+        return fail(VM_EINVAL, "cannot start the pipe thread: %s", e.what());
+    }
     s->pipe = std::move(p);
-    raw->thread = std::thread(pipeLoop, s, raw);
     return VM_OK;
 }
 

@@ -135,8 +135,8 @@ vm_result vm_run_frames(const vm_cond* conds, int32_t n, uint64_t max, const uin
  * sees both); if the design has finished, it sets halt to
  * VM_EFINISHED without running the frame. While halt is not VM_OK it runs
  * nothing: the owner drops the frames it will not run by setting pushed
- * back to done, then clears halt. Every other entry point fails while
- * pushed != done. */
+ * back to done, then clears halt. The other entry points but vm_close and
+ * vm_pipe_stop fail while pushed != done. */
 typedef struct {
     /* One cache line per writer and rate: what changes every frame is not
      * next to what the other side polls. */

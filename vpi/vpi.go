@@ -8,7 +8,9 @@
 // call however many cycles and ports are involved. Inputs that change from
 // cycle to cycle can be staged ahead as frames (Stage), and the outputs of
 // each of those cycles read back afterwards (UseSample, or in place with
-// Sample): one call still.
+// Sample): one call still. Or the model runs on a thread of the shim's own
+// from frames pushed into a ring (StartPipe), while the caller works on
+// another core.
 //
 // A Sim belongs to one OS thread: Open locks the calling goroutine to its
 // thread (runtime.LockOSThread) and every later call must come from that
