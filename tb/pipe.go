@@ -112,14 +112,20 @@ const pipeDepth = 2 * maxBatch
 // cycles run in windows, most of them the way that was faster when last
 // measured, every probeEvery-th the other way, to measure it again.
 type governor struct {
-	on     bool       // this window runs through the pipe
-	always bool       // tests: no windows, the pipe whenever it can be used
-	until  uint64     // the cycle that ends the window
-	from   uint64     // the cycle it began at
-	t0     time.Time  // and when
-	rate   [2]float64 // cycles per second each way (pipe off, on), smoothed over windows
-	n      int        // windows so far
-	calls  int        // calls to piped in this window
+	on     bool      // this window runs through the pipe
+	always bool      // tests: no windows, the pipe whenever it can be used
+	until  uint64    // the cycle that ends the window
+	from   uint64    // the cycle it began at
+	t0     time.Time // and when
+	way    [2]way    // pipe off, on
+	n      int       // windows so far
+	calls  int       // calls to piped in this window
+}
+
+// way is what the governor knows of one way of running cycles.
+type way struct {
+	seen int     // windows run this way
+	rate float64 // cycles per second, smoothed over windows
 }
 
 // Windows end after windowCycles cycles or windowTime, whichever comes
@@ -143,17 +149,23 @@ func (a *Accel) piped() bool {
 		return g.on // the clock is read every 64th call only
 	}
 	now := time.Now()
-	if g.n > 1 && a.cycle > g.from { // the first window holds the caller's set-up
-		r, last := float64(a.cycle-g.from)/now.Sub(g.t0).Seconds(), &g.rate[b2u(g.on)]
-		if *last == 0 {
-			*last = r
+	if a.cycle > g.from {
+		w := &g.way[b2u(g.on)]
+		// A way's first window pays for caches and pages still cold (and
+		// the very first, for the caller's set-up): it does not count.
+		if r := float64(a.cycle-g.from) / now.Sub(g.t0).Seconds(); w.seen > 0 {
+			if w.rate == 0 {
+				w.rate = r
+			}
+			w.rate = (w.rate + r) / 2 // windows differ in what they run: smooth
 		}
-		*last = (*last + r) / 2 // windows differ in what they run: smooth
+		w.seen++
 	}
 	g.n++
-	best := g.rate[1] >= g.rate[0] // an unmeasured way counts as 0
-	if g.rate[0] == 0 || g.rate[1] == 0 {
-		best = g.rate[1] == 0 // measure each way once first
+	off, on := g.way[0].rate, g.way[1].rate
+	best := on >= off
+	if off == 0 || on == 0 {
+		best = on == 0 // measure each way first
 	}
 	g.on = best != (g.n%probeEvery == 0)
 	g.from, g.t0, g.until, g.calls = a.cycle, now, a.cycle+windowCycles, 0
