@@ -148,12 +148,17 @@ func (a *Accel) piped() bool {
 	if g.calls++; a.cycle < g.until && (g.calls%64 != 0 || time.Since(g.t0) < windowTime) {
 		return g.on // the clock is read every 64th call only
 	}
-	now := time.Now()
-	if a.cycle > g.from {
+	g.next(a.cycle, time.Now())
+	return g.on
+}
+
+// next ends the window at cycle and now, and starts the next one.
+func (g *governor) next(cycle uint64, now time.Time) {
+	if cycle > g.from {
 		w := &g.way[b2u(g.on)]
 		// A way's first window pays for caches and pages still cold (and
 		// the very first, for the caller's set-up): it does not count.
-		if r := float64(a.cycle-g.from) / now.Sub(g.t0).Seconds(); w.seen > 0 {
+		if r := float64(cycle-g.from) / now.Sub(g.t0).Seconds(); w.seen > 0 {
 			if w.rate == 0 {
 				w.rate = r
 			}
@@ -168,6 +173,5 @@ func (a *Accel) piped() bool {
 		best = on == 0 // measure each way first
 	}
 	g.on = best != (g.n%probeEvery == 0)
-	g.from, g.t0, g.until, g.calls = a.cycle, now, a.cycle+windowCycles, 0
-	return g.on
+	g.from, g.t0, g.until, g.calls = cycle, now, cycle+windowCycles, 0
 }
