@@ -1,6 +1,7 @@
 package tb
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -68,7 +69,9 @@ func (a *Accel) framesPiped(max int, on stopOn, from int, next, after func(i int
 	if n > 0 {
 		p.Settle(base + uint64(n) - 1)
 	}
-	p.Drop()
+	if !errors.Is(err, vpi.ErrStalled) { // a stalled pipe keeps its frames: nothing runs again
+		p.Drop()
+	}
 	m.end(n)
 	if err != nil {
 		return n, fmt.Errorf("cycles %d..%d: %w", first, first+uint64(staged)-1, err)

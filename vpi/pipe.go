@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"arcalis/vpi/internal/order"
@@ -144,6 +145,12 @@ func (p *Pipe) kick() {
 	}
 }
 
+// stallLimit is how long Wait waits for a frame before it reports the pipe
+// stalled: a cycle of any model takes far less, so only a pipe thread that
+// has died or a fault in the hand-over between the threads takes that
+// long, and an error beats a run that never ends.
+var stallLimit = time.Minute
+
 // spins counts Wait's polls before it yields the core: a frame takes well
 // under a microsecond, so a longer wait means the pipe thread is not
 // running.
@@ -167,6 +174,7 @@ func (p *Pipe) Wait(k uint64) (sample []byte, ran, matched bool, err error) {
 	if k >= p.pushed {
 		panic(fmt.Sprintf("vpi: Pipe.Wait(%d) with %d frames pushed", k, p.pushed))
 	}
+	var since time.Time // when the wait stopped spinning
 	for n := 0; p.done <= k; n++ {
 		if p.done = atomic.LoadUint64(p.doneWord()); p.done > k {
 			break
@@ -188,6 +196,12 @@ func (p *Pipe) Wait(k uint64) (sample []byte, ran, matched bool, err error) {
 			return nil, false, false, p.halted(h)
 		}
 		if n >= spins {
+			if since.IsZero() {
+				since = time.Now()
+			} else if time.Since(since) > stallLimit {
+				return nil, false, false, &Error{Op: "pipe", Err: ErrStalled,
+					Detail: fmt.Sprintf("frame %d of %d not run after %s (the pipe thread ran %d)", k, p.pushed, stallLimit, p.done)}
+			}
 			p.pause()
 		}
 	}

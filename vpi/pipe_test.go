@@ -5,14 +5,18 @@ import (
 	"errors"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // TestPipeMatchesModel streams random frames through the pipe, up to a
 // random window ahead of the samples read, with random condition masks,
 // and checks every sample against the Go model, the halts, the frames
-// dropped after them, and the ports and held inputs afterwards.
+// dropped after them, and the ports and held inputs afterwards. Now and
+// then the test pauses before a push, around the time the pipe thread
+// stops spinning and sleeps, so that pushes race with its sleeps.
 func TestPipeMatchesModel(t *testing.T) {
 	s := openCounter(t)
 	p := registerPorts(t, s)
@@ -43,6 +47,9 @@ func TestPipeMatchesModel(t *testing.T) {
 			}
 			p.apply(ins[i])
 			ins[i] = padded(ins[i])
+			if r.IntN(40) == 0 {
+				time.Sleep(time.Duration(100+r.IntN(200)) * time.Microsecond)
+			}
 			pp.Push(masks[i])
 		}
 		pushed := 0
@@ -200,6 +207,31 @@ func TestPipeFinish(t *testing.T) {
 		t.Fatalf("frame after $finish: ran %v, %v; want ErrFinished", ran, err)
 	}
 	if err := s.Close(); err != nil { // with frames not run
+		t.Fatal(err)
+	}
+}
+
+// TestPipeStalled: frames a pipe thread never runs end the wait with
+// ErrStalled, not a wait without end.
+func TestPipeStalled(t *testing.T) {
+	s := openCounter(t)
+	p := registerPorts(t, s)
+	pp, err := s.StartPipe(4, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(d time.Duration) { stallLimit = d }(stallLimit)
+	stallLimit = 50 * time.Millisecond
+	// The pipe thread quits, the Pipe does not know.
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&pp.ctl.quit)), 1)
+	pp.kick()
+	time.Sleep(10 * time.Millisecond)
+	p.apply(stimulus{rst: true})
+	pp.Push(0)
+	if _, ran, _, err := pp.Wait(0); ran || !errors.Is(err, ErrStalled) {
+		t.Fatalf("Wait on a frame no thread runs: ran %v, %v; want ErrStalled", ran, err)
+	}
+	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 }

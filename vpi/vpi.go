@@ -44,6 +44,7 @@ var (
 	ErrInvalid     = errors.New("invalid argument")
 	ErrIO          = errors.New("i/o error")
 	ErrOpen        = errors.New("a Sim is already open on this library")
+	ErrStalled     = errors.New("the pipe ran no frame")
 )
 
 // Error is a failure reported by the shim.
