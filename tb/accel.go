@@ -79,6 +79,7 @@ type Accel struct {
 	guarded           []vpi.Cond               // frames' stop conditions with the guard, reused
 	pipe              *vpi.Pipe                // see UsePipe
 	gov               governor                 // when the pipe is used
+	overlap           func()                   // framesPiped runs it once its first frames are pushed
 	script            ucScript
 	onEdge            func() // if set, called at every edge with its sample (tests)
 }

@@ -43,6 +43,10 @@ func (a *Accel) framesPiped(max int, on stopOn, from int, next, after func(i int
 	for staged < min(max, m.lookahead()) {
 		push()
 	}
+	if f := a.overlap; f != nil { // while the pipe thread runs those
+		a.overlap = nil
+		f()
+	}
 	n := 0
 	var err error
 	for n < staged {
