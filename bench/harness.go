@@ -331,13 +331,13 @@ func compareHarness(native, dir string, o options, w harnessWorkload, reps int) 
 		simRatios = append(simRatios, nat.Seconds/sim.Seconds)
 		res.PipeRatios = append(res.PipeRatios, nat.Seconds/pipe.Seconds)
 		res.Full, res.Sim, res.Pipe, res.Native = append(res.Full, full), append(res.Sim, sim), append(res.Pipe, pipe), append(res.Native, nat)
-		for i := range perNat {
-			if i >= len(perFull) || i >= len(perPipe) || perNat[i] != perFull[i] || perNat[i] != perSim[i] || perNat[i] != perPipe[i] {
+		for _, g := range []struct {
+			t   throughput
+			per []perRequest
+		}{{full, perFull}, {sim, perSim}, {pipe, perPipe}} {
+			if g.t.Cycles != nat.Cycles || !slices.Equal(g.per, perNat) {
 				res.SameCycles = false
 			}
-		}
-		if len(perNat) != len(perFull) || len(perNat) != len(perPipe) || full.Cycles != nat.Cycles || sim.Cycles != nat.Cycles || pipe.Cycles != nat.Cycles {
-			res.SameCycles = false
 		}
 	}
 	res.MedFull, res.MedSim, res.MedPipe, res.Nat = median(res.Full), median(res.Sim), median(res.Pipe), median(res.Native)

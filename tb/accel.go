@@ -79,7 +79,6 @@ type Accel struct {
 	guarded           []vpi.Cond               // frames' stop conditions with the guard, reused
 	pipe              *vpi.Pipe                // see UsePipe
 	gov               governor                 // when the pipe is used
-	overlap           func()                   // framesPiped runs it once its first frames are pushed
 	script            ucScript
 	onEdge            func() // if set, called at every edge with its sample (tests)
 }
@@ -208,7 +207,7 @@ func (a *Accel) step() error {
 	m, now := a.Mem, a.cycle+1
 	if a.piped() {
 		// On the pipe's thread, where the model's state stays in cache.
-		_, err := a.framesPiped(1, stopNone, 0, nil, nil)
+		_, err := a.framesPiped(1, stopNone, 0, nil, nil, nil)
 		return err
 	}
 	ld, ack := m.nextLoad(now), m.nextAck(now)
@@ -258,7 +257,7 @@ func (a *Accel) drive(ld, ack *answer) {
 func (a *Accel) frames(max int, on stopOn, next, after func(i int), guard bool) (int, error) {
 	m, first := a.Mem, a.cycle+1
 	if a.piped() {
-		return a.framesPiped(max, on, 0, next, after)
+		return a.framesPiped(max, on, 0, next, after, nil)
 	}
 	stop := a.stops[on]
 	ahead := m.lookahead()

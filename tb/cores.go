@@ -104,7 +104,7 @@ func (a *Accel) commandsThenPoll(budget int, first func(), cmds ...command) (sta
 			return 0, 0, err
 		}
 		start = a.cycle - 1
-		s, err = a.poll(budget)
+		s, err = a.poll(budget, 0)
 		return start, s, err
 	}
 	sc := &a.script
@@ -115,8 +115,7 @@ func (a *Accel) commandsThenPoll(budget int, first func(), cmds ...command) (sta
 	script := 2 * len(cmds)
 	start = a.cycle + uint64(script) - 1
 	a.scriptSet(0)
-	a.overlap = first
-	n, err := a.framesPiped(script+budget, stopPoll, script, sc.set, sc.after)
+	n, err := a.framesPiped(script+budget, stopPoll, script, sc.set, sc.after, first)
 	sc.poll = false
 	if err == nil {
 		var r []ucResponse
@@ -129,20 +128,7 @@ func (a *Accel) commandsThenPoll(budget int, first func(), cmds ...command) (sta
 		a.flushCov()
 		return 0, 0, err
 	}
-	spent := n - script
-	if spent > 0 && a.uc.valid && Status(a.uc.data).Ready() {
-		a.in.ucValid.Set(0)
-		a.flushCov()
-		s = Status(a.uc.data)
-		a.Cov.Result(s.Result())
-		return start, s, nil
-	}
-	if spent >= budget {
-		a.in.ucValid.Set(0)
-		a.flushCov()
-		return 0, 0, a.hang(budget)
-	}
-	s, err = a.poll(budget - spent) // a response without ready: go on
+	s, err = a.poll(budget, n-script)
 	return start, s, err
 }
 
@@ -165,7 +151,7 @@ func (a *Accel) readStatus(lead int) (Status, error) {
 // Poll is the AppCore's wait: a status load every cycle until one reports
 // ready or budget cycles pass (a hang).
 func (a *Accel) Poll(budget int) (Status, error) {
-	s, err := a.poll(budget)
+	s, err := a.poll(budget, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -178,30 +164,29 @@ func (a *Accel) Poll(budget int) (Status, error) {
 }
 
 // poll is Poll up to the edge whose status load saw ready: the load taken
-// at that edge is still to be answered, in the next cycle.
-func (a *Accel) poll(budget int) (Status, error) {
+// at that edge is still to be answered, in the next cycle. The first spent
+// cycles of the budget have already polled (commandsThenPoll).
+func (a *Accel) poll(budget, spent int) (Status, error) {
 	a.in.ucValid.Set(1)
 	a.in.ucWrite.Set(0)
 	a.in.ucAddr.Set(WindowBase)
 	defer a.in.ucValid.Set(0)
 	defer a.flushCov()
-	for spent := 0; spent < budget; {
+	for {
+		if spent > 0 && a.uc.valid && Status(a.uc.data).Ready() {
+			s := Status(a.uc.data)
+			a.Cov.Result(s.Result())
+			return s, nil
+		}
+		if spent >= budget {
+			return 0, fmt.Errorf("hang: no ready status within %d cycles (FSM in %s)", budget, StateNames[a.out.state.U64()])
+		}
 		n, err := a.advance(budget-spent, true)
 		if err != nil {
 			return 0, err
 		}
 		spent += n
-		if a.uc.valid && Status(a.uc.data).Ready() {
-			s := Status(a.uc.data)
-			a.Cov.Result(s.Result())
-			return s, nil
-		}
 	}
-	return 0, a.hang(budget)
-}
-
-func (a *Accel) hang(budget int) error {
-	return fmt.Errorf("hang: no ready status within %d cycles (FSM in %s)", budget, StateNames[a.out.state.U64()])
 }
 
 // Budget is the cycle allowance for a request of n bytes: generous, so that

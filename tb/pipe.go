@@ -16,8 +16,9 @@ import (
 // cycles run and fixes the frames of those Memory.lookahead cycles later
 // (Memory.beginStream), up to max cycles or the cycle that meets stop. The
 // result is cycle for cycle what Step would do, and no cycle waits for a
-// cgo call.
-func (a *Accel) framesPiped(max int, on stopOn, from int, next, after func(i int)) (int, error) {
+// cgo call. overlap, if not nil, runs once the first frames are pushed,
+// before any edge is taken (see commandsThenPoll).
+func (a *Accel) framesPiped(max int, on stopOn, from int, next, after func(i int), overlap func()) (int, error) {
 	m, p, first := a.Mem, a.pipe, a.cycle+1
 	base := p.Pushed() // the frame number of cycle first
 	mask := uint32(0)
@@ -43,9 +44,8 @@ func (a *Accel) framesPiped(max int, on stopOn, from int, next, after func(i int
 	for staged < min(max, m.lookahead()) {
 		push()
 	}
-	if f := a.overlap; f != nil { // while the pipe thread runs those
-		a.overlap = nil
-		f()
+	if overlap != nil { // while the pipe thread runs those
+		overlap()
 	}
 	n := 0
 	var err error

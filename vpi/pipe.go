@@ -38,9 +38,6 @@ type Pipe struct {
 	counted             uint64 // frames run and counted in the Sim's cycles
 }
 
-// pipeMaxConds is the size of a pipe's condition table.
-const pipeMaxConds = 32
-
 // StartPipe starts the pipe thread with room for depth frames (a power of
 // two, 2 to 4096) and a table of up to 32 conditions that each frame may
 // select (Push's mask): the pipe halts after a frame whose sample meets any
@@ -52,8 +49,6 @@ func (s *Sim) StartPipe(depth int, conds []Cond) (*Pipe, error) {
 		return nil, &Error{Op: op, Err: ErrClosed}
 	case s.pipe != nil:
 		return nil, &Error{Op: op, Err: ErrInvalid, Detail: "the pipe is already running"}
-	case len(conds) > pipeMaxConds:
-		return nil, &Error{Op: op, Err: ErrInvalid, Detail: fmt.Sprintf("%d conditions, at most %d", len(conds), pipeMaxConds)}
 	}
 	cc, err := s.cConds(conds, op)
 	if err != nil {

@@ -312,15 +312,18 @@ int32_t checkConds(const Sim* s, const vm_cond* conds, int32_t n) {
     return VM_OK;
 }
 
+// holds reports whether condition c holds on the sample at out.
+inline bool holds(const Sim* s, const vm_cond& c, const uint8_t* out) {
+    uint64_t v;
+    std::memcpy(&v, out + s->ports[VM_OUT][c.port].offset, sizeof v);
+    return ((v & c.mask) == c.value) != (c.ne != 0);
+}
+
 // anyHolds reports whether any condition holds on the sample at out, that
 // of the call's cycle i (counting from 0).
 inline bool anyHolds(const Sim* s, const vm_cond* conds, int32_t n, const uint8_t* out, uint64_t i) {
     for (int32_t k = 0; k < n; ++k) {
-        const vm_cond& c = conds[k];
-        if (c.before != 0 && i >= c.before) continue;
-        uint64_t v;
-        std::memcpy(&v, out + s->ports[VM_OUT][c.port].offset, sizeof v);
-        if (((v & c.mask) == c.value) != (c.ne != 0)) return true;
+        if ((conds[k].before == 0 || i < conds[k].before) && holds(s, conds[k], out)) return true;
     }
     return false;
 }
@@ -417,12 +420,7 @@ void pipeLoop(Sim* s, Pipe* p) {
         uint32_t mask;
         std::memcpy(&mask, frame + p->inBytes, sizeof mask);
         bool hit = false;
-        for (uint32_t m = mask; m != 0 && !hit; m &= m - 1) {
-            const vm_cond& cd = conds[__builtin_ctz(m)];
-            uint64_t v;
-            std::memcpy(&v, sample + s->ports[VM_OUT][cd.port].offset, sizeof v);
-            hit = ((v & cd.mask) == cd.value) != (cd.ne != 0);
-        }
+        for (uint32_t m = mask; m != 0 && !hit; m &= m - 1) hit = holds(s, conds[__builtin_ctz(m)], sample);
         if (hit) {
             __atomic_store_n(&c->halted, i + 1, __ATOMIC_RELEASE);
             __atomic_store_n(&c->halt, VM_MATCHED, __ATOMIC_RELEASE);
