@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,5 +78,40 @@ func TestDur(t *testing.T) {
 		if got := dur(in); got != want {
 			t.Errorf("dur(%q) = %v, want %v", in, got, want)
 		}
+	}
+}
+
+func TestFreshCopies(t *testing.T) {
+	src := t.TempDir()
+	a, b := filepath.Join(src, "prog"), filepath.Join(src, "lib.so")
+	if err := os.WriteFile(a, []byte("program"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte("library"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "copies")
+	got, err := freshCopies(dir, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"program", "library"} {
+		body, err := os.ReadFile(got[i])
+		if err != nil || string(body) != want {
+			t.Errorf("copy %d (%s): %q, %v; want %q", i, got[i], body, err, want)
+		}
+		if fi, err := os.Stat(got[i]); err != nil || fi.Mode()&0o100 == 0 || filepath.Dir(got[i]) != dir {
+			t.Errorf("copy %d: %s is not an executable file in %s (%v)", i, got[i], dir, err)
+		}
+	}
+	other := filepath.Join(t.TempDir(), "prog")
+	if err := os.WriteFile(other, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := freshCopies(dir, a, other); err == nil || !strings.Contains(err.Error(), "two files named prog") {
+		t.Errorf("two files named prog: err = %v", err)
+	}
+	if _, err := freshCopies(dir, filepath.Join(src, "missing")); err == nil {
+		t.Error("copying a missing file succeeded")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -162,13 +163,10 @@ type childResult struct {
 }
 
 // runChild runs the workload through the Go harness passes times in a new
-// process of this program (-child), after one untimed pass there.
-func runChild(o options, w harnessWorkload, score, pipe bool, passes int) (throughput, []perRequest, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return throughput{}, nil, err
-	}
-	cmd := exec.Command(exe, "-child", w.Key, "-passes", strconv.Itoa(passes), "-score="+strconv.FormatBool(score),
+// process of exe (a copy of this program, -child), after one untimed pass
+// there.
+func runChild(exe string, o options, w harnessWorkload, score, pipe bool, passes int) (throughput, []perRequest, error) {
+	cmd := exec.Command(exe, "-child", w.Key, "-latency", strconv.Itoa(w.Latency), "-passes", strconv.Itoa(passes), "-score="+strconv.FormatBool(score),
 		"-pipe="+strconv.FormatBool(pipe), "-model", o.model, "-vectors", o.vectors, "-large-requests", strconv.Itoa(o.largeN))
 	out, err := cmd.Output()
 	if err != nil {
@@ -201,6 +199,7 @@ func childMain(o options, passes int, score, pipe bool) error {
 	if err != nil {
 		return err
 	}
+	w.Latency = o.latency
 	a, err := openAccel(o.model)
 	if err != nil {
 		return err
@@ -274,6 +273,7 @@ func runNative(bin, stream string, latency, passes int) (throughput, []perReques
 type harnessResult struct {
 	Workload                      harnessWorkload
 	Full, Sim, Pipe, Native       []throughput // one per repetition
+	NativeAgain                   []throughput // a second run of each repetition's native copy
 	MedFull, MedSim, MedPipe, Nat throughput   // medians (by seconds)
 	FullRatio, SimRatio           float64      // median over repetitions of native time / Go time
 	PipeRatio                     float64
@@ -290,11 +290,15 @@ func median(ts []throughput) throughput {
 }
 
 // compareHarness runs the workload reps times in each of the four ways,
-// interleaved, so that the machine's noise hits all four alike. Each Go
-// run is a fresh process (runChild), as each native run is: processes of
-// the same harness differed by several percent (65 to 73 % of native in ten
-// in a row), which one long-lived process would draw once for all
-// repetitions.
+// interleaved, so that the machine's noise hits all four alike. Each run is
+// a process of its own, and each repetition runs from fresh copies of the
+// native testbench, this program and the model library (freshCopies): on
+// this kind of virtual machine a program's speed depends on where the
+// kernel placed its file's pages, and byte-identical copies of the native
+// testbench have run up to a third apart, each keeping its speed from run
+// to run until the page cache was dropped. One set of files would draw that
+// placement once for every repetition; fresh copies draw it anew for both
+// sides each time.
 func compareHarness(native, dir string, o options, w harnessWorkload, reps int) (harnessResult, error) {
 	res := harnessResult{Workload: w, Requests: len(w.Jobs), SameCycles: true}
 	stream := filepath.Join(dir, strings.ReplaceAll(w.Name, " ", "-")+".stream")
@@ -308,41 +312,164 @@ func compareHarness(native, dir string, o options, w harnessWorkload, reps int) 
 		return res, err
 	}
 	res.Passes = max(1, int(0.15/max(cal.Seconds, 1e-6)))
+	exe, err := os.Executable()
+	if err != nil {
+		return res, err
+	}
 	var fullRatios, simRatios []float64
 	for rep := 0; rep < reps; rep++ {
-		full, perFull, err := runChild(o, w, true, false, res.Passes)
+		copies := filepath.Join(dir, "copies")
+		files, err := freshCopies(copies, native, exe, o.model)
 		if err != nil {
 			return res, err
 		}
-		nat, perNat, err := runNative(native, stream, w.Latency, res.Passes)
-		if err != nil {
-			return res, err
-		}
-		sim, perSim, err := runChild(o, w, false, false, res.Passes)
-		if err != nil {
-			return res, err
-		}
-		res.RoundTrips = append(res.RoundTrips, coreRoundTrip())
-		pipe, perPipe, err := runChild(o, w, true, true, res.Passes)
-		if err != nil {
+		nat, full, sim, pipe, err := runRepetition(files, stream, o, w, &res)
+		if err := errors.Join(err, os.RemoveAll(copies)); err != nil {
 			return res, err
 		}
 		fullRatios = append(fullRatios, nat.Seconds/full.Seconds)
 		simRatios = append(simRatios, nat.Seconds/sim.Seconds)
 		res.PipeRatios = append(res.PipeRatios, nat.Seconds/pipe.Seconds)
 		res.Full, res.Sim, res.Pipe, res.Native = append(res.Full, full), append(res.Sim, sim), append(res.Pipe, pipe), append(res.Native, nat)
-		for _, g := range []struct {
-			t   throughput
-			per []perRequest
-		}{{full, perFull}, {sim, perSim}, {pipe, perPipe}} {
-			if g.t.Cycles != nat.Cycles || !slices.Equal(g.per, perNat) {
-				res.SameCycles = false
-			}
-		}
 	}
 	res.MedFull, res.MedSim, res.MedPipe, res.Nat = median(res.Full), median(res.Sim), median(res.Pipe), median(res.Native)
 	res.FullRatio, res.SimRatio, res.PipeRatio = medianOf(fullRatios), medianOf(simRatios), medianOf(res.PipeRatios)
 	return res, nil
+}
+
+// runRepetition runs the four once, from files (freshCopies of the native
+// testbench, this program and the model library), and notes in res whether
+// they agreed request by request and the core round trip before the pipe's
+// run.
+func runRepetition(files []string, stream string, o options, w harnessWorkload, res *harnessResult) (nat, full, sim, pipe throughput, err error) {
+	native, exe := files[0], files[1]
+	o.model = files[2]
+	full, perFull, err := runChild(exe, o, w, true, false, res.Passes)
+	if err != nil {
+		return
+	}
+	nat, perNat, err := runNative(native, stream, w.Latency, res.Passes)
+	if err != nil {
+		return
+	}
+	// The same copy once more: how far apart runs of one file are, against
+	// how far apart the copies are.
+	again, _, err := runNative(native, stream, w.Latency, res.Passes)
+	if err != nil {
+		return
+	}
+	res.NativeAgain = append(res.NativeAgain, again)
+	sim, perSim, err := runChild(exe, o, w, false, false, res.Passes)
+	if err != nil {
+		return
+	}
+	res.RoundTrips = append(res.RoundTrips, coreRoundTrip())
+	pipe, perPipe, err := runChild(exe, o, w, true, true, res.Passes)
+	if err != nil {
+		return
+	}
+	for _, g := range []struct {
+		t   throughput
+		per []perRequest
+	}{{full, perFull}, {sim, perSim}, {pipe, perPipe}} {
+		if g.t.Cycles != nat.Cycles || !slices.Equal(g.per, perNat) {
+			res.SameCycles = false
+		}
+	}
+	return
+}
+
+// freshCopies copies each file into dir (created; file names must differ),
+// executable, and returns the copies' paths. A new file gets new page-cache
+// pages, wherever the kernel finds them.
+func freshCopies(dir string, files ...string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range files {
+		c := filepath.Join(dir, filepath.Base(f))
+		if slices.Contains(out, c) {
+			return nil, fmt.Errorf("copies of %s: two files named %s", strings.Join(files, ", "), filepath.Base(f))
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(c, b, 0o755); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// latencyPoint is RunVector against the native testbench on one workload
+// at one memory latency.
+type latencyPoint struct {
+	Latency, Reps    int
+	Native, Full     throughput // medians
+	Ratio            float64    // median over repetitions of native time / Go time
+	CyclesPerRequest float64
+}
+
+// compareLatencies runs the workload through the native testbench and
+// RunVector at each memory latency, reps times, interleaved, each
+// repetition from fresh copies as in compareHarness. A call into the shim
+// runs at most latency+1 cycles while the engine issues memory requests, so
+// the latency sets how often the harness's per-call costs recur.
+func compareLatencies(native, dir string, o options, w harnessWorkload, lats []int, reps int) ([]latencyPoint, error) {
+	stream := filepath.Join(dir, strings.ReplaceAll(w.Name, " ", "-")+".stream")
+	if err := writeStream(stream, w.Jobs); err != nil {
+		return nil, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	pts := make([]latencyPoint, len(lats))
+	passes := make([]int, len(lats))
+	for i, lat := range lats {
+		cal, _, err := runNative(native, stream, lat, 1)
+		if err != nil {
+			return nil, err
+		}
+		passes[i] = max(1, int(0.15/max(cal.Seconds, 1e-6)))
+		pts[i] = latencyPoint{Latency: lat, Reps: reps, CyclesPerRequest: float64(cal.Cycles) / float64(cal.Requests)}
+	}
+	nats, fulls, ratios := make([][]throughput, len(lats)), make([][]throughput, len(lats)), make([][]float64, len(lats))
+	for rep := 0; rep < reps; rep++ {
+		copies := filepath.Join(dir, "copies")
+		files, err := freshCopies(copies, native, exe, o.model)
+		if err != nil {
+			return nil, err
+		}
+		lo := o
+		lo.model = files[2]
+		for i, lat := range lats {
+			lw := w
+			lw.Latency = lat
+			full, _, err := runChild(files[1], lo, lw, true, false, passes[i])
+			if err != nil {
+				return nil, errors.Join(err, os.RemoveAll(copies))
+			}
+			nat, _, err := runNative(files[0], stream, lat, passes[i])
+			if err != nil {
+				return nil, errors.Join(err, os.RemoveAll(copies))
+			}
+			if full.Cycles != nat.Cycles {
+				return nil, errors.Join(fmt.Errorf("%s at latency %d: native ran %d cycles, RunVector %d", w.Name, lat, nat.Cycles, full.Cycles), os.RemoveAll(copies))
+			}
+			nats[i], fulls[i], ratios[i] = append(nats[i], nat), append(fulls[i], full), append(ratios[i], nat.Seconds/full.Seconds)
+		}
+		if err := os.RemoveAll(copies); err != nil {
+			return nil, err
+		}
+	}
+	for i := range pts {
+		pts[i].Native, pts[i].Full, pts[i].Ratio = median(nats[i]), median(fulls[i]), medianOf(ratios[i])
+	}
+	return pts, nil
 }
 
 func medianOf(v []float64) float64 {

@@ -27,6 +27,7 @@ func main() {
 type options struct {
 	native, out, vectors, model string
 	reps, sweepN, largeN        int
+	latency                     int // a -child process: the memory latency
 	skipBuild, harnessOnly      bool
 	child                       string // a -child process: its workload
 }
@@ -43,6 +44,7 @@ func run() error {
 	flag.BoolVar(&o.skipBuild, "skip-build", false, "skip section 5 (build and test times)")
 	flag.BoolVar(&o.harnessOnly, "harness-only", false, "run section 3 alone (Go harness vs native), for quick comparisons")
 	flag.StringVar(&o.child, "child", "", "internal: time one Go harness run of this workload (default or large) and print it as JSON")
+	flag.IntVar(&o.latency, "latency", 4, "with -child: the memory latency")
 	passes := flag.Int("passes", 1, "with -child: timed passes")
 	score := flag.Bool("score", false, "with -child: through RunVector (the scoreboard), not Receive alone")
 	pipe := flag.Bool("pipe", false, "with -child: the model on a thread of its own (tb.Accel.UsePipe)")
@@ -157,6 +159,12 @@ func run() error {
 			return err
 		}
 		r.Harness = append(r.Harness, h)
+	}
+	done()
+
+	done = step("Go harness vs native testbench at longer memory latencies")
+	if r.Latencies, err = compareLatencies(o.native, work, o, dv, []int{4, 12, 40}, o.reps/2|1); err != nil {
+		return err
 	}
 	done()
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"runtime"
@@ -29,6 +30,7 @@ type report struct {
 	Tiny       tinyResult
 	Sweep      []sweepPoint
 	Harness    []harnessResult
+	Latencies  []latencyPoint
 	Profiles   []namedSplit
 	Calls      []callSplit
 }
@@ -84,6 +86,30 @@ func spanOf(d []time.Duration) string {
 		return "not measured"
 	}
 	return fmt.Sprintf("%d..%d ns", slices.Min(d).Nanoseconds(), slices.Max(d).Nanoseconds())
+}
+
+// rateSpan is the slowest and fastest of runs in simulated Mcycles/s.
+func rateSpan(ts []throughput) string {
+	lo, hi := math.Inf(1), 0.0
+	for _, t := range ts {
+		lo, hi = min(lo, t.CyclesPerSec()/1e6), max(hi, t.CyclesPerSec()/1e6)
+	}
+	return fmt.Sprintf("%.2f..%.2f", lo, hi)
+}
+
+// placementSpread compares the native testbench's runs: within is the
+// largest difference between the two runs of one copy, across that between
+// the slowest and the fastest copy (each the mean of its two runs), both
+// relative to the faster.
+func placementSpread(h harnessResult) (within, across float64) {
+	lo, hi := math.Inf(1), 0.0
+	for i, a := range h.Native {
+		b := h.NativeAgain[i]
+		within = max(within, math.Abs(a.Seconds-b.Seconds)/min(a.Seconds, b.Seconds))
+		m := (a.Seconds + b.Seconds) / 2
+		lo, hi = min(lo, m), max(hi, m)
+	}
+	return within, hi/lo - 1
 }
 
 func passFail(ok bool) string {
@@ -286,7 +312,15 @@ func (r *report) harnessSection(p printer) {
 		"one after the other, each in a process of its own (the Go runs after one untimed pass) and\n"+
 		"over enough passes of the workload for the native run to take about 150 ms; throughputs\n"+
 		"are medians of %d repetitions, and \"vs native\" is the median of the repetitions' ratios\n"+
-		"(native time / Go time).\n\n", len(r.Harness[0].Full))
+		"(native time / Go time).\n\n"+
+		"Each repetition runs from fresh copies of the native testbench, the Go program and the model\n"+
+		"library, and runs the native copy twice. On this kind of virtual machine a program's speed\n"+
+		"can depend on where the kernel put its file's pages: byte-identical copies of the native\n"+
+		"testbench have run up to a third apart, each keeping its speed from run to run until the\n"+
+		"page cache was dropped, which reshuffled them. With one set of files a whole run drew that\n"+
+		"placement once for each side, and the ratio moved from run to run with it (65%% to 96%% in\n"+
+		"the runs recorded before this change); fresh copies draw it anew in every repetition. The\n"+
+		"notes under the table give this run's spread: two runs of one copy against the copies.\n\n", len(r.Harness[0].Full))
 	p("| workload | runner | requests/s | simulated Mcycles/s | vs native |\n|---|---|---:|---:|---:|\n")
 	for _, h := range r.Harness {
 		for _, row := range []struct {
@@ -305,8 +339,11 @@ func (r *report) harnessSection(p printer) {
 		if !h.SameCycles {
 			same = "**the runners disagree on some request's cycles or status: the comparison is not sound**"
 		}
-		p("- %s: %d requests and %d simulated cycles per pass, %d passes per run; %s.\n", h.Workload.Name, h.Requests, h.Nat.Cycles/uint64(h.Passes), h.Passes, same)
+		within, across := placementSpread(h)
+		p("- %s: %d requests and %d simulated cycles per pass, %d passes per run; %s. Over the repetitions the native testbench ran %s Mcycles/s and RunVector %s; two runs of one copy of the native testbench were at most %.0f%% apart, its copies (the mean of their two runs) up to %.0f%%.\n",
+			h.Workload.Name, h.Requests, h.Nat.Cycles/uint64(h.Passes), h.Passes, same, rateSpan(h.Native), rateSpan(h.Full), 100*within, 100*across)
 	}
+	r.latencySection(p)
 	r.pipeSection(p)
 	p("\n### Where the Go harness's time goes\n\n")
 	p("CPU profile (`runtime/pprof`) of `RunVector` over each workload. \"Simulator\" is the time inside the\n" +
@@ -339,6 +376,25 @@ func (r *report) harnessSection(p printer) {
 			"**%.1f ns per crossing**.\n", c1.NsPerOp, cN.NsPerOp, c1.NsPerOp-cN.NsPerOp)
 	}
 	p("\n")
+}
+
+// latencySection shows RunVector against native as the memory latency,
+// and with it the cycles each call into the shim may run, grows.
+func (r *report) latencySection(p printer) {
+	if len(r.Latencies) == 0 {
+		return
+	}
+	p("\n### Against the memory latency\n\n")
+	p("The default vectors once more through the native testbench and `RunVector`, at longer memory\n"+
+		"latencies (medians of %d repetitions, fresh copies each). While the engine issues memory\n"+
+		"requests a call into the shim runs at most latency+1 cycles (their answers are not known\n"+
+		"further ahead), so the latency sets how often the harness's per-call costs recur; a request's\n"+
+		"own costs (its commands, the placement of its message, the scoreboard) are spread over its cycles.\n\n",
+		r.Latencies[0].Reps)
+	p("| memory latency | cycles per request | native Mcycles/s | RunVector Mcycles/s | vs native |\n|---:|---:|---:|---:|---:|\n")
+	for _, l := range r.Latencies {
+		p("| %d | %.1f | %.2f | %.2f | %.0f%% |\n", l.Latency, l.CyclesPerRequest, l.Native.CyclesPerSec()/1e6, l.Full.CyclesPerSec()/1e6, 100*l.Ratio)
+	}
 }
 
 // pipeSection explains the two-thread runner and shows how it went with
