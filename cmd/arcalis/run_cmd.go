@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -146,7 +145,6 @@ type job struct {
 }
 
 func runVectors(c *cli.Context) error {
-	lessGC()
 	files, err := positional(c)
 	if err != nil {
 		return err
@@ -251,16 +249,6 @@ func runVectors(c *cli.Context) error {
 	return nil
 }
 
-// lessGC lets the heap grow to five times the live data between
-// collections (GOGC=400) unless $GOGC says otherwise: each vector allocates
-// a few copies of its 66 KB App.Recv image while the live heap stays small,
-// and a worker, with one OS thread, pays for every collection in its own time.
-func lessGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
-}
-
 // parseShard reads "i/n" (1 <= i <= n); "" is the whole run, 1/1.
 func parseShard(s string) (i, n int, err error) {
 	if s == "" {
@@ -315,12 +303,15 @@ func runHere(sel []job, opt runOptions, emit func(int, vectorResult, []byte)) (u
 
 // ---- Worker processes ----
 
-// workerJob is one vector sent to a worker, a JSON line on its stdin: the
-// worker reads the record from the file itself.
+// workerJob is one vector sent to a worker, a JSON line on its stdin, with
+// the record's message: a worker that read the files itself would repeat,
+// in each process, the coordinator's reading of every record.
 type workerJob struct {
 	Index  int    `json:"index"`
 	File   string `json:"file"`
 	Record int    `json:"record"`
+	Source string `json:"source"`
+	Msg    []byte `json:"msg"`
 }
 
 // workerReply is a worker's answer to one job: a line "R INDEX MATCH
@@ -381,7 +372,6 @@ func workerCommand() *cli.Command {
 }
 
 func runWorker(c *cli.Context) error {
-	lessGC()
 	opt, err := simOptions(c)
 	if err != nil {
 		return err
@@ -398,7 +388,6 @@ func runWorker(c *cli.Context) error {
 		return err
 	}
 	fault := os.Getenv("ARCALIS_WORKER_FAULT") // "crash:N" or "hang:N": test the supervisor
-	files := map[string]map[int]vectors.Record{}
 	in := bufio.NewReaderSize(c.App.Reader, 1<<20)
 	for pending := 0; ; pending++ {
 		if pending == workerWindow/4 || in.Buffered() == 0 {
@@ -418,22 +407,6 @@ func runWorker(c *cli.Context) error {
 		if err := json.Unmarshal(line, &j); err != nil {
 			return fmt.Errorf("worker: bad job line %.80q: %w", line, err)
 		}
-		recs, ok := files[j.File]
-		if !ok {
-			list, err := vectors.ReadFile(j.File)
-			if err != nil {
-				return fmt.Errorf("worker: %w", err)
-			}
-			recs = map[int]vectors.Record{}
-			for _, r := range list {
-				recs[r.Index] = r
-			}
-			files[j.File] = recs
-		}
-		rec, ok := recs[j.Record]
-		if !ok {
-			return fmt.Errorf("worker: %s has no record %d", j.File, j.Record)
-		}
 		switch fault {
 		case fmt.Sprintf("crash:%d", j.Index):
 			out.Flush()
@@ -444,7 +417,7 @@ func runWorker(c *cli.Context) error {
 			select {}
 		}
 		start, cyc := time.Now(), acc.Cycle()
-		r := acc.RunVector(j.Index, rec.Source, rec.Msg, opt.RunOptions)
+		r := acc.RunVector(j.Index, j.Source, j.Msg, opt.RunOptions)
 		res := describe(j.Index, j.File, j.Record, r, opt)
 		js, _ := json.Marshal(res)
 		fmt.Fprintf(out, "R %d %d %d %g ", j.Index, b2i(res.Match), acc.Cycle()-cyc, time.Since(start).Seconds())
@@ -465,9 +438,11 @@ func b2i(b bool) int {
 // worker is a running `arcalis worker` process.
 type worker struct {
 	cmd    *exec.Cmd
-	in     io.WriteCloser
-	pipe   *os.File      // its stdout
-	out    *bufio.Reader // reads pipe
+	in     io.WriteCloser // its stdin, written by feedJobs only
+	feed   chan []byte    // what send queued for feedJobs
+	closed sync.Once      // closes feed
+	pipe   *os.File       // its stdout
+	out    *bufio.Reader  // reads pipe
 	stderr *tailBuffer
 }
 
@@ -503,6 +478,8 @@ func startWorker(ctx context.Context, opt runOptions) (*worker, error) {
 		return nil, fmt.Errorf("run: starting a worker (%s): %w", exe, err)
 	}
 	w.pipe, w.out = pr, bufio.NewReaderSize(pr, 1<<20)
+	w.feed = make(chan []byte, workerWindow)
+	go w.feedJobs()
 	stop := context.AfterFunc(ctx, func() { pr.SetReadDeadline(time.Now()) })
 	defer stop()
 	pr.SetReadDeadline(time.Now().Add(time.Minute))
@@ -521,10 +498,10 @@ func startWorker(ctx context.Context, opt runOptions) (*worker, error) {
 	return nil, fmt.Errorf("run: a worker failed to start: %s", w.stderr.last())
 }
 
-// finish closes the worker's input so that it exits, and kills it if it
-// has not within a few seconds.
+// finish closes the worker's input so that it exits once it has run what
+// it was sent, and kills it if it has not within a few seconds.
 func (w *worker) finish() {
-	w.in.Close()
+	w.endFeed()
 	t := time.AfterFunc(5*time.Second, func() { w.cmd.Process.Kill() })
 	w.cmd.Wait()
 	t.Stop()
@@ -533,22 +510,38 @@ func (w *worker) finish() {
 
 // kill ends the worker and waits for it.
 func (w *worker) kill() {
-	w.in.Close()
 	w.cmd.Process.Kill()
+	w.endFeed()
 	w.cmd.Wait()
 	w.pipe.Close()
 }
 
-// send queues jobs on the worker's stdin, in one write.
-func (w *worker) send(jobs []workerJob) error {
+// send queues jobs for the worker's stdin. It does not wait for the worker
+// to read them: a worker may stop reading, because it hangs or because
+// its results wait for its supervisor, which must then be reading them.
+func (w *worker) send(jobs []workerJob) {
 	var b []byte
 	for _, j := range jobs {
 		line, _ := json.Marshal(j)
 		b = append(append(b, line...), '\n')
 	}
-	_, err := w.in.Write(b)
-	return err
+	w.feed <- b // never full: a worker has at most workerWindow jobs queued
 }
+
+// feedJobs writes what send queues to the worker's stdin, which it closes
+// once the feed ends. Once a write fails (the worker is gone) it drops the
+// rest.
+func (w *worker) feedJobs() {
+	defer w.in.Close()
+	for b := range w.feed {
+		if _, err := w.in.Write(b); err != nil {
+			for range w.feed {
+			}
+		}
+	}
+}
+
+func (w *worker) endFeed() { w.closed.Do(func() { close(w.feed) }) }
 
 // next waits up to timeout for the worker's next result. A worker that dies
 // or times out is killed; the error says what happened to it.
@@ -576,7 +569,7 @@ func (w *worker) next(ctx context.Context, timeout time.Duration, full bool) (wo
 }
 
 func (w *worker) died() (workerReply, error) {
-	w.in.Close()
+	w.endFeed()
 	err := w.cmd.Wait()
 	w.pipe.Close()
 	if err == nil {
@@ -586,8 +579,10 @@ func (w *worker) died() (workerReply, error) {
 }
 
 // workerWindow is how many vectors a worker has queued at once, so that
-// it never waits for the next one.
-const workerWindow = 16
+// it never waits for the next one and the pipes carry them in large
+// writes: a small request simulates in about as long as a pipe's write and
+// wake-up take.
+const workerWindow = 256
 
 // dispenser hands out the positions of the jobs still to run, first those
 // handed back by a worker that died.
@@ -652,15 +647,17 @@ func runWorkers(ctx context.Context, sel []job, opt runOptions, n int, timeout t
 				}
 			}()
 			for {
-				// Top the worker up to workerWindow once half its queue is done.
+				// Top the worker up to workerWindow once half its queue is
+				// done, in one write: topping it up a job at a time would
+				// cost a write and a wake-up on each side for every vector.
 				var batch []workerJob
-				for len(queued) <= workerWindow/2 && len(queued)+len(batch) < workerWindow {
+				for len(queued) <= workerWindow/2 || len(batch) > 0 && len(queued) < workerWindow {
 					pos, ok := jobs.take()
 					if !ok {
 						break
 					}
 					j := sel[pos]
-					batch = append(batch, workerJob{j.index, j.file, j.rec.Index})
+					batch = append(batch, workerJob{j.index, j.file, j.rec.Index, j.rec.Source, j.rec.Msg})
 					queued = append(queued, pos)
 				}
 				if len(batch) > 0 {
