@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -303,15 +304,67 @@ func runHere(sel []job, opt runOptions, emit func(int, vectorResult, []byte)) (u
 
 // ---- Worker processes ----
 
-// workerJob is one vector sent to a worker, a JSON line on its stdin, with
-// the record's message: a worker that read the files itself would repeat,
-// in each process, the coordinator's reading of every record.
+// workerJob is one vector sent to a worker, with the record's message: a
+// worker that read the files itself would repeat, in each process, the
+// coordinator's reading of every record.
 type workerJob struct {
-	Index  int    `json:"index"`
-	File   string `json:"file"`
-	Record int    `json:"record"`
-	Source string `json:"source"`
-	Msg    []byte `json:"msg"`
+	Index, Record int
+	File, Source  string
+	Msg           []byte
+}
+
+// appendJob appends j's frame on a worker's stdin: a little-endian uint32
+// of the length of what follows, then uint32 Index and Record, then File,
+// Source and Msg, each after its uint32 length. (JSON took longer to read
+// than a small vector takes to simulate.)
+func appendJob(b []byte, j workerJob) []byte {
+	le := binary.LittleEndian
+	n := 5*4 + len(j.File) + len(j.Source) + len(j.Msg)
+	b = le.AppendUint32(b, uint32(n))
+	b = le.AppendUint32(b, uint32(j.Index))
+	b = le.AppendUint32(b, uint32(j.Record))
+	for _, f := range [][]byte{[]byte(j.File), []byte(j.Source), j.Msg} {
+		b = le.AppendUint32(b, uint32(len(f)))
+		b = append(b, f...)
+	}
+	return b
+}
+
+// readJob reads the next frame appendJob wrote; io.EOF at the end of the
+// input.
+func readJob(r *bufio.Reader) (workerJob, error) {
+	var j workerJob
+	var head [4]byte
+	if _, err := io.ReadFull(r, head[:]); err != nil {
+		if err == io.ErrUnexpectedEOF {
+			return j, errors.New("worker: input ends inside a job's length")
+		}
+		return j, err
+	}
+	frame := make([]byte, binary.LittleEndian.Uint32(head[:]))
+	if _, err := io.ReadFull(r, frame); err != nil {
+		return j, fmt.Errorf("worker: input ends inside a job of %d bytes", len(frame))
+	}
+	le := binary.LittleEndian
+	bad := fmt.Errorf("worker: malformed job of %d bytes", len(frame))
+	if len(frame) < 8 {
+		return j, bad
+	}
+	j.Index, j.Record = int(le.Uint32(frame)), int(le.Uint32(frame[4:]))
+	rest := frame[8:]
+	var fields [3][]byte
+	for i := range fields {
+		if len(rest) < 4 || uint64(le.Uint32(rest)) > uint64(len(rest)-4) {
+			return j, bad
+		}
+		n := le.Uint32(rest)
+		fields[i], rest = rest[4:4+n], rest[4+n:]
+	}
+	if len(rest) != 0 {
+		return j, bad
+	}
+	j.File, j.Source, j.Msg = string(fields[0]), string(fields[1]), fields[2]
+	return j, nil
 }
 
 // workerReply is a worker's answer to one job: a line "R INDEX MATCH
@@ -364,7 +417,7 @@ func workerCommand() *cli.Command {
 	return &cli.Command{
 		Name:   "worker",
 		Hidden: true,
-		Usage:  "run vectors sent as JSON lines on stdin (started by arcalis run --jobs)",
+		Usage:  "run vectors sent as job frames on stdin (started by arcalis run --jobs)",
 		Flags: append(simFlags(),
 			&cli.IntFlag{Name: "total"}, &cli.StringFlag{Name: "config"}, &cli.StringFlag{Name: "shard"}),
 		Action: runWorker,
@@ -396,16 +449,12 @@ func runWorker(c *cli.Context) error {
 			}
 			pending = 0
 		}
-		line, err := in.ReadBytes('\n')
-		if err == io.EOF && len(line) == 0 {
+		j, err := readJob(in)
+		if err == io.EOF {
 			return nil
 		}
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("worker: reading jobs: %w", err)
-		}
-		var j workerJob
-		if err := json.Unmarshal(line, &j); err != nil {
-			return fmt.Errorf("worker: bad job line %.80q: %w", line, err)
+		if err != nil {
+			return err
 		}
 		switch fault {
 		case fmt.Sprintf("crash:%d", j.Index):
@@ -522,8 +571,7 @@ func (w *worker) kill() {
 func (w *worker) send(jobs []workerJob) {
 	var b []byte
 	for _, j := range jobs {
-		line, _ := json.Marshal(j)
-		b = append(append(b, line...), '\n')
+		b = appendJob(b, j)
 	}
 	w.feed <- b // never full: a worker has at most workerWindow jobs queued
 }
@@ -657,7 +705,7 @@ func runWorkers(ctx context.Context, sel []job, opt runOptions, n int, timeout t
 						break
 					}
 					j := sel[pos]
-					batch = append(batch, workerJob{j.index, j.file, j.rec.Index, j.rec.Source, j.rec.Msg})
+					batch = append(batch, workerJob{j.index, j.rec.Index, j.file, j.rec.Source, j.rec.Msg})
 					queued = append(queued, pos)
 				}
 				if len(batch) > 0 {
