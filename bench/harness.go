@@ -16,7 +16,9 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
+	"unsafe"
 
 	"arcalis/bench/workload"
 	"arcalis/tb"
@@ -164,9 +166,10 @@ type childResult struct {
 
 // runChild runs the workload through the Go harness passes times in a new
 // process of exe (a copy of this program, -child), after one untimed pass
-// there.
-func runChild(exe string, o options, w harnessWorkload, score, pipe bool, passes int) (throughput, []perRequest, error) {
-	cmd := exec.Command(exe, "-child", w.Key, "-latency", strconv.Itoa(w.Latency), "-passes", strconv.Itoa(passes), "-score="+strconv.FormatBool(score),
+// there, with the thread that runs it on CPU cpu (-1: wherever the kernel
+// puts it).
+func runChild(exe string, o options, w harnessWorkload, score, pipe bool, passes, cpu int) (throughput, []perRequest, error) {
+	cmd := exec.Command(exe, "-child", w.Key, "-cpu", strconv.Itoa(cpu), "-latency", strconv.Itoa(w.Latency), "-passes", strconv.Itoa(passes), "-score="+strconv.FormatBool(score),
 		"-pipe="+strconv.FormatBool(pipe), "-model", o.model, "-vectors", o.vectors, "-large-requests", strconv.Itoa(o.largeN))
 	out, err := cmd.Output()
 	if err != nil {
@@ -186,6 +189,11 @@ func runChild(exe string, o options, w harnessWorkload, score, pipe bool, passes
 // its own, one pass to warm up, then passes timed; the result as JSON on
 // stdout.
 func childMain(o options, passes int, score, pipe bool) error {
+	if o.cpu >= 0 {
+		if err := pinThread(o.cpu); err != nil {
+			return err
+		}
+	}
 	var w harnessWorkload
 	var err error
 	switch o.child {
@@ -232,10 +240,15 @@ func openAccel(model string) (*tb.Accel, error) {
 	return a, nil
 }
 
-// runNative runs the native testbench over the stream file passes times.
-func runNative(bin, stream string, latency, passes int) (throughput, []perRequest, error) {
+// runNative runs the native testbench over the stream file passes times,
+// on CPU cpu (-1: wherever the kernel puts it).
+func runNative(bin, stream string, latency, passes, cpu int) (throughput, []perRequest, error) {
 	cyc := stream + ".cycles"
-	out, err := exec.Command(bin, stream, strconv.Itoa(latency), cyc, strconv.Itoa(passes)).Output()
+	args := []string{bin, stream, strconv.Itoa(latency), cyc, strconv.Itoa(passes)}
+	if cpu >= 0 {
+		args = append([]string{"taskset", "-c", strconv.Itoa(cpu)}, args...) // util-linux
+	}
+	out, err := exec.Command(args[0], args[1:]...).Output()
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
 			return throughput{}, nil, fmt.Errorf("%s: %w: %s", bin, err, ee.Stderr)
@@ -272,15 +285,40 @@ func runNative(bin, stream string, latency, passes int) (throughput, []perReques
 // harnessResult is the side-by-side comparison on one workload.
 type harnessResult struct {
 	Workload                      harnessWorkload
-	Full, Sim, Pipe, Native       []throughput // one per repetition
-	NativeAgain                   []throughput // a second run of each repetition's native copy
-	MedFull, MedSim, MedPipe, Nat throughput   // medians (by seconds)
-	FullRatio, SimRatio           float64      // median over repetitions of native time / Go time
-	PipeRatio                     float64
-	PipeRatios                    []float64       // each repetition's, in order
+	Full, Sim, Pipe, Native       []throughput    // one per repetition
+	NativeAgain                   []throughput    // a second run of each repetition's native copy
+	CPUs                          []int           // each repetition's CPU (-1: none chosen)
+	MedFull, MedSim, MedPipe, Nat throughput      // medians (by seconds)
+	PipeRatios                    []float64       // each repetition's native time / the pipe's, in order
 	RoundTrips                    []time.Duration // coreRoundTrip before each repetition's pipe run
 	SameCycles                    bool            // every request took the same cycles with the same status
 	Requests, Passes              int
+}
+
+// cpuRatio is how a runner did against the native testbench on one CPU.
+type cpuRatio struct {
+	CPU    int     // -1: unpinned
+	Ratio  float64 // median over the CPU's repetitions of native time / the runner's
+	Native throughput
+	Reps   int
+}
+
+// byCPU splits runs (one per repetition, like h.Native) by the CPU their
+// repetition ran on, in ascending order.
+func (h harnessResult) byCPU(runs []throughput) []cpuRatio {
+	var out []cpuRatio
+	for _, cpu := range slices.Compact(slices.Sorted(slices.Values(h.CPUs))) {
+		var nat []throughput
+		var ratios []float64
+		for i, c := range h.CPUs {
+			if c == cpu {
+				nat = append(nat, h.Native[i])
+				ratios = append(ratios, h.Native[i].Seconds/runs[i].Seconds)
+			}
+		}
+		out = append(out, cpuRatio{cpu, medianOf(ratios), median(nat), len(nat)})
+	}
+	return out
 }
 
 func median(ts []throughput) throughput {
@@ -307,7 +345,7 @@ func compareHarness(native, dir string, o options, w harnessWorkload, reps int) 
 	}
 	// Enough passes that the native run takes about 150 ms: a repetition is
 	// then long against the machine's scheduling noise.
-	cal, _, err := runNative(native, stream, w.Latency, 1)
+	cal, _, err := runNative(native, stream, w.Latency, 1, -1)
 	if err != nil {
 		return res, err
 	}
@@ -316,55 +354,52 @@ func compareHarness(native, dir string, o options, w harnessWorkload, reps int) 
 	if err != nil {
 		return res, err
 	}
-	var fullRatios, simRatios []float64
 	for rep := 0; rep < reps; rep++ {
 		copies := filepath.Join(dir, "copies")
 		files, err := freshCopies(copies, native, exe, o.model)
 		if err != nil {
 			return res, err
 		}
-		nat, full, sim, pipe, err := runRepetition(files, stream, o, w, &res)
+		nat, full, sim, pipe, err := runRepetition(files, stream, o, w, cpuFor(rep), &res)
 		if err := errors.Join(err, os.RemoveAll(copies)); err != nil {
 			return res, err
 		}
-		fullRatios = append(fullRatios, nat.Seconds/full.Seconds)
-		simRatios = append(simRatios, nat.Seconds/sim.Seconds)
 		res.PipeRatios = append(res.PipeRatios, nat.Seconds/pipe.Seconds)
 		res.Full, res.Sim, res.Pipe, res.Native = append(res.Full, full), append(res.Sim, sim), append(res.Pipe, pipe), append(res.Native, nat)
 	}
 	res.MedFull, res.MedSim, res.MedPipe, res.Nat = median(res.Full), median(res.Sim), median(res.Pipe), median(res.Native)
-	res.FullRatio, res.SimRatio, res.PipeRatio = medianOf(fullRatios), medianOf(simRatios), medianOf(res.PipeRatios)
 	return res, nil
 }
 
 // runRepetition runs the four once, from files (freshCopies of the native
-// testbench, this program and the model library), and notes in res whether
-// they agreed request by request and the core round trip before the pipe's
-// run.
-func runRepetition(files []string, stream string, o options, w harnessWorkload, res *harnessResult) (nat, full, sim, pipe throughput, err error) {
+// testbench, this program and the model library), the simulation's thread
+// on CPU cpu but for the pipe's two, and notes in res the CPU, whether they
+// agreed request by request and the core round trip before the pipe's run.
+func runRepetition(files []string, stream string, o options, w harnessWorkload, cpu int, res *harnessResult) (nat, full, sim, pipe throughput, err error) {
 	native, exe := files[0], files[1]
 	o.model = files[2]
-	full, perFull, err := runChild(exe, o, w, true, false, res.Passes)
+	res.CPUs = append(res.CPUs, cpu)
+	full, perFull, err := runChild(exe, o, w, true, false, res.Passes, cpu)
 	if err != nil {
 		return
 	}
-	nat, perNat, err := runNative(native, stream, w.Latency, res.Passes)
+	nat, perNat, err := runNative(native, stream, w.Latency, res.Passes, cpu)
 	if err != nil {
 		return
 	}
 	// The same copy once more: how far apart runs of one file are, against
 	// how far apart the copies are.
-	again, _, err := runNative(native, stream, w.Latency, res.Passes)
+	again, _, err := runNative(native, stream, w.Latency, res.Passes, cpu)
 	if err != nil {
 		return
 	}
 	res.NativeAgain = append(res.NativeAgain, again)
-	sim, perSim, err := runChild(exe, o, w, false, false, res.Passes)
+	sim, perSim, err := runChild(exe, o, w, false, false, res.Passes, cpu)
 	if err != nil {
 		return
 	}
 	res.RoundTrips = append(res.RoundTrips, coreRoundTrip())
-	pipe, perPipe, err := runChild(exe, o, w, true, true, res.Passes)
+	pipe, perPipe, err := runChild(exe, o, w, true, true, res.Passes, -1)
 	if err != nil {
 		return
 	}
@@ -430,7 +465,7 @@ func compareLatencies(native, dir string, o options, w harnessWorkload, lats []i
 	pts := make([]latencyPoint, len(lats))
 	passes := make([]int, len(lats))
 	for i, lat := range lats {
-		cal, _, err := runNative(native, stream, lat, 1)
+		cal, _, err := runNative(native, stream, lat, 1, -1)
 		if err != nil {
 			return nil, err
 		}
@@ -449,11 +484,11 @@ func compareLatencies(native, dir string, o options, w harnessWorkload, lats []i
 		for i, lat := range lats {
 			lw := w
 			lw.Latency = lat
-			full, _, err := runChild(files[1], lo, lw, true, false, passes[i])
+			full, _, err := runChild(files[1], lo, lw, true, false, passes[i], cpuFor(rep))
 			if err != nil {
 				return nil, errors.Join(err, os.RemoveAll(copies))
 			}
-			nat, _, err := runNative(files[0], stream, lat, passes[i])
+			nat, _, err := runNative(files[0], stream, lat, passes[i], cpuFor(rep))
 			if err != nil {
 				return nil, errors.Join(err, os.RemoveAll(copies))
 			}
@@ -470,6 +505,32 @@ func compareLatencies(native, dir string, o options, w harnessWorkload, lats []i
 		pts[i].Native, pts[i].Full, pts[i].Ratio = median(nats[i]), median(fulls[i]), medianOf(ratios[i])
 	}
 	return pts, nil
+}
+
+// pinThread locks the calling goroutine to its OS thread and that thread
+// to CPU cpu; the runtime's other threads stay where they were.
+func pinThread(cpu int) error {
+	if cpu < 0 || cpu >= 1024 {
+		return fmt.Errorf("-cpu %d: want 0..1023", cpu)
+	}
+	runtime.LockOSThread()
+	var mask [1024 / 64]uint64
+	mask[cpu/64] = 1 << (cpu % 64)
+	if _, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, 0, unsafe.Sizeof(mask), uintptr(unsafe.Pointer(&mask))); e != 0 {
+		return fmt.Errorf("putting the harness's thread on CPU %d: %w", cpu, e)
+	}
+	return nil
+}
+
+// cpuFor is the CPU of a repetition: the first two in turn, so that both
+// sides of each repetition run on one CPU and the repetitions cover both
+// (on this kind of virtual machine one CPU has run the same program 1.7
+// times as long as the other); -1, no pinning, on one CPU.
+func cpuFor(rep int) int {
+	if runtime.NumCPU() < 2 {
+		return -1
+	}
+	return rep % 2
 }
 
 func medianOf(v []float64) float64 {

@@ -27,7 +27,7 @@ func main() {
 type options struct {
 	native, out, vectors, model string
 	reps, sweepN, largeN        int
-	latency                     int // a -child process: the memory latency
+	latency, cpu                int // a -child process: the memory latency, the CPU of its thread
 	skipBuild, harnessOnly      bool
 	child                       string // a -child process: its workload
 }
@@ -45,6 +45,7 @@ func run() error {
 	flag.BoolVar(&o.harnessOnly, "harness-only", false, "run section 3 alone (Go harness vs native), for quick comparisons")
 	flag.StringVar(&o.child, "child", "", "internal: time one Go harness run of this workload (default or large) and print it as JSON")
 	flag.IntVar(&o.latency, "latency", 4, "with -child: the memory latency")
+	flag.IntVar(&o.cpu, "cpu", -1, "with -child: the CPU of the thread that runs the harness (-1: any)")
 	passes := flag.Int("passes", 1, "with -child: timed passes")
 	score := flag.Bool("score", false, "with -child: through RunVector (the scoreboard), not Receive alone")
 	pipe := flag.Bool("pipe", false, "with -child: the model on a thread of its own (tb.Accel.UsePipe)")

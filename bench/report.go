@@ -97,19 +97,41 @@ func rateSpan(ts []throughput) string {
 	return fmt.Sprintf("%.2f..%.2f", lo, hi)
 }
 
+// ratios is rs as "59% on CPU 0, 74% on CPU 1"; ok if each is at least
+// min.
+func ratios(rs []cpuRatio, min float64) (text string, ok bool) {
+	var parts []string
+	ok = true
+	for _, r := range rs {
+		where := fmt.Sprintf("on CPU %d", r.CPU)
+		if r.CPU < 0 {
+			where = "unpinned"
+		}
+		parts = append(parts, fmt.Sprintf("%.0f%% %s", 100*r.Ratio, where))
+		ok = ok && r.Ratio >= min
+	}
+	return strings.Join(parts, ", "), ok
+}
+
 // placementSpread compares the native testbench's runs: within is the
 // largest difference between the two runs of one copy, across that between
-// the slowest and the fastest copy (each the mean of its two runs), both
-// relative to the faster.
+// the slowest and the fastest copy on one CPU (each the mean of its two
+// runs), both relative to the faster.
 func placementSpread(h harnessResult) (within, across float64) {
-	lo, hi := math.Inf(1), 0.0
+	lo, hi := map[int]float64{}, map[int]float64{}
 	for i, a := range h.Native {
-		b := h.NativeAgain[i]
+		b, cpu := h.NativeAgain[i], h.CPUs[i]
 		within = max(within, math.Abs(a.Seconds-b.Seconds)/min(a.Seconds, b.Seconds))
 		m := (a.Seconds + b.Seconds) / 2
-		lo, hi = min(lo, m), max(hi, m)
+		if l, ok := lo[cpu]; !ok || m < l {
+			lo[cpu] = m
+		}
+		hi[cpu] = max(hi[cpu], m)
 	}
-	return within, hi/lo - 1
+	for cpu := range lo {
+		across = max(across, hi[cpu]/lo[cpu]-1)
+	}
+	return within, across
 }
 
 func passFail(ok bool) string {
@@ -166,14 +188,16 @@ func (r *report) targets() [][3]string {
 			okTo, rateAtMax, InFlight, InFlight, float64(InFlight)/float64(InFlight+1)),
 		passFail(okTo >= InFlight)})
 	for _, h := range r.Harness {
+		full, ok := ratios(h.byCPU(h.Full), 0.8)
+		sim, _ := ratios(h.byCPU(h.Sim), 0.8)
 		rows = append(rows, [3]string{"Go harness >= 80% of native throughput: " + h.Workload.Name,
-			fmt.Sprintf("%.0f%% with the scoreboard, %.0f%% simulation and models alone", 100*h.FullRatio, 100*h.SimRatio),
-			passFail(h.FullRatio >= 0.8)})
+			fmt.Sprintf("%s with the scoreboard; %s simulation and models alone", full, sim), passFail(ok)})
 	}
 	for _, h := range r.Harness {
+		pipe, ok := ratios(h.byCPU(h.Pipe), 0.8)
 		rows = append(rows, [3]string{"the same with the model on a thread of its own (`--sim-thread`, two cores): " + h.Workload.Name,
-			fmt.Sprintf("%.0f%% with the scoreboard (repetitions %s; core round trip %s)", 100*h.PipeRatio, percents(h.PipeRatios), spanOf(h.RoundTrips)),
-			passFail(h.PipeRatio >= 0.8)})
+			fmt.Sprintf("%s (the native testbench's CPU; repetitions %s; core round trip %s)", pipe, percents(h.PipeRatios), spanOf(h.RoundTrips)),
+			passFail(ok)})
 	}
 	minSpeed, maxAlloc := 1e9, 0.0
 	for _, mix := range []string{"memc-tiny", "memc-small", "etc"} {
@@ -314,23 +338,27 @@ func (r *report) harnessSection(p printer) {
 		"are medians of %d repetitions, and \"vs native\" is the median of the repetitions' ratios\n"+
 		"(native time / Go time).\n\n"+
 		"Each repetition runs from fresh copies of the native testbench, the Go program and the model\n"+
-		"library, and runs the native copy twice. On this kind of virtual machine a program's speed\n"+
-		"can depend on where the kernel put its file's pages: byte-identical copies of the native\n"+
-		"testbench have run up to a third apart, each keeping its speed from run to run until the\n"+
-		"page cache was dropped, which reshuffled them. With one set of files a whole run drew that\n"+
-		"placement once for each side, and the ratio moved from run to run with it (65%% to 96%% in\n"+
-		"the runs recorded before this change); fresh copies draw it anew in every repetition. The\n"+
-		"notes under the table give this run's spread: two runs of one copy against the copies.\n\n", len(r.Harness[0].Full))
-	p("| workload | runner | requests/s | simulated Mcycles/s | vs native |\n|---|---|---:|---:|---:|\n")
+		"library, and each of its runners but the pipe's with the thread that simulates on one CPU, the\n"+
+		"first CPU in odd repetitions and the second in even ones (`taskset` for the native testbench,\n"+
+		"`sched_setaffinity` on the Go harness's simulating thread only, so that the Go runtime's other\n"+
+		"threads run where they would). Both guard against this kind of virtual machine: one of its two\n"+
+		"CPUs has run the same program 1.7 times as long as the other for minutes on end, and\n"+
+		"byte-identical copies of one program, on one CPU, have run up to 12%% apart, each keeping\n"+
+		"its speed from run to run (the page placement of its file). Unpinned, with one set of files,\n"+
+		"a whole run drew both once for each side, and the ratio moved from run to run with them\n"+
+		"(65%% to 96%% in the runs recorded before). The notes under the table give this run's\n"+
+		"spread by CPU, and two runs of one copy against the copies.\n\n", len(r.Harness[0].Full))
+	p("| workload | runner | requests/s | simulated Mcycles/s | vs native, by CPU |\n|---|---|---:|---:|---|\n")
 	for _, h := range r.Harness {
 		for _, row := range []struct {
-			name  string
-			t     throughput
-			ratio float64
-		}{{"native C++", h.Nat, 1}, {"Go: RunVector (with scoreboard)", h.MedFull, h.FullRatio}, {"Go: Receive (simulation and models)", h.MedSim, h.SimRatio},
-			{"Go: RunVector, model on a thread of its own (two cores)", h.MedPipe, h.PipeRatio}} {
-			p("| %s (%s) | %s | %.0f | %.2f | %.0f%% |\n", h.Workload.Name, h.Workload.What, row.name,
-				row.t.RequestsPerSec(), row.t.CyclesPerSec()/1e6, 100*row.ratio)
+			name string
+			t    throughput
+			runs []throughput
+		}{{"native C++", h.Nat, h.Native}, {"Go: RunVector (with scoreboard)", h.MedFull, h.Full}, {"Go: Receive (simulation and models)", h.MedSim, h.Sim},
+			{"Go: RunVector, model on a thread of its own (two cores)", h.MedPipe, h.Pipe}} {
+			vs, _ := ratios(h.byCPU(row.runs), 0)
+			p("| %s (%s) | %s | %.0f | %.2f | %s |\n", h.Workload.Name, h.Workload.What, row.name,
+				row.t.RequestsPerSec(), row.t.CyclesPerSec()/1e6, vs)
 		}
 	}
 	p("\n")
@@ -339,9 +367,14 @@ func (r *report) harnessSection(p printer) {
 		if !h.SameCycles {
 			same = "**the runners disagree on some request's cycles or status: the comparison is not sound**"
 		}
+		var speeds []string
+		for _, c := range h.byCPU(h.Full) {
+			speeds = append(speeds, fmt.Sprintf("%.2f on CPU %d (%d repetitions)", c.Native.CyclesPerSec()/1e6, c.CPU, c.Reps))
+		}
 		within, across := placementSpread(h)
-		p("- %s: %d requests and %d simulated cycles per pass, %d passes per run; %s. Over the repetitions the native testbench ran %s Mcycles/s and RunVector %s; two runs of one copy of the native testbench were at most %.0f%% apart, its copies (the mean of their two runs) up to %.0f%%.\n",
-			h.Workload.Name, h.Requests, h.Nat.Cycles/uint64(h.Passes), h.Passes, same, rateSpan(h.Native), rateSpan(h.Full), 100*within, 100*across)
+		p("- %s: %d requests and %d simulated cycles per pass, %d passes per run; %s. The native testbench ran %s Mcycles/s (medians), %s over all repetitions, and RunVector %s; two runs of one copy of the native testbench were at most %.0f%% apart, its copies on one CPU (the mean of their two runs) up to %.0f%%.\n",
+			h.Workload.Name, h.Requests, h.Nat.Cycles/uint64(h.Passes), h.Passes, same, strings.Join(speeds, ", "),
+			rateSpan(h.Native), rateSpan(h.Full), 100*within, 100*across)
 	}
 	r.latencySection(p)
 	r.pipeSection(p)
@@ -386,7 +419,7 @@ func (r *report) latencySection(p printer) {
 	}
 	p("\n### Against the memory latency\n\n")
 	p("The default vectors once more through the native testbench and `RunVector`, at longer memory\n"+
-		"latencies (medians of %d repetitions, fresh copies each). While the engine issues memory\n"+
+		"latencies (medians of %d repetitions, fresh copies and one CPU each, as above). While the engine issues memory\n"+
 		"requests a call into the shim runs at most latency+1 cycles (their answers are not known\n"+
 		"further ahead), so the latency sets how often the harness's per-call costs recur; a request's\n"+
 		"own costs (its commands, the placement of its message, the scoreboard) are spread over its cycles.\n\n",
@@ -411,10 +444,10 @@ func (r *report) pipeSection(p printer) {
 		"(two threads handing one cache line back and forth). Since that round trip moves on this\n" +
 		"machine, the harness runs cycles in windows of 16,384 (or 5 ms), most through whichever way\n" +
 		"was faster when last measured and every eighth the other way (`tb/pipe.go`, `governor`).\n\n")
-	p("| workload | repetition | core round trip | vs native |\n|---|---:|---:|---:|\n")
+	p("| workload | repetition | core round trip | vs native | the native testbench's CPU |\n|---|---:|---:|---:|---:|\n")
 	for _, h := range r.Harness {
 		for i, rt := range h.RoundTrips {
-			p("| %s | %d | %d ns | %.0f%% |\n", h.Workload.Name, i+1, rt.Nanoseconds(), 100*h.PipeRatios[i])
+			p("| %s | %d | %d ns | %.0f%% | %d |\n", h.Workload.Name, i+1, rt.Nanoseconds(), 100*h.PipeRatios[i], h.CPUs[i])
 		}
 	}
 	p("\nIt costs a second core, which the native testbench does not use, and is not the default.\n")
