@@ -506,11 +506,6 @@ func startWorker(ctx context.Context, opt runOptions) (*worker, error) {
 		"--sim-thread=" + strconv.FormatBool(opt.pipe), "--total", strconv.Itoa(opt.total), "--config", opt.config, "--shard", opt.shard}
 	w := &worker{cmd: exec.Command(exe, args...), stderr: &tailBuffer{max: 4096}}
 	w.cmd.Stderr = w.stderr
-	if os.Getenv("GOMAXPROCS") == "" {
-		// One simulation thread each: the workers share the cores with each
-		// other and with this process, so a worker's GC runs in its own time.
-		w.cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
-	}
 	if w.in, err = w.cmd.StdinPipe(); err != nil {
 		return nil, err
 	}
@@ -569,7 +564,11 @@ func (w *worker) kill() {
 // to read them: a worker may stop reading, because it hangs or because
 // its results wait for its supervisor, which must then be reading them.
 func (w *worker) send(jobs []workerJob) {
-	var b []byte
+	n := 0
+	for _, j := range jobs {
+		n += 6*4 + len(j.File) + len(j.Source) + len(j.Msg)
+	}
+	b := make([]byte, 0, n)
 	for _, j := range jobs {
 		b = appendJob(b, j)
 	}
