@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -113,5 +114,26 @@ func TestFreshCopies(t *testing.T) {
 	}
 	if _, err := freshCopies(dir, filepath.Join(src, "missing")); err == nil {
 		t.Error("copying a missing file succeeded")
+	}
+}
+
+func TestCPUFor(t *testing.T) {
+	c0, c1 := cpuFor(0), cpuFor(1)
+	if runtime.NumCPU() < 2 {
+		if c0 != -1 {
+			t.Fatalf("one CPU: cpuFor(0) = %d, want -1", c0)
+		}
+		return
+	}
+	if c0 < 0 || c1 < 0 || c0 == c1 || cpuFor(2) != c0 {
+		t.Fatalf("cpuFor 0, 1, 2 = %d, %d, %d: want two CPUs in turn", c0, c1, cpuFor(2))
+	}
+	errs := make(chan error)
+	go func() { errs <- pinThread(c1) }() // the goroutine's thread ends with it
+	if err := <-errs; err != nil {
+		t.Fatal(err)
+	}
+	if err := pinThread(-1); err == nil {
+		t.Error("pinThread(-1) succeeded")
 	}
 }

@@ -329,27 +329,19 @@ func median(ts []throughput) throughput {
 
 // compareHarness runs the workload reps times in each of the four ways,
 // interleaved, so that the machine's noise hits all four alike. Each run is
-// a process of its own, and each repetition runs from fresh copies of the
-// native testbench, this program and the model library (freshCopies): on
-// this kind of virtual machine a program's speed depends on where the
-// kernel placed its file's pages, and byte-identical copies of the native
-// testbench have run up to a third apart, each keeping its speed from run
-// to run until the page cache was dropped. One set of files would draw that
-// placement once for every repetition; fresh copies draw it anew for both
-// sides each time.
+// a process of its own; each repetition runs from fresh copies of the
+// native testbench, this program and the model library (freshCopies), with
+// its one-thread runners on one CPU (cpuFor).
 func compareHarness(native, dir string, o options, w harnessWorkload, reps int) (harnessResult, error) {
 	res := harnessResult{Workload: w, Requests: len(w.Jobs), SameCycles: true}
 	stream := filepath.Join(dir, strings.ReplaceAll(w.Name, " ", "-")+".stream")
 	if err := writeStream(stream, w.Jobs); err != nil {
 		return res, err
 	}
-	// Enough passes that the native run takes about 150 ms: a repetition is
-	// then long against the machine's scheduling noise.
-	cal, _, err := runNative(native, stream, w.Latency, 1, -1)
-	if err != nil {
+	var err error
+	if res.Passes, _, err = passesFor(native, stream, w.Latency); err != nil {
 		return res, err
 	}
-	res.Passes = max(1, int(0.15/max(cal.Seconds, 1e-6)))
 	exe, err := os.Executable()
 	if err != nil {
 		return res, err
@@ -414,6 +406,13 @@ func runRepetition(files []string, stream string, o options, w harnessWorkload, 
 	return
 }
 
+// passesFor is how many passes of the stream make a native run of about
+// 150 ms, long against the machine's scheduling noise, from one pass (cal).
+func passesFor(native, stream string, latency int) (passes int, cal throughput, err error) {
+	cal, _, err = runNative(native, stream, latency, 1, -1)
+	return max(1, int(0.15/max(cal.Seconds, 1e-6))), cal, err
+}
+
 // freshCopies copies each file into dir (created; file names must differ),
 // executable, and returns the copies' paths. A new file gets new page-cache
 // pages, wherever the kernel finds them.
@@ -465,11 +464,10 @@ func compareLatencies(native, dir string, o options, w harnessWorkload, lats []i
 	pts := make([]latencyPoint, len(lats))
 	passes := make([]int, len(lats))
 	for i, lat := range lats {
-		cal, _, err := runNative(native, stream, lat, 1, -1)
-		if err != nil {
+		var cal throughput
+		if passes[i], cal, err = passesFor(native, stream, lat); err != nil {
 			return nil, err
 		}
-		passes[i] = max(1, int(0.15/max(cal.Seconds, 1e-6)))
 		pts[i] = latencyPoint{Latency: lat, Reps: reps, CyclesPerRequest: float64(cal.Cycles) / float64(cal.Requests)}
 	}
 	nats, fulls, ratios := make([][]throughput, len(lats)), make([][]throughput, len(lats)), make([][]float64, len(lats))
@@ -522,15 +520,27 @@ func pinThread(cpu int) error {
 	return nil
 }
 
-// cpuFor is the CPU of a repetition: the first two in turn, so that both
-// sides of each repetition run on one CPU and the repetitions cover both
-// (on this kind of virtual machine one CPU has run the same program 1.7
-// times as long as the other); -1, no pinning, on one CPU.
+// cpuFor is the CPU of a repetition: the first two this process may run
+// on, in turn, so that both sides of each repetition run on one CPU and the
+// repetitions cover both (on this kind of virtual machine one CPU has run
+// the same program 1.7 times as long as the other for minutes, and byte-
+// identical copies of one program up to 12% apart on one CPU, hence
+// freshCopies); -1, no pinning, with one CPU.
 func cpuFor(rep int) int {
-	if runtime.NumCPU() < 2 {
+	var mask [1024 / 64]uint64
+	if _, _, e := syscall.RawSyscall(syscall.SYS_SCHED_GETAFFINITY, 0, unsafe.Sizeof(mask), uintptr(unsafe.Pointer(&mask))); e != 0 {
 		return -1
 	}
-	return rep % 2
+	var cpus []int
+	for c := 0; c < 1024 && len(cpus) < 2; c++ {
+		if mask[c/64]&(1<<(c%64)) != 0 {
+			cpus = append(cpus, c)
+		}
+	}
+	if len(cpus) < 2 {
+		return -1
+	}
+	return cpus[rep%2]
 }
 
 func medianOf(v []float64) float64 {

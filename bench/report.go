@@ -98,8 +98,8 @@ func rateSpan(ts []throughput) string {
 }
 
 // ratios is rs as "59% on CPU 0, 74% on CPU 1"; ok if each is at least
-// min.
-func ratios(rs []cpuRatio, min float64) (text string, ok bool) {
+// floor.
+func ratios(rs []cpuRatio, floor float64) (text string, ok bool) {
 	var parts []string
 	ok = true
 	for _, r := range rs {
@@ -108,7 +108,7 @@ func ratios(rs []cpuRatio, min float64) (text string, ok bool) {
 			where = "unpinned"
 		}
 		parts = append(parts, fmt.Sprintf("%.0f%% %s", 100*r.Ratio, where))
-		ok = ok && r.Ratio >= min
+		ok = ok && r.Ratio >= floor
 	}
 	return strings.Join(parts, ", "), ok
 }
