@@ -383,6 +383,7 @@ func TestJobFrames(t *testing.T) {
 		{"cut in the length", "inside a job's length", one[:2]},
 		{"cut in the frame", "inside a job of", one[:len(one)-1]},
 		{"empty frame", "malformed job of 0 bytes", []byte{0, 0, 0, 0}},
+		{"absurd length", "more than the", []byte{0xff, 0xff, 0xff, 0xff}},
 		{"field past the end", "malformed job", append([]byte{16, 0, 0, 0}, append(make([]byte, 8), 9, 0, 0, 0, 1, 2, 3, 4)...)},
 		{"bytes after the fields", "malformed job", append(append([]byte{21, 0, 0, 0}, make([]byte, 20)...), 1)},
 	} {

@@ -319,8 +319,7 @@ type workerJob struct {
 // than a small vector takes to simulate.)
 func appendJob(b []byte, j workerJob) []byte {
 	le := binary.LittleEndian
-	n := 5*4 + len(j.File) + len(j.Source) + len(j.Msg)
-	b = le.AppendUint32(b, uint32(n))
+	b = le.AppendUint32(b, uint32(frameLen(j)))
 	b = le.AppendUint32(b, uint32(j.Index))
 	b = le.AppendUint32(b, uint32(j.Record))
 	for _, f := range [][]byte{[]byte(j.File), []byte(j.Source), j.Msg} {
@@ -329,6 +328,13 @@ func appendJob(b []byte, j workerJob) []byte {
 	}
 	return b
 }
+
+// frameLen is the length of j's frame after its own length.
+func frameLen(j workerJob) int { return 5*4 + len(j.File) + len(j.Source) + len(j.Msg) }
+
+// maxFrame bounds a job's frame: a longer one is corrupt input, not a
+// reason to allocate gigabytes.
+const maxFrame = 1 << 30
 
 // readJob reads the next frame appendJob wrote; io.EOF at the end of the
 // input.
@@ -341,7 +347,11 @@ func readJob(r *bufio.Reader) (workerJob, error) {
 		}
 		return j, err
 	}
-	frame := make([]byte, binary.LittleEndian.Uint32(head[:]))
+	n := binary.LittleEndian.Uint32(head[:])
+	if n > maxFrame {
+		return j, fmt.Errorf("worker: a job of %d bytes, more than the %d a job may have", n, maxFrame)
+	}
+	frame := make([]byte, n)
 	if _, err := io.ReadFull(r, frame); err != nil {
 		return j, fmt.Errorf("worker: input ends inside a job of %d bytes", len(frame))
 	}
@@ -566,7 +576,7 @@ func (w *worker) kill() {
 func (w *worker) send(jobs []workerJob) {
 	n := 0
 	for _, j := range jobs {
-		n += 6*4 + len(j.File) + len(j.Source) + len(j.Msg)
+		n += 4 + frameLen(j)
 	}
 	b := make([]byte, 0, n)
 	for _, j := range jobs {
