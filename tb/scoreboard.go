@@ -3,6 +3,7 @@ package tb
 import (
 	"bytes"
 	"fmt"
+	"sync"
 
 	"arcalis/golden"
 )
@@ -40,11 +41,21 @@ func place(off int) string {
 	return fmt.Sprintf("value[%d]", off-golden.ValueOffset)
 }
 
+// refImages holds the reference's App.Recv images between Score calls: a
+// 64 KiB value would otherwise allocate, zero and then fill one per request.
+var refImages = sync.Pool{New: func() any { return new([]byte) }}
+
 // Score compares what the RTL did with msg against the reference: status,
 // result detail, every byte of App.Recv, the reply, and the memory checks.
 func Score(msg []byte, o Outcome) Verdict {
 	var v Verdict
-	img := bytes.Clone(o.Before)
+	buf := refImages.Get().(*[]byte)
+	defer refImages.Put(buf)
+	if cap(*buf) < len(o.Before) {
+		*buf = make([]byte, len(o.Before))
+	}
+	img := (*buf)[:len(o.Before)]
+	copy(img, o.Before)
 	v.Ref = golden.Deserialize(msg, img)
 	diff := func(format string, args ...any) { v.Diffs = append(v.Diffs, fmt.Sprintf(format, args...)) }
 
