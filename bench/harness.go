@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -334,33 +335,51 @@ func median(ts []throughput) throughput {
 // its one-thread runners on one CPU (cpuFor).
 func compareHarness(native, dir string, o options, w harnessWorkload, reps int) (harnessResult, error) {
 	res := harnessResult{Workload: w, Requests: len(w.Jobs), SameCycles: true}
-	stream := filepath.Join(dir, strings.ReplaceAll(w.Name, " ", "-")+".stream")
-	if err := writeStream(stream, w.Jobs); err != nil {
-		return res, err
-	}
-	var err error
-	if res.Passes, _, err = passesFor(native, stream, w.Latency); err != nil {
-		return res, err
-	}
-	exe, err := os.Executable()
+	stream, err := writeWorkloadStream(dir, w)
 	if err != nil {
 		return res, err
 	}
+	if res.Passes, _, err = passesFor(native, stream, w.Latency); err != nil {
+		return res, err
+	}
 	for rep := 0; rep < reps; rep++ {
-		copies := filepath.Join(dir, "copies")
-		files, err := freshCopies(copies, native, exe, o.model)
+		err := withCopies(dir, native, o.model, func(files []string) error {
+			nat, full, sim, pipe, err := runRepetition(files, stream, o, w, cpuFor(rep), &res)
+			if err == nil {
+				res.PipeRatios = append(res.PipeRatios, nat.Seconds/pipe.Seconds)
+				res.Full, res.Sim, res.Pipe, res.Native = append(res.Full, full), append(res.Sim, sim), append(res.Pipe, pipe), append(res.Native, nat)
+			}
+			return err
+		})
 		if err != nil {
 			return res, err
 		}
-		nat, full, sim, pipe, err := runRepetition(files, stream, o, w, cpuFor(rep), &res)
-		if err := errors.Join(err, os.RemoveAll(copies)); err != nil {
-			return res, err
-		}
-		res.PipeRatios = append(res.PipeRatios, nat.Seconds/pipe.Seconds)
-		res.Full, res.Sim, res.Pipe, res.Native = append(res.Full, full), append(res.Sim, sim), append(res.Pipe, pipe), append(res.Native, nat)
 	}
 	res.MedFull, res.MedSim, res.MedPipe, res.Nat = median(res.Full), median(res.Sim), median(res.Pipe), median(res.Native)
 	return res, nil
+}
+
+// writeWorkloadStream writes w's requests into dir for the native
+// testbench and returns the file's path.
+func writeWorkloadStream(dir string, w harnessWorkload) (string, error) {
+	stream := filepath.Join(dir, strings.ReplaceAll(w.Name, " ", "-")+".stream")
+	return stream, writeStream(stream, w.Jobs)
+}
+
+// withCopies calls f with fresh copies (freshCopies) of the native
+// testbench, this program and the model library, in that order, and
+// removes them afterwards.
+func withCopies(dir, native, model string, f func(files []string) error) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	copies := filepath.Join(dir, "copies")
+	files, err := freshCopies(copies, native, exe, model)
+	if err != nil {
+		return errors.Join(err, os.RemoveAll(copies))
+	}
+	return errors.Join(f(files), os.RemoveAll(copies))
 }
 
 // runRepetition runs the four once, from files (freshCopies of the native
@@ -453,11 +472,7 @@ type latencyPoint struct {
 // runs at most latency+1 cycles while the engine issues memory requests, so
 // the latency sets how often the harness's per-call costs recur.
 func compareLatencies(native, dir string, o options, w harnessWorkload, lats []int, reps int) ([]latencyPoint, error) {
-	stream := filepath.Join(dir, strings.ReplaceAll(w.Name, " ", "-")+".stream")
-	if err := writeStream(stream, w.Jobs); err != nil {
-		return nil, err
-	}
-	exe, err := os.Executable()
+	stream, err := writeWorkloadStream(dir, w)
 	if err != nil {
 		return nil, err
 	}
@@ -472,30 +487,28 @@ func compareLatencies(native, dir string, o options, w harnessWorkload, lats []i
 	}
 	nats, fulls, ratios := make([][]throughput, len(lats)), make([][]throughput, len(lats)), make([][]float64, len(lats))
 	for rep := 0; rep < reps; rep++ {
-		copies := filepath.Join(dir, "copies")
-		files, err := freshCopies(copies, native, exe, o.model)
+		err := withCopies(dir, native, o.model, func(files []string) error {
+			lo := o
+			lo.model = files[2]
+			for i, lat := range lats {
+				lw := w
+				lw.Latency = lat
+				full, _, err := runChild(files[1], lo, lw, true, false, passes[i], cpuFor(rep))
+				if err != nil {
+					return err
+				}
+				nat, _, err := runNative(files[0], stream, lat, passes[i], cpuFor(rep))
+				if err != nil {
+					return err
+				}
+				if full.Cycles != nat.Cycles {
+					return fmt.Errorf("%s at latency %d: native ran %d cycles, RunVector %d", w.Name, lat, nat.Cycles, full.Cycles)
+				}
+				nats[i], fulls[i], ratios[i] = append(nats[i], nat), append(fulls[i], full), append(ratios[i], nat.Seconds/full.Seconds)
+			}
+			return nil
+		})
 		if err != nil {
-			return nil, err
-		}
-		lo := o
-		lo.model = files[2]
-		for i, lat := range lats {
-			lw := w
-			lw.Latency = lat
-			full, _, err := runChild(files[1], lo, lw, true, false, passes[i], cpuFor(rep))
-			if err != nil {
-				return nil, errors.Join(err, os.RemoveAll(copies))
-			}
-			nat, _, err := runNative(files[0], stream, lat, passes[i], cpuFor(rep))
-			if err != nil {
-				return nil, errors.Join(err, os.RemoveAll(copies))
-			}
-			if full.Cycles != nat.Cycles {
-				return nil, errors.Join(fmt.Errorf("%s at latency %d: native ran %d cycles, RunVector %d", w.Name, lat, nat.Cycles, full.Cycles), os.RemoveAll(copies))
-			}
-			nats[i], fulls[i], ratios[i] = append(nats[i], nat), append(fulls[i], full), append(ratios[i], nat.Seconds/full.Seconds)
-		}
-		if err := os.RemoveAll(copies); err != nil {
 			return nil, err
 		}
 	}
@@ -505,6 +518,20 @@ func compareLatencies(native, dir string, o options, w harnessWorkload, lats []i
 	return pts, nil
 }
 
+// cpuMask is a sched_setaffinity / sched_getaffinity CPU set.
+type cpuMask [1024 / 64]uint64
+
+func (m *cpuMask) has(cpu int) bool { return m[cpu/64]&(1<<(cpu%64)) != 0 }
+
+// affinity applies sched_setaffinity or sched_getaffinity (op) to the
+// calling thread.
+func affinity(op uintptr, m *cpuMask) error {
+	if _, _, e := syscall.RawSyscall(op, 0, unsafe.Sizeof(*m), uintptr(unsafe.Pointer(m))); e != 0 {
+		return e
+	}
+	return nil
+}
+
 // pinThread locks the calling goroutine to its OS thread and that thread
 // to CPU cpu; the runtime's other threads stay where they were.
 func pinThread(cpu int) error {
@@ -512,32 +539,41 @@ func pinThread(cpu int) error {
 		return fmt.Errorf("-cpu %d: want 0..1023", cpu)
 	}
 	runtime.LockOSThread()
-	var mask [1024 / 64]uint64
-	mask[cpu/64] = 1 << (cpu % 64)
-	if _, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, 0, unsafe.Sizeof(mask), uintptr(unsafe.Pointer(&mask))); e != 0 {
-		return fmt.Errorf("putting the harness's thread on CPU %d: %w", cpu, e)
+	var m cpuMask
+	m[cpu/64] = 1 << (cpu % 64)
+	if err := affinity(syscall.SYS_SCHED_SETAFFINITY, &m); err != nil {
+		return fmt.Errorf("putting the harness's thread on CPU %d: %w", cpu, err)
 	}
 	return nil
 }
 
-// cpuFor is the CPU of a repetition: the first two this process may run
-// on, in turn, so that both sides of each repetition run on one CPU and the
-// repetitions cover both (on this kind of virtual machine one CPU has run
-// the same program 1.7 times as long as the other for minutes, and byte-
-// identical copies of one program up to 12% apart on one CPU, hence
-// freshCopies); -1, no pinning, with one CPU.
-func cpuFor(rep int) int {
-	var mask [1024 / 64]uint64
-	if _, _, e := syscall.RawSyscall(syscall.SYS_SCHED_GETAFFINITY, 0, unsafe.Sizeof(mask), uintptr(unsafe.Pointer(&mask))); e != 0 {
-		return -1
+// benchCPUs are the first two CPUs this process may run on, or none.
+var benchCPUs = sync.OnceValue(func() []int {
+	var m cpuMask
+	if affinity(syscall.SYS_SCHED_GETAFFINITY, &m) != nil {
+		return nil
 	}
 	var cpus []int
 	for c := 0; c < 1024 && len(cpus) < 2; c++ {
-		if mask[c/64]&(1<<(c%64)) != 0 {
+		if m.has(c) {
 			cpus = append(cpus, c)
 		}
 	}
 	if len(cpus) < 2 {
+		return nil
+	}
+	return cpus
+})
+
+// cpuFor is the CPU of a repetition: benchCPUs in turn, so that both sides
+// of each repetition run on one CPU and the repetitions cover both (on this
+// kind of virtual machine one CPU has run the same program 1.7 times as
+// long as the other for minutes, and byte-identical copies of one program
+// up to 12% apart on one CPU, hence freshCopies); -1, no pinning, with one
+// CPU.
+func cpuFor(rep int) int {
+	cpus := benchCPUs()
+	if cpus == nil {
 		return -1
 	}
 	return cpus[rep%2]

@@ -708,7 +708,7 @@ func runWorkers(ctx context.Context, sel []job, opt runOptions, n int, timeout t
 				// done, in one write: topping it up a job at a time would
 				// cost a write and a wake-up on each side for every vector.
 				var batch []workerJob
-				for len(queued) <= workerWindow/2 || len(batch) > 0 && len(queued) < workerWindow {
+				for low := len(queued) <= workerWindow/2; low && len(queued) < workerWindow; {
 					pos, ok := jobs.take()
 					if !ok {
 						break
