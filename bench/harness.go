@@ -567,10 +567,8 @@ var benchCPUs = sync.OnceValue(func() []int {
 
 // cpuFor is the CPU of a repetition: benchCPUs in turn, so that both sides
 // of each repetition run on one CPU and the repetitions cover both (on this
-// kind of virtual machine one CPU has run the same program 1.7 times as
-// long as the other for minutes, and byte-identical copies of one program
-// up to 12% apart on one CPU, hence freshCopies); -1, no pinning, with one
-// CPU.
+// kind of virtual machine one CPU can run the same program much slower than
+// the other for minutes); -1, no pinning, with one CPU.
 func cpuFor(rep int) int {
 	cpus := benchCPUs()
 	if cpus == nil {

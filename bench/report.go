@@ -342,8 +342,8 @@ func (r *report) harnessSection(p printer) {
 		"first CPU in odd repetitions and the second in even ones (`taskset` for the native testbench,\n"+
 		"`sched_setaffinity` on the Go harness's simulating thread only, so that the Go runtime's other\n"+
 		"threads run where they would). Both guard against this kind of virtual machine: one of its two\n"+
-		"CPUs has run the same program 1.7 times as long as the other for minutes on end, and\n"+
-		"byte-identical copies of one program, on one CPU, have run up to 12%% apart, each keeping\n"+
+		"CPUs can run the same program much slower than the other for minutes on end, and\n"+
+		"byte-identical copies of one program, on one CPU, run at different speeds, each keeping\n"+
 		"its speed from run to run (the page placement of its file). Unpinned, with one set of files,\n"+
 		"a whole run drew both once for each side, and the ratio moved from run to run with them\n"+
 		"(65%% to 96%% in the runs recorded before). The notes under the table give this run's\n"+
