@@ -78,6 +78,8 @@ type Accel struct {
 	stops             [stopPoll + 1][]vpi.Cond // frames' stop conditions by stopOn
 	guarded           []vpi.Cond               // frames' stop conditions with the guard, reused
 	pipe              *vpi.Pipe                // see UsePipe
+	lm                *vpi.LineMem             // see lineMemRun; nil if it could not attach
+	noLineMem         bool                     // answer every cycle's memory traffic in Go (tests)
 	gov               governor                 // when the pipe is used
 	script            ucScript
 	onEdge            func() // if set, called at every edge with its sample (tests)
@@ -156,6 +158,10 @@ func Open(lib string, mem MemConfig) (*Accel, error) {
 	if err != nil {
 		sim.Close()
 		return nil, fmt.Errorf("binding the model's ports: %w", err)
+	}
+	if err := a.attachLineMem(); err != nil {
+		sim.Close()
+		return nil, err
 	}
 	a.stops[stopUC] = []vpi.Cond{{Port: a.out.ucRspValid, Mask: 1, Value: 1}}
 	a.stops[stopPoll] = []vpi.Cond{{Port: a.out.ucRspRdata, Mask: 1 << 4, Value: 1 << 4}}
@@ -310,27 +316,13 @@ func (a *Accel) frames(max int, on stopOn, next, after func(i int), guard bool) 
 // (read in place: copying each sample into the ports cost more than
 // reading it).
 func (a *Accel) edge(now uint64, ldReady, stReady bool, smp []byte) {
-	m, o := a.Mem, &a.out
+	o := &a.out
 	a.cycle, a.ldReady, a.stReady = now, ldReady, stReady
-	a.busy = false
 	if a.onEdge != nil {
 		a.onEdge()
 	}
-	if ldReady && o.ldReqValid.BitIn(smp) {
-		m.takeLoad(now, o.ldReqAddr.U64In(smp), o.ldReqTag.U64In(smp))
-		a.busy = true
-	}
-	if stReady && o.stReqValid.BitIn(smp) {
-		m.takeStore(now, o.stReqAddr.U64In(smp), o.stReqTag.U64In(smp), o.stReqData.BytesIn(smp), o.stReqStrb.U64In(smp))
-		a.busy = true
-	}
-	// Field by field, not a composite literal (see Memory.record).
-	a.uc.valid = o.ucRspValid.BitIn(smp)
-	if a.uc.valid {
-		a.uc.hit, a.uc.data = o.ucRspHit.BitIn(smp), o.ucRspRdata.U64In(smp)
-	} else {
-		a.uc.hit, a.uc.data = false, 0
-	}
+	a.takeMem(now, smp)
+	a.takeUC(smp)
 	if st, ph := o.state.U64In(smp), o.rxPhase.U64In(smp); a.sampled && st == a.state && ph == a.phase {
 		a.pending++ // two map updates per cycle cost more than the rest of the edge
 	} else {
@@ -341,12 +333,41 @@ func (a *Accel) edge(now uint64, ldReady, stReady bool, smp []byte) {
 	}
 }
 
+// takeMem has the memory take the load and the store the edge at cycle
+// now transferred, if its ports were ready, and sets busy.
+func (a *Accel) takeMem(now uint64, smp []byte) {
+	m, o := a.Mem, &a.out
+	a.busy = false
+	if a.ldReady && o.ldReqValid.BitIn(smp) {
+		m.takeLoad(now, o.ldReqAddr.U64In(smp), o.ldReqTag.U64In(smp))
+		a.busy = true
+	}
+	if a.stReady && o.stReqValid.BitIn(smp) {
+		m.takeStore(now, o.stReqAddr.U64In(smp), o.stReqTag.U64In(smp), o.stReqData.BytesIn(smp), o.stReqStrb.U64In(smp))
+		a.busy = true
+	}
+}
+
+// takeUC keeps the sample's UC response.
+func (a *Accel) takeUC(smp []byte) {
+	o := &a.out
+	// Field by field, not a composite literal (see Memory.record).
+	a.uc.valid = o.ucRspValid.BitIn(smp)
+	if a.uc.valid {
+		a.uc.hit, a.uc.data = o.ucRspHit.BitIn(smp), o.ucRspRdata.U64In(smp)
+	} else {
+		a.uc.hit, a.uc.data = false, 0
+	}
+}
+
 // flushCov counts the samples of the current run that edge held back.
 func (a *Accel) flushCov() {
 	if a.pending > 0 {
 		a.Cov.States[a.state] += a.pending
 		a.Cov.Phases[a.phase] += a.pending
 		a.pending = 0
+		// A Coverage swapped in since the run began has not seen its state.
+		a.Cov.last, a.Cov.started = a.state, true
 	}
 }
 
@@ -391,24 +412,28 @@ func (a *Accel) quiet(max int, polling bool) (int, error) {
 	return n, nil
 }
 
-// advance runs at least one and at most max cycles: while the engine
-// waits for answers further off than frames could reach, as many cycles as
-// quiet allows in one call; else, with memory latency, up to Latency+1
-// cycles in one call (frames); else one Step. While polling, it stops at a
-// ready status.
+// advance runs at least one and at most max cycles: with a plain memory,
+// as many as the shim's line memory runs in one call (lineMemRun); else,
+// while the engine waits for answers further off than frames could reach,
+// as many cycles as quiet allows in one call; else, with memory latency, up
+// to Latency+1 cycles in one call (frames); else one Step. While polling,
+// it stops at a ready status.
 func (a *Accel) advance(max int, polling bool) (int, error) {
 	if a.stepwise || max < 2 {
 		return 1, a.step()
+	}
+	on := stopUC
+	if polling {
+		on = stopPoll
+	}
+	if a.lineMemOK() {
+		return a.lineMemRun(max, on, 0, nil, nil)
 	}
 	m := a.Mem
 	if q := m.quietCycles(a.cycle + 1); q > m.lookahead() && !m.Idle() && a.sampled && !a.busy && !a.noQuiet && !a.piped() {
 		return a.quiet(min(q, max), polling)
 	}
 	if m.lookahead() >= 2 {
-		on := stopUC
-		if polling {
-			on = stopPoll
-		}
 		return a.frames(max, on, nil, nil, false)
 	}
 	return 1, a.step()
@@ -476,10 +501,13 @@ func (a *Accel) ucRun(lead int, accesses ...ucAccess) ([]ucResponse, error) {
 	for sc.base = 0; sc.base < total && err == nil; {
 		a.scriptSet(0)
 		n := 1
-		if a.stepwise || a.Mem.lookahead() < 2 {
+		switch {
+		case a.lineMemOK():
+			n, err = a.lineMemRun(total-sc.base, stopNone, total-sc.base, sc.set, sc.after)
+		case a.stepwise || a.Mem.lookahead() < 2:
 			err = a.step()
 			a.scriptAfter(0)
-		} else {
+		default:
 			n, err = a.frames(total-sc.base, stopNone, sc.set, sc.after, true)
 		}
 		sc.base += n

@@ -30,21 +30,24 @@ type batchResult struct {
 }
 
 // Ways of running cycles: one per simulator call, frames but no quiet
-// stretches, both (the default), frames through the pipe (UsePipe) but no
-// quiet stretches.
+// stretches, both, frames through the pipe (UsePipe) but no quiet
+// stretches, all of these with Memory answering every cycle in Go; and the
+// default, the shim's line memory wherever Memory is plain (else batched).
 const (
 	stepwise = iota
 	framesOnly
 	batched
 	piped
+	lineMem
 )
 
-var modeNames = []string{"stepwise", "frames only", "batched", "piped"}
+var modeNames = []string{"stepwise", "frames only", "batched", "piped", "line memory"}
 
 // setMode puts dut in one of the modes above.
 func setMode(t *T, mode int) {
 	t.Helper()
 	dut.stepwise, dut.noQuiet = mode == stepwise, mode == framesOnly || mode == piped
+	dut.noLineMem = mode != lineMem
 	dut.gov.always = true // every cycle through the pipe, however fast
 	if err := dut.UsePipe(mode == piped); err != nil {
 		t.Fatal(err)
@@ -70,8 +73,8 @@ func runRequests(t *T, cfg MemConfig, mode int, msgs [][]byte) ([]batchResult, *
 	saved := dut.Cov
 	dut.Cov = NewCoverage()
 	setMode(t, mode)
-	h, from := hashEdges()
-	defer func() { dut.Cov, dut.onEdge = saved, nil; setMode(t, batched) }()
+	h, from := hashEdges(mode != lineMem) // the line memory runs no Go between edges
+	defer func() { dut.Cov, dut.onEdge = saved, nil; setMode(t, lineMem) }()
 
 	var res []batchResult
 	calls := dut.sim.Calls()
@@ -97,12 +100,15 @@ func runRequests(t *T, cfg MemConfig, mode int, msgs [][]byte) ([]batchResult, *
 	return res, dut.Cov, dut.sim.Calls() - calls
 }
 
-// hashEdges hashes every edge's sample from now on into h: where it means
-// something (a request's fields while it is valid: the others hold whatever
-// came before), with the readiness the memory drove and the cycle counted
-// from the one from sets, which also resets h.
-func hashEdges() (h hash.Hash64, from func(c0 uint64)) {
+// hashEdges hashes every edge's sample from now on into h, if on: where it
+// means something (a request's fields while it is valid: the others hold
+// whatever came before), with the readiness the memory drove and the cycle
+// counted from the one from sets, which also resets h.
+func hashEdges(on bool) (h hash.Hash64, from func(c0 uint64)) {
 	h = fnv.New64a()
+	if !on {
+		return h, func(uint64) { h.Reset() }
+	}
 	var buf []byte
 	var c0 uint64
 	o := &dut.out
@@ -156,7 +162,7 @@ func TestGuardedScript(t *testing.T) {
 				m.Readable = Region{"Net.Recv", NetRecvBase, uint64(len(msg))}
 				m.Writable = Region{"App.Recv", AppRecvBase, DefaultCapLines * LineSize}
 				setMode(t, mode)
-				h, from := hashEdges()
+				h, from := hashEdges(true)
 				c0 := dut.Cycle()
 				from(c0)
 				l0, s0 := m.LoadCount, m.StoreCount
@@ -186,7 +192,7 @@ func TestGuardedScript(t *testing.T) {
 				}
 				r.hash, r.cycles = h.Sum64(), dut.Cycle()-c0
 				r.loads, r.stores = m.LoadCount-l0, m.StoreCount-s0
-				setMode(t, batched)
+				setMode(t, lineMem)
 				dut.onEdge = nil
 				if len(m.Violations) > 0 {
 					t.Errorf("latency %d, %s: violations %v", lat, modeNames[mode], m.Violations)
@@ -298,10 +304,10 @@ func TestBatchingMatchesStepwise(t *testing.T) {
 			for _, r := range step {
 				cycles += r.cycles
 			}
-			for _, mode := range []int{framesOnly, batched, piped} {
+			for _, mode := range []int{framesOnly, batched, piped, lineMem} {
 				name := cfg + ", " + modeNames[mode]
 				res, cov, calls := runRequests(t, tc.cfg, mode, tc.msgs)
-				for _, d := range diffResults(step, res, mode != batched) {
+				for _, d := range diffResults(step, res, mode != batched && mode != lineMem) {
 					t.Errorf("%s: %s", name, d)
 				}
 				for _, c := range []struct {

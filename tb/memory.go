@@ -86,6 +86,8 @@ type Memory struct {
 	inflight   int // loads and stores taken and not yet answered
 
 	batch batch // see begin
+
+	onPage func(n uint64, p *page) // if set, called with every page made
 }
 
 // pageSize is the granule of the sparse store: 64 KiB, so that a request's
@@ -133,6 +135,9 @@ func (m *Memory) span(addr uint64) []byte {
 			if p = m.pages[n]; p == nil {
 				p = new(page)
 				m.pages[n] = p
+				if m.onPage != nil {
+					m.onPage(n, p)
+				}
 			}
 		}
 		m.prev, m.prevPage = m.last, m.lastPage

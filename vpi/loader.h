@@ -32,5 +32,9 @@ int32_t call_pipe_stop(vm_lib* l);
 int32_t call_trace_on(vm_lib* l, const char* path);
 int32_t call_trace_off(vm_lib* l);
 int32_t call_coverage_write(vm_lib* l, const char* path);
+int32_t call_mem_attach(vm_lib* l, const vm_mem_ports* ports, vm_mem_state** state);
+int32_t call_mem_map(vm_lib* l, uint64_t page, uint8_t* data);
+vm_result call_mem_run(vm_lib* l, const vm_cond* conds, int32_t n, uint64_t max, const uint8_t* in,
+                       uint32_t in_size, uint8_t* out, uint32_t out_size, uint64_t frames);
 
 #endif

@@ -29,12 +29,14 @@
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <string>
 #include <system_error>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 namespace {
@@ -105,6 +107,25 @@ struct Pipe {
     std::thread thread;
 };
 
+// The line memory (vm_mem_*): its ports, where their slots are, its state
+// and its page table.
+struct LineMem {
+    vm_mem_ports ports;
+    // Slot offsets in the port buffers.
+    uint32_t ldReqReady, ldRspValid, ldRspTag, ldRspData, ldRspErr;
+    uint32_t stReqReady, stAckValid, stAckTag;
+    uint32_t ldReqValid, ldReqAddr, ldReqTag;
+    uint32_t stReqValid, stReqAddr, stReqTag, stReqData, stReqStrb;
+    int32_t count[2] = {-1, -1};  // offsets, or -1
+    bool attached = false;
+    vm_mem_state state;
+    std::unordered_map<uint64_t, uint8_t*> pages;
+    // The two pages last used: a request's loads walk one buffer while its
+    // stores walk another.
+    uint64_t lastPage[2] = {~uint64_t{0}, ~uint64_t{0}};
+    uint8_t* last[2] = {nullptr, nullptr};
+};
+
 struct Sim {
     // Declaration order is destruction order reversed: the model must go
     // before its context.
@@ -120,6 +141,7 @@ struct Sim {
     Plan plan[2];
     std::vector<uint64_t> buf[2];  // 8-byte words, so every slot is aligned
     std::unique_ptr<Pipe> pipe;
+    std::unique_ptr<LineMem> mem;
 };
 
 Sim* g_sim = nullptr;
@@ -468,6 +490,200 @@ int32_t slowSignal(int32_t id, uint32_t len, const char* op, const Signal** out)
     return VM_OK;
 }
 
+// ---- The line memory (vm_mem_*) ----
+
+inline uint64_t slot(const uint8_t* buf, uint32_t off) {
+    uint64_t v;
+    std::memcpy(&v, buf + off, sizeof v);
+    return v;
+}
+
+inline void setSlot(uint8_t* buf, uint32_t off, uint64_t v) { std::memcpy(buf + off, &v, sizeof v); }
+
+// memLine returns the line at addr (line aligned) in the mapped page, or
+// nullptr if the page is not mapped. way is the page cache's entry to use
+// first: 0 for loads, 1 for stores.
+inline uint8_t* memLine(LineMem* m, uint64_t addr, int way) {
+    const uint64_t page = addr / VM_MEM_PAGE;
+    for (int k = 0; k < 2; ++k) {
+        const int w = way ^ k;
+        if (m->lastPage[w] == page) return m->last[w] + addr % VM_MEM_PAGE;
+    }
+    auto it = m->pages.find(page);
+    if (it == m->pages.end()) return nullptr;
+    m->lastPage[way] = page;
+    m->last[way] = it->second;
+    return it->second + addr % VM_MEM_PAGE;
+}
+
+// memOffsets finds the slots of the ports in ps, checking each is of its
+// direction and, for data ports, a cache line wide.
+int32_t memOffsets(const Sim* s, const vm_mem_ports& ps, LineMem* m) {
+    struct Want {
+        int32_t port;
+        int dir;
+        bool line;
+        uint32_t* off;
+        const char* name;
+    } wants[] = {
+        {ps.ld_req_ready, VM_IN, false, &m->ldReqReady, "ld_req_ready"},
+        {ps.ld_rsp_valid, VM_IN, false, &m->ldRspValid, "ld_rsp_valid"},
+        {ps.ld_rsp_tag, VM_IN, false, &m->ldRspTag, "ld_rsp_tag"},
+        {ps.ld_rsp_data, VM_IN, true, &m->ldRspData, "ld_rsp_data"},
+        {ps.ld_rsp_err, VM_IN, false, &m->ldRspErr, "ld_rsp_err"},
+        {ps.st_req_ready, VM_IN, false, &m->stReqReady, "st_req_ready"},
+        {ps.st_ack_valid, VM_IN, false, &m->stAckValid, "st_ack_valid"},
+        {ps.st_ack_tag, VM_IN, false, &m->stAckTag, "st_ack_tag"},
+        {ps.ld_req_valid, VM_OUT, false, &m->ldReqValid, "ld_req_valid"},
+        {ps.ld_req_addr, VM_OUT, false, &m->ldReqAddr, "ld_req_addr"},
+        {ps.ld_req_tag, VM_OUT, false, &m->ldReqTag, "ld_req_tag"},
+        {ps.st_req_valid, VM_OUT, false, &m->stReqValid, "st_req_valid"},
+        {ps.st_req_addr, VM_OUT, false, &m->stReqAddr, "st_req_addr"},
+        {ps.st_req_tag, VM_OUT, false, &m->stReqTag, "st_req_tag"},
+        {ps.st_req_data, VM_OUT, true, &m->stReqData, "st_req_data"},
+        {ps.st_req_strb, VM_OUT, false, &m->stReqStrb, "st_req_strb"},
+    };
+    for (const Want& w : wants) {
+        if (w.port < 0 || static_cast<size_t>(w.port) >= s->ports[w.dir].size()) {
+            return fail(VM_EINVAL, "line memory port %s: bad %s port %d", w.name, w.dir == VM_IN ? "input" : "output",
+                        w.port);
+        }
+        const Port& p = s->ports[w.dir][w.port];
+        const bool line = p.type == VLVT_WDATA && p.words * 4 == VM_MEM_LINE;
+        if (w.line != line || (!line && p.type == VLVT_WDATA)) {
+            return fail(VM_EINVAL, "line memory port %s: %s", w.name,
+                        w.line ? "not a cache line wide" : "wider than 64 bits");
+        }
+        *w.off = p.offset;
+    }
+    for (int k = 0; k < 2; ++k) {
+        m->count[k] = -1;
+        if (ps.count[k] < 0) continue;
+        if (static_cast<size_t>(ps.count[k]) >= s->ports[VM_OUT].size()) {
+            return fail(VM_EINVAL, "line memory count port %d: bad output port %d", k, ps.count[k]);
+        }
+        m->count[k] = static_cast<int32_t>(s->ports[VM_OUT][ps.count[k]].offset);
+    }
+    return VM_OK;
+}
+
+// memLoadOK reports whether the plain memory takes a load of addr as is.
+inline bool memLoadOK(const vm_mem_state& st, uint64_t addr) {
+    return addr % VM_MEM_LINE == 0 && addr < st.rd_base + st.rd_size && addr + VM_MEM_LINE > st.rd_base;
+}
+
+// memStoreOK reports whether every byte strb selects of the line at addr
+// is inside the writable range.
+inline bool memStoreOK(const vm_mem_state& st, uint64_t addr, uint64_t strb) {
+    if (addr % VM_MEM_LINE != 0) return false;
+    if (strb == 0) return true;
+    const uint64_t lo = addr + static_cast<uint64_t>(__builtin_ctzll(strb));
+    const uint64_t hi = addr + 63 - static_cast<uint64_t>(__builtin_clzll(strb));
+    return lo >= st.wr_base && lo - st.wr_base < st.wr_size && hi >= st.wr_base && hi - st.wr_base < st.wr_size;
+}
+
+// memDrive sets the line memory's input slots for the cycle of edge now:
+// the oldest answer of each queue if it is due, both ports ready.
+inline void memDrive(LineMem* m, uint8_t* in, uint64_t now, uint32_t& lh, uint32_t& ah) {
+    vm_mem_state& st = m->state;
+    if (lh < st.nloads && st.loads[lh].due <= now) {
+        const vm_mem_load& a = st.loads[lh++];
+        setSlot(in, m->ldRspValid, 1);
+        setSlot(in, m->ldRspTag, a.tag);
+        std::memcpy(in + m->ldRspData, a.data, VM_MEM_LINE);
+        setSlot(in, m->ldRspErr, 0);
+    } else {
+        setSlot(in, m->ldRspValid, 0);
+    }
+    if (ah < st.nacks && st.acks[ah].due <= now) {
+        setSlot(in, m->stAckValid, 1);
+        setSlot(in, m->stAckTag, st.acks[ah++].tag);
+    } else {
+        setSlot(in, m->stAckValid, 0);
+    }
+    setSlot(in, m->ldReqReady, 1);
+    setSlot(in, m->stReqReady, 1);
+}
+
+// memCount counts the coverage ports' values in the sample.
+inline void memCount(LineMem* m, const uint8_t* out) {
+    vm_mem_state& st = m->state;
+    if (m->count[0] >= 0) {
+        const uint32_t v = static_cast<uint32_t>(slot(out, m->count[0]) & 15);
+        ++st.counts[0][v];
+        if (st.started && v != st.last) {
+            ++st.trans[st.last][v];
+            ++st.ntrans;
+        }
+        st.last = v;
+        st.started = 1;
+    }
+    if (m->count[1] >= 0) ++st.counts[1][slot(out, m->count[1]) & 15];
+}
+
+// memCompact moves the waiting answers to the front of their queues.
+void memCompact(vm_mem_state& st, uint32_t& lh, uint32_t& ah) {
+    if (lh > 0) {
+        std::memmove(st.loads, st.loads + lh, (st.nloads - lh) * sizeof st.loads[0]);
+        st.nloads -= lh;
+        lh = 0;
+    }
+    if (ah > 0) {
+        std::memmove(st.acks, st.acks + ah, (st.nacks - ah) * sizeof st.acks[0]);
+        st.nacks -= ah;
+        ah = 0;
+    }
+}
+
+// memTake takes the requests the edge now transferred, as the plain
+// memory would, and returns false, taking nothing, if it would not take
+// them exactly.
+inline bool memTake(LineMem* m, const uint8_t* out, uint64_t now, uint32_t& lh, uint32_t& ah) {
+    vm_mem_state& st = m->state;
+    const bool ld = slot(out, m->ldReqValid) & 1, stv = slot(out, m->stReqValid) & 1;
+    st.busy = ld || stv;
+    if (!st.busy) return true;
+    const uint64_t due = now + 1 + st.latency;
+    uint8_t* ldLine = nullptr;
+    uint8_t* stLine = nullptr;
+    const uint64_t ldAddr = slot(out, m->ldReqAddr), stAddr = slot(out, m->stReqAddr);
+    const uint64_t strb = slot(out, m->stReqStrb);
+    if ((ld && st.nloads == VM_MEM_QUEUE) || (stv && st.nacks == VM_MEM_QUEUE)) memCompact(st, lh, ah);
+    if (ld && (!memLoadOK(st, ldAddr) || st.nloads == VM_MEM_QUEUE || !(ldLine = memLine(m, ldAddr, 0)))) return false;
+    if (stv && (!memStoreOK(st, stAddr, strb) || st.nacks == VM_MEM_QUEUE || !(stLine = memLine(m, stAddr, 1)))) {
+        return false;
+    }
+    if (ld) {  // before the store of the same edge, as the Go memory
+        vm_mem_load& a = st.loads[st.nloads++];
+        a.due = due;
+        a.tag = slot(out, m->ldReqTag);
+        std::memcpy(a.data, ldLine, VM_MEM_LINE);
+        ++st.taken_loads;
+    }
+    if (stv) {
+        const uint8_t* data = out + m->stReqData;
+        if (strb == ~uint64_t{0}) {
+            std::memcpy(stLine, data, VM_MEM_LINE);
+        } else {
+            for (uint64_t b = strb; b != 0; b &= b - 1) {
+                const int i = __builtin_ctzll(b);
+                stLine[i] = data[i];
+            }
+        }
+        if (st.stored_lo >= st.stored_hi) {
+            st.stored_lo = stAddr, st.stored_hi = stAddr + VM_MEM_LINE;
+        } else {
+            st.stored_lo = std::min(st.stored_lo, stAddr);
+            st.stored_hi = std::max(st.stored_hi, stAddr + VM_MEM_LINE);
+        }
+        vm_mem_ack& k = st.acks[st.nacks++];
+        k.due = due;
+        k.tag = slot(out, m->stReqTag);
+        ++st.taken_stores;
+    }
+    return true;
+}
+
 }  // namespace
 
 extern "C" {
@@ -755,6 +971,97 @@ int32_t vm_pipe_stop(void) {
     if (int32_t rc = check(false)) return rc;
     stopPipe(g_sim);
     return VM_OK;
+}
+
+int32_t vm_mem_attach(const vm_mem_ports* ports, vm_mem_state** state) {
+    if (int32_t rc = check()) return rc;
+    if (!ports || !state) return fail(VM_EINVAL, "nil ports or state");
+    Sim* s = g_sim;
+    std::unique_ptr<LineMem> fresh;
+    LineMem* m = s->mem.get();
+    if (!m) {
+        fresh.reset(new LineMem);
+        std::memset(&fresh->state, 0, sizeof fresh->state);
+        m = fresh.get();
+    }
+    LineMem checked = *m;  // the ports change only if all are good
+    if (int32_t rc = memOffsets(s, *ports, &checked)) return rc;
+    checked.ports = *ports;
+    *m = std::move(checked);
+    m->attached = true;
+    if (fresh) s->mem = std::move(fresh);
+    *state = &s->mem->state;
+    return VM_OK;
+}
+
+int32_t vm_mem_map(uint64_t page, uint8_t* data) {
+    if (int32_t rc = check()) return rc;
+    LineMem* m = g_sim->mem.get();
+    if (!m) return fail(VM_EINVAL, "no line memory attached");
+    if (!data) return fail(VM_EINVAL, "nil page");
+    m->pages[page] = data;
+    for (int w = 0; w < 2; ++w) {
+        if (m->lastPage[w] == page) m->last[w] = data;
+    }
+    return VM_OK;
+}
+
+vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_t* in, uint32_t in_size,
+                     uint8_t* out, uint32_t out_size, uint64_t frames) {
+    if (int32_t rc = check()) return vm_result{0, rc};
+    Sim* s = g_sim;
+    LineMem* m = s->mem.get();
+    if (!m) return vm_result{0, fail(VM_EINVAL, "no line memory attached")};
+    if (int32_t rc = checkConds(s, conds, n)) return vm_result{0, rc};
+    const uint32_t inBytes = static_cast<uint32_t>(s->buf[VM_IN].size() * 8);
+    const uint32_t outBytes = static_cast<uint32_t>(s->buf[VM_OUT].size() * 8);
+    if (in_size != inBytes || out_size != outBytes) {
+        return vm_result{0, fail(VM_EINVAL, "frames of %u and %u bytes, but the port buffers are %u and %u bytes",
+                                 in_size, out_size, inBytes, outBytes)};
+    }
+    if (frames > 0 && (!in || !out)) return vm_result{0, fail(VM_EINVAL, "no frame buffer")};
+    vm_mem_state& st = m->state;
+    if (st.nloads > VM_MEM_QUEUE || st.nacks > VM_MEM_QUEUE) {
+        return vm_result{0, fail(VM_EINVAL, "%u loads and %u acknowledgements waiting, at most %d each", st.nloads,
+                                 st.nacks, VM_MEM_QUEUE)};
+    }
+    uint8_t* inBuf = bytes(s, VM_IN);
+    uint8_t* outBuf = bytes(s, VM_OUT);
+    uint32_t lh = 0, ah = 0;  // the queues' heads
+    const uint8_t* lastOut = nullptr;
+    int32_t status = VM_OK;
+    st.handoff = st.busy = 0;
+    uint64_t i = 0;
+    for (; i < max; ++i) {
+        if (VL_UNLIKELY(s->ctx->gotFinish())) {
+            status = finished();
+            break;
+        }
+        // The frame goes through the input buffer, where the memory's
+        // slots are overwritten; from the last frame on it is held.
+        if (i < frames) copyBuffer(inBuf, in + i * in_size, in_size);
+        const uint64_t now = s->cycles + 1;
+        memDrive(m, inBuf, now, lh, ah);
+        uint8_t* sample = outBuf;
+        lastOut = nullptr;
+        if (i < frames) lastOut = sample = out + i * out_size;
+        step(s, inBuf, sample);
+        memCount(m, sample);
+        if (!memTake(m, sample, now, lh, ah)) {
+            st.handoff = 1;
+            status = anyHolds(s, conds, n, sample, i) ? VM_MATCHED : VM_OK;
+            ++i;
+            break;
+        }
+        if (anyHolds(s, conds, n, sample, i)) {
+            status = VM_MATCHED;
+            ++i;
+            break;
+        }
+    }
+    memCompact(st, lh, ah);
+    if (lastOut) copyBuffer(outBuf, lastOut, out_size);
+    return vm_result{static_cast<int64_t>(i), status};
 }
 
 uint64_t vm_cycles(void) { return check() == VM_OK ? g_sim->cycles : 0; }

@@ -170,6 +170,86 @@ int32_t vm_pipe_start(uint32_t depth, const vm_cond* conds, int32_t n, vm_pipe_r
 /* vm_pipe_stop ends the pipe thread; vm_close does too. */
 int32_t vm_pipe_stop(void);
 
+/* The line memory: a memory on a design's cache-line ports that the shim
+ * answers itself, so that one call runs whole stretches of cycles with
+ * memory traffic in them (vm_mem_run) instead of at most latency+1. It is
+ * the plain memory only: both request ports always ready, each answer
+ * exactly latency+1 cycles after the edge that took its request, answers in
+ * order, at most one per port per cycle, never an error. A request it
+ * would not take exactly as that memory (a load not line aligned or of a
+ * line outside the readable range, a store not line aligned or with a
+ * strobed byte outside the writable range, an unmapped page, a full queue)
+ * ends the call after the cycle whose edge transferred it, untaken: the
+ * caller takes that edge's requests itself (handoff).
+ *
+ * Storage is the caller's: 64 KiB pages it maps with vm_mem_map and keeps
+ * in place until vm_close. So are the answers waiting between calls:
+ * vm_mem_run starts from the queues in the state and leaves there the
+ * ones still waiting. */
+#define VM_MEM_LINE 64
+#define VM_MEM_PAGE 65536
+#define VM_MEM_QUEUE 256
+
+/* The ports, as vm_port indices. Data ports are VM_MEM_LINE bytes wide. */
+typedef struct {
+    /* VM_IN */
+    int32_t ld_req_ready, ld_rsp_valid, ld_rsp_tag, ld_rsp_data, ld_rsp_err;
+    int32_t st_req_ready, st_ack_valid, st_ack_tag;
+    /* VM_OUT */
+    int32_t ld_req_valid, ld_req_addr, ld_req_tag;
+    int32_t st_req_valid, st_req_addr, st_req_tag, st_req_data, st_req_strb;
+    /* Two output ports whose values (below 16) every cycle counts in
+     * counts[k], and the changes of count[0] in trans (coverage); -1: none. */
+    int32_t count[2];
+} vm_mem_ports;
+
+typedef struct {
+    uint64_t due, tag; /* due: the edge that drives the answer */
+    uint8_t data[VM_MEM_LINE];
+} vm_mem_load;
+
+typedef struct {
+    uint64_t due, tag;
+} vm_mem_ack;
+
+/* The line memory's state, in the shim's memory, read and written by the
+ * caller between calls. Edges are numbered like vm_cycles: the edge of the
+ * next cycle is vm_cycles()+1. */
+typedef struct {
+    /* Set by the caller. */
+    uint64_t latency;
+    uint64_t rd_base, rd_size; /* loads may touch lines overlapping this */
+    uint64_t wr_base, wr_size; /* stores may write bytes inside this */
+    /* The answers waiting, oldest first: the caller's before a call,
+     * vm_mem_run's after it. */
+    uint32_t nloads, nacks;
+    vm_mem_load loads[VM_MEM_QUEUE];
+    vm_mem_ack acks[VM_MEM_QUEUE];
+    /* Added to by vm_mem_run; the caller zeroes them when it likes. */
+    uint64_t taken_loads, taken_stores;
+    uint64_t stored_lo, stored_hi; /* the lines stored to lie in [lo, hi) */
+    uint64_t counts[2][16];
+    uint64_t trans[16][16];
+    uint64_t ntrans;             /* changes counted in trans */
+    uint32_t last, started;      /* count[0]'s last value, and whether there is one */
+    /* Set by vm_mem_run, about its last cycle. */
+    uint32_t handoff; /* its edge transferred a request left to the caller */
+    uint32_t busy;    /* its edge transferred a load or a store */
+} vm_mem_state;
+
+/* vm_mem_attach checks the ports and returns the line memory's state
+ * (zeroed; one per model, freed by vm_close). Attaching again replaces the
+ * ports and keeps the state and the pages. */
+int32_t vm_mem_attach(const vm_mem_ports* ports, vm_mem_state** state);
+/* vm_mem_map maps page number page (addresses page*VM_MEM_PAGE on) to
+ * VM_MEM_PAGE bytes at data, until vm_close or another map of the page. */
+int32_t vm_mem_map(uint64_t page, uint8_t* data);
+/* vm_mem_run runs cycles like vm_run_frames, with the line memory driving
+ * its input ports (over the frames' values) and taking the requests each
+ * edge transfers; it also stops after a cycle that hands off. */
+vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_t* in, uint32_t in_size,
+                     uint8_t* out, uint32_t out_size, uint64_t frames);
+
 /* vm_cycles returns the cycles completed since vm_open. */
 uint64_t vm_cycles(void);
 

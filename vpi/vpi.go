@@ -84,7 +84,8 @@ type Sim struct {
 	samples []byte // the kept pre-edge samples, len(out) bytes each
 	kept    int
 
-	pipe *Pipe // see StartPipe
+	pipe *Pipe    // see StartPipe
+	mem  *LineMem // see AttachLineMem
 
 	timing   bool          // see TimeCalls
 	callTime time.Duration // wall time inside the calls that ran cycles
@@ -130,7 +131,11 @@ func (s *Sim) Close() error {
 		return s.err(rc, "close")
 	}
 	s.closed = true
-	s.pipe = nil // vm_close stopped its thread
+	s.pipe = nil      // vm_close stopped its thread
+	if s.mem != nil { // vm_close freed its state and forgot its pages
+		s.mem.unpin()
+		s.mem.State = nil
+	}
 	s.in, s.out = nil, nil
 	s.views()
 	s.staged, s.kept = 0, 0
@@ -151,7 +156,7 @@ func (s *Sim) Cycle(n int) error {
 	}
 	var r C.vm_result
 	if s.staged > 0 {
-		r = s.runFrames(nil, n)
+		r = s.runFrames(nil, n, false)
 	} else {
 		t0 := s.clock()
 		r = C.call_cycle(s.lib, C.uint64_t(n))
@@ -185,7 +190,7 @@ func (s *Sim) RunUntil(p *Port, mask, value uint64, max int) (cycles int, ok boo
 	var r C.vm_result
 	if s.staged > 0 {
 		s.conds = append(s.conds[:0], C.vm_cond{port: p.index, mask: C.uint64_t(mask), value: C.uint64_t(value)})
-		r = s.runFrames(s.conds, max)
+		r = s.runFrames(s.conds, max, false)
 	} else {
 		t0 := s.clock()
 		r = C.call_run_until(s.lib, p.index, C.uint64_t(mask), C.uint64_t(value), C.uint64_t(max))
@@ -238,7 +243,7 @@ func (s *Sim) RunUntilAny(conds []Cond, max int) (cycles int, ok bool, err error
 		return 0, false, err
 	}
 	if s.staged > 0 {
-		return s.untilResult(s.runFrames(s.conds, max), op)
+		return s.untilResult(s.runFrames(s.conds, max, false), op)
 	}
 	var first *C.vm_cond
 	if len(s.conds) > 0 {
@@ -327,8 +332,9 @@ func (s *Sim) Sample(i int) []byte {
 func (s *Sim) LastSample() []byte { return s.out }
 
 // runFrames runs up to max cycles from the staged frames until any of
-// conds holds, and drops the frames.
-func (s *Sim) runFrames(conds []C.vm_cond, max int) C.vm_result {
+// conds holds, and drops the frames; with mem, through the line memory
+// (LineMem.Run), with or without frames.
+func (s *Sim) runFrames(conds []C.vm_cond, max int, mem bool) C.vm_result {
 	frames, in, out := s.staged, len(s.in), len(s.out)
 	if len(s.samples) < frames*out {
 		s.samples = make([]byte, frames*out*2)
@@ -338,15 +344,21 @@ func (s *Sim) runFrames(conds []C.vm_cond, max int) C.vm_result {
 		first = &conds[0]
 	}
 	var pin, pout *C.uint8_t
-	if in > 0 {
+	if frames > 0 && in > 0 {
 		pin = (*C.uint8_t)(unsafe.Pointer(&s.frames[0]))
 	}
-	if out > 0 {
+	if frames > 0 && out > 0 {
 		pout = (*C.uint8_t)(unsafe.Pointer(&s.samples[0]))
 	}
 	t0 := s.clock()
-	r := C.call_run_frames(s.lib, first, C.int32_t(len(conds)), C.uint64_t(max),
-		pin, C.uint32_t(in), pout, C.uint32_t(out), C.uint64_t(frames))
+	var r C.vm_result
+	if mem {
+		r = C.call_mem_run(s.lib, first, C.int32_t(len(conds)), C.uint64_t(max),
+			pin, C.uint32_t(in), pout, C.uint32_t(out), C.uint64_t(frames))
+	} else {
+		r = C.call_run_frames(s.lib, first, C.int32_t(len(conds)), C.uint64_t(max),
+			pin, C.uint32_t(in), pout, C.uint32_t(out), C.uint64_t(frames))
+	}
 	s.clocked(t0)
 	if r.status != C.VM_ETHREAD { // a refused call from another thread must not write s
 		s.staged, s.kept = 0, min(int(r.cycles), frames)

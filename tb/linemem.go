@@ -1,0 +1,171 @@
+package tb
+
+import (
+	"fmt"
+
+	"arcalis/vpi"
+)
+
+// The shim's line memory (vpi.LineMem) answers the memory ports inside the
+// simulator call, so that a call runs a request's whole stretch of memory
+// traffic instead of at most Latency+1 cycles, with no Go between cycles.
+// It stands in for Memory only where Memory is plain (streamable: fixed
+// latency, in order, always ready, nothing drawn) and only during a call:
+// Memory's queues go in before it and come back after, and whatever the
+// line memory would not take exactly as Memory would (a violation, a page
+// it has not been given) it hands back untaken, for Memory to take with its
+// own checks and messages. The results are the same cycle for cycle
+// (batch_test.go runs every memory behaviour both ways).
+
+// attachLineMem attaches the line memory to the model's memory ports and
+// gives it Memory's pages, now and as Memory makes them.
+func (a *Accel) attachLineMem() error {
+	o, in := &a.out, &a.in
+	lm, err := a.sim.AttachLineMem(vpi.LineMemPorts{
+		LdReqReady: in.ldReqReady, LdRspValid: in.ldRspValid, LdRspTag: in.ldRspTag, LdRspData: in.ldRspData, LdRspErr: in.ldRspErr,
+		StReqReady: in.stReqReady, StAckValid: in.stAckValid, StAckTag: in.stAckTag,
+		LdReqValid: o.ldReqValid, LdReqAddr: o.ldReqAddr, LdReqTag: o.ldReqTag,
+		StReqValid: o.stReqValid, StReqAddr: o.stReqAddr, StReqTag: o.stReqTag, StReqData: o.stReqData, StReqStrb: o.stReqStrb,
+		Count: [2]*vpi.Port{o.state, o.rxPhase},
+	})
+	if err != nil {
+		return fmt.Errorf("attaching the line memory: %w", err)
+	}
+	m := a.Mem
+	// A page that fails to map is not the line memory's: it hands every
+	// request for it to Memory, which is slower but the same.
+	m.onPage = func(n uint64, p *page) { _ = lm.Map(n, (*[vpi.MemPage]byte)(p)) }
+	for n, p := range m.pages {
+		m.onPage(n, p)
+	}
+	a.lm = lm
+	return nil
+}
+
+// lineMemOK reports whether the next cycles may run through the line
+// memory: Memory is plain, nothing watches every edge, and its waiting
+// answers fit.
+func (a *Accel) lineMemOK() bool {
+	m := a.Mem
+	if a.lm == nil || a.noLineMem || a.stepwise || a.onEdge != nil || a.piped() || !m.streamable() || m.cfg.Latency < 0 {
+		return false
+	}
+	lw, aw := m.loads.items[m.loads.head:], m.acks.items[m.acks.head:]
+	if len(lw) > vpi.MemQueue || len(aw) > vpi.MemQueue {
+		return false
+	}
+	for i := range lw {
+		if lw[i].err {
+			return false
+		}
+	}
+	return true
+}
+
+// lineMemRun runs up to max cycles (at least 1) in one call through the
+// line memory and stops after the first cycle whose pre-edge sample meets
+// any of stop, or whose edge the line memory hands back (taken here). The
+// first k cycles take the testbench's other inputs as next sets them for
+// cycle i >= 1 (cycle 0 runs with them as they are), and after, if not
+// nil, is called with each one's index once its edge is taken; later
+// cycles hold the last one's. It returns the cycles run.
+func (a *Accel) lineMemRun(max int, on stopOn, k int, next, after func(i int)) (int, error) {
+	m, st, o, first := a.Mem, a.lm.State, &a.out, a.cycle+1
+	for i := 0; i < k; i++ {
+		if i > 0 && next != nil {
+			next(i)
+		}
+		a.sim.Stage()
+	}
+	a.flushCov()
+	m.toLineMem(st)
+	st.Last, st.Started = uint32(a.Cov.last), uint32(b2u(a.Cov.started))
+	n, _, err := a.lm.Run(a.stops[on], max)
+	m.fromLineMem(st)
+	a.Cov.fromLineMem(st)
+	a.cycle = first - 1 + uint64(n)
+	if n > 0 {
+		a.ldReady, a.stReady = true, true
+		if after != nil {
+			for i := range min(n, k) {
+				a.takeUC(a.sim.Sample(i))
+				after(i)
+			}
+		}
+		smp := a.sim.LastSample()
+		a.takeUC(smp)
+		a.state, a.phase, a.sampled = o.state.U64In(smp), o.rxPhase.U64In(smp), true
+		a.busy = st.Busy != 0
+		if st.Handoff != 0 {
+			a.takeMem(a.cycle, smp)
+		}
+	}
+	if err != nil {
+		return n, fmt.Errorf("cycles %d..%d: %w", first, first+uint64(max)-1, err)
+	}
+	return n, nil
+}
+
+// toLineMem gives the line memory Memory's regions, latency and waiting
+// answers (lineMemOK: they fit, none is an error).
+func (m *Memory) toLineMem(st *vpi.LineMemState) {
+	st.Latency = uint64(m.cfg.Latency)
+	st.RdBase, st.RdSize = m.Readable.Base, m.Readable.Size
+	st.WrBase, st.WrSize = m.Writable.Base, m.Writable.Size
+	lw, aw := m.loads.items[m.loads.head:], m.acks.items[m.acks.head:]
+	for i := range lw {
+		l := &st.Loads[i]
+		l.Due, l.Tag, l.Data = lw[i].due, lw[i].tag, lw[i].data
+	}
+	for i := range aw {
+		st.Acks[i].Due, st.Acks[i].Tag = aw[i].due, aw[i].tag
+	}
+	st.NLoads, st.NAcks = uint32(len(lw)), uint32(len(aw))
+}
+
+// fromLineMem takes back the answers still waiting after a line memory
+// call and counts what it took.
+func (m *Memory) fromLineMem(st *vpi.LineMemState) {
+	m.loads.clear()
+	m.acks.clear()
+	for i := range st.NLoads {
+		l := &st.Loads[i]
+		a := m.loads.add(l.Due)
+		a.tag, a.data = l.Tag, l.Data
+	}
+	for i := range st.NAcks {
+		m.acks.add(st.Acks[i].Due).tag = st.Acks[i].Tag
+	}
+	m.ldInflight, m.stInflight = int(st.NLoads), int(st.NAcks)
+	m.inflight = m.ldInflight + m.stInflight
+	m.LoadCount += int(st.TakenLoads)
+	m.StoreCount += int(st.TakenStores)
+	st.TakenLoads, st.TakenStores = 0, 0
+	if st.StoredHi > st.StoredLo {
+		m.touch(st.StoredLo, int(st.StoredHi-st.StoredLo))
+		st.StoredLo, st.StoredHi = 0, 0
+	}
+}
+
+// fromLineMem adds the states, phases and transitions the line memory
+// counted, and takes its last state as the one the next sample follows.
+func (c *Coverage) fromLineMem(st *vpi.LineMemState) {
+	for v := range c.States {
+		c.States[v] += int(st.Counts[0][v])
+		st.Counts[0][v] = 0
+	}
+	for v := range c.Phases {
+		c.Phases[v] += int(st.Counts[1][v])
+		st.Counts[1][v] = 0
+	}
+	if st.NTrans > 0 {
+		for from := range c.Transitions {
+			for to := range c.Transitions[from] {
+				c.Transitions[from][to] += int(st.Trans[from][to])
+				st.Trans[from][to] = 0
+			}
+		}
+		st.NTrans = 0
+	}
+	c.last, c.started = uint64(st.Last), st.Started != 0
+}

@@ -1,0 +1,180 @@
+package vpi
+
+/*
+#include "loader.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+)
+
+// Line memory geometry (shim.h VM_MEM_*).
+const (
+	MemLine  = C.VM_MEM_LINE
+	MemPage  = C.VM_MEM_PAGE
+	MemQueue = C.VM_MEM_QUEUE
+)
+
+// LineMemPorts names the ports of a design's cache-line memory interface
+// for AttachLineMem: inputs registered with Sim.Input, outputs with
+// Sim.Output; data ports are MemLine bytes wide. Count, if set, are
+// outputs (values below 16) whose values the line memory counts every
+// cycle (LineMemState.Counts), Count[0]'s changes too.
+type LineMemPorts struct {
+	LdReqReady, LdRspValid, LdRspTag, LdRspData, LdRspErr *Port
+	StReqReady, StAckValid, StAckTag                      *Port
+	LdReqValid, LdReqAddr, LdReqTag                       *Port
+	StReqValid, StReqAddr, StReqTag, StReqData, StReqStrb *Port
+	Count                                                 [2]*Port
+}
+
+// MemLoad is a load answer waiting in the line memory: due is the edge
+// that drives it (edges counted like Sim.Cycles, the next is Cycles()+1).
+type MemLoad struct {
+	Due, Tag uint64
+	Data     [MemLine]byte
+}
+
+// MemAck is a store acknowledgement waiting.
+type MemAck struct{ Due, Tag uint64 }
+
+// LineMemState is shim.h's vm_mem_state, laid out alike (TestLineMemLayout):
+// the line memory's state in the shim's memory, which the caller reads and
+// writes between calls.
+type LineMemState struct {
+	Latency        uint64
+	RdBase, RdSize uint64 // loads may touch the lines overlapping this range
+	WrBase, WrSize uint64 // stores may write the bytes inside this one
+	NLoads, NAcks  uint32 // the answers waiting, oldest first
+	Loads          [MemQueue]MemLoad
+	Acks           [MemQueue]MemAck
+
+	// Added to by Run; zero them when you like.
+	TakenLoads, TakenStores uint64
+	StoredLo, StoredHi      uint64 // the lines stored to lie in [StoredLo, StoredHi)
+	Counts                  [2][16]uint64
+	Trans                   [16][16]uint64
+	NTrans                  uint64
+	Last, Started           uint32 // Count[0]'s last value, and whether there is one
+
+	// Set by Run, about its last cycle.
+	Handoff uint32 // its edge transferred a request left to the caller
+	Busy    uint32 // its edge transferred a load or a store
+}
+
+// LineMem is a memory on a design's cache-line ports that the shim answers
+// itself, so that one call runs whole stretches of cycles with memory
+// traffic in them (shim.h, vm_mem_*). It is the plain memory only: both
+// request ports always ready, each answer Latency+1 cycles after the edge
+// that took its request, in order, never an error. A request it would not
+// take exactly so (a load not line aligned or outside [RdBase, RdBase+RdSize),
+// a store with a strobed byte outside the writable range, an unmapped page,
+// a full queue) ends Run after its cycle, untaken (Handoff), for the caller
+// to take.
+type LineMem struct {
+	s     *Sim
+	State *LineMemState
+	pins  runtime.Pinner // the mapped pages, until Close
+}
+
+// AttachLineMem attaches the line memory to the model's ports; the state
+// starts zeroed, with no pages. One per Sim: attaching again replaces the
+// ports and keeps the state and the pages.
+func (s *Sim) AttachLineMem(p LineMemPorts) (*LineMem, error) {
+	const op = "attach line memory"
+	if s.closed {
+		return nil, &Error{Op: op, Err: ErrClosed}
+	}
+	var cp C.vm_mem_ports
+	for _, f := range []struct {
+		p     *Port
+		input bool
+		dst   *C.int32_t
+	}{
+		{p.LdReqReady, true, &cp.ld_req_ready}, {p.LdRspValid, true, &cp.ld_rsp_valid},
+		{p.LdRspTag, true, &cp.ld_rsp_tag}, {p.LdRspData, true, &cp.ld_rsp_data},
+		{p.LdRspErr, true, &cp.ld_rsp_err}, {p.StReqReady, true, &cp.st_req_ready},
+		{p.StAckValid, true, &cp.st_ack_valid}, {p.StAckTag, true, &cp.st_ack_tag},
+		{p.LdReqValid, false, &cp.ld_req_valid}, {p.LdReqAddr, false, &cp.ld_req_addr},
+		{p.LdReqTag, false, &cp.ld_req_tag}, {p.StReqValid, false, &cp.st_req_valid},
+		{p.StReqAddr, false, &cp.st_req_addr}, {p.StReqTag, false, &cp.st_req_tag},
+		{p.StReqData, false, &cp.st_req_data}, {p.StReqStrb, false, &cp.st_req_strb},
+	} {
+		if f.p == nil || f.p.s != s || f.p.input != f.input {
+			return nil, &Error{Op: op, Err: ErrInvalid, Detail: fmt.Sprintf("port %v: missing, of another Sim or of the wrong direction", f.p)}
+		}
+		*f.dst = f.p.index
+	}
+	for k, c := range p.Count {
+		cp.count[k] = -1
+		if c != nil {
+			if c.s != s || c.input {
+				return nil, &Error{Op: op, Err: ErrInvalid, Detail: fmt.Sprintf("count port %v: not an output of this Sim", c)}
+			}
+			cp.count[k] = c.index
+		}
+	}
+	var st *C.vm_mem_state
+	if rc := C.call_mem_attach(s.lib, &cp, &st); rc != C.VM_OK {
+		return nil, s.err(rc, op)
+	}
+	if s.mem == nil {
+		s.mem = &LineMem{s: s}
+	}
+	s.mem.State = (*LineMemState)(unsafe.Pointer(st))
+	return s.mem, nil
+}
+
+// Map maps page number n (addresses n*MemPage on) to data, which stays
+// pinned until Close: the line memory reads and writes it in place.
+func (m *LineMem) Map(n uint64, data *[MemPage]byte) error {
+	if m.s.closed {
+		return &Error{Op: "map page", Err: ErrClosed}
+	}
+	m.pins.Pin(data)
+	if rc := C.call_mem_map(m.s.lib, C.uint64_t(n), (*C.uint8_t)(unsafe.Pointer(&data[0]))); rc != C.VM_OK {
+		return m.s.err(rc, "map page")
+	}
+	return nil
+}
+
+// Run runs up to max cycles like RunUntilAny (from the staged frames, if
+// any), with the line memory driving its ports and taking the requests of
+// every edge; it also stops after a cycle that hands off (State.Handoff).
+func (m *LineMem) Run(conds []Cond, max int) (cycles int, ok bool, err error) {
+	const op = "line memory run"
+	s := m.s
+	switch {
+	case s.closed:
+		return 0, false, &Error{Op: op, Err: ErrClosed}
+	case max < 0:
+		return 0, false, &Error{Op: op, Err: ErrInvalid, Detail: "negative cycle budget"}
+	}
+	if _, err := s.cConds(conds, op); err != nil {
+		return 0, false, err
+	}
+	return s.untilResult(s.runFrames(s.conds, max, true), op)
+}
+
+// unpin lets the mapped pages go (Sim.Close, after the model is freed).
+func (m *LineMem) unpin() { m.pins.Unpin() }
+
+// LineMemState must be vm_mem_state field for field: each index below is 0
+// when the two agree, and a compile error (out of range or overflow) when not.
+var (
+	goState LineMemState
+	cState  C.vm_mem_state
+	_       = [1]int{}[unsafe.Sizeof(goState)-unsafe.Sizeof(cState)]
+	_       = [1]int{}[unsafe.Offsetof(goState.Loads)-unsafe.Offsetof(cState.loads)]
+	_       = [1]int{}[unsafe.Offsetof(goState.Acks)-unsafe.Offsetof(cState.acks)]
+	_       = [1]int{}[unsafe.Offsetof(goState.TakenLoads)-unsafe.Offsetof(cState.taken_loads)]
+	_       = [1]int{}[unsafe.Offsetof(goState.Counts)-unsafe.Offsetof(cState.counts)]
+	_       = [1]int{}[unsafe.Offsetof(goState.NTrans)-unsafe.Offsetof(cState.ntrans)]
+	_       = [1]int{}[unsafe.Offsetof(goState.Last)-unsafe.Offsetof(cState.last)]
+	_       = [1]int{}[unsafe.Offsetof(goState.Handoff)-unsafe.Offsetof(cState.handoff)]
+	_       = [1]int{}[unsafe.Offsetof(goState.Busy)-unsafe.Offsetof(cState.busy)]
+	_       = [1]int{}[unsafe.Sizeof(MemLoad{})-unsafe.Sizeof(C.vm_mem_load{})]
+)
