@@ -76,6 +76,7 @@ type Accel struct {
 	stepwise, noQuiet bool
 	ready             []readiness              // each frame's, reused
 	stops             [stopPoll + 1][]vpi.Cond // frames' stop conditions by stopOn
+	pollFrom          []vpi.Cond               // stops[stopPoll] from a cycle on, reused
 	guarded           []vpi.Cond               // frames' stop conditions with the guard, reused
 	pipe              *vpi.Pipe                // see UsePipe
 	lm                *vpi.LineMem             // see lineMemRun; nil if it could not attach
@@ -427,7 +428,7 @@ func (a *Accel) advance(max int, polling bool) (int, error) {
 		on = stopPoll
 	}
 	if a.lineMemOK() {
-		return a.lineMemRun(max, on, 0, nil, nil)
+		return a.lineMemRun(max, a.stops[on], 0, nil, nil)
 	}
 	m := a.Mem
 	if q := m.quietCycles(a.cycle + 1); q > m.lookahead() && !m.Idle() && a.sampled && !a.busy && !a.noQuiet && !a.piped() {
@@ -497,13 +498,26 @@ func (a *Accel) ucRun(lead int, accesses ...ucAccess) ([]ucResponse, error) {
 	sc := &a.script
 	sc.lead, sc.accs, sc.poll, sc.responses = lead, append(sc.accs[:0], accesses...), false, sc.responses[:0]
 	total := lead + 2*len(accesses)
+	sc.base = 0
+	err := a.runScript(total)
+	a.in.ucValid.Set(0)
+	a.flushCov()
+	if err != nil {
+		return nil, err
+	}
+	return sc.checked()
+}
+
+// runScript runs the script's cycles from sc.base up to total.
+func (a *Accel) runScript(total int) error {
+	sc := &a.script
 	var err error
-	for sc.base = 0; sc.base < total && err == nil; {
+	for sc.base < total && err == nil {
 		a.scriptSet(0)
 		n := 1
 		switch {
 		case a.lineMemOK():
-			n, err = a.lineMemRun(total-sc.base, stopNone, total-sc.base, sc.set, sc.after)
+			n, err = a.lineMemRun(total-sc.base, nil, total-sc.base, sc.set, sc.after)
 		case a.stepwise || a.Mem.lookahead() < 2:
 			err = a.step()
 			a.scriptAfter(0)
@@ -512,12 +526,7 @@ func (a *Accel) ucRun(lead int, accesses ...ucAccess) ([]ucResponse, error) {
 		}
 		sc.base += n
 	}
-	a.in.ucValid.Set(0)
-	a.flushCov()
-	if err != nil {
-		return nil, err
-	}
-	return sc.checked()
+	return err
 }
 
 // checked returns the script's responses, or an error if an access got

@@ -96,6 +96,9 @@ func (a *Accel) claimed(cmds []command, r []ucResponse) error {
 // memory's answers before the first edge depend on. Otherwise they are
 // first, commands and poll, with the same cycles.
 func (a *Accel) commandsThenPoll(budget int, first func(), cmds ...command) (start uint64, s Status, err error) {
+	if a.lineMemOK() {
+		return a.commandsThenPollLineMem(budget, first, cmds)
+	}
 	if a.stepwise || a.Mem.lookahead() < 2 || !a.piped() {
 		if first != nil {
 			first()
@@ -128,6 +131,45 @@ func (a *Accel) commandsThenPoll(budget int, first func(), cmds ...command) (sta
 		a.flushCov()
 		return 0, 0, err
 	}
+	s, err = a.poll(budget, n-script)
+	return start, s, err
+}
+
+// commandsThenPollLineMem is commandsThenPoll in one line memory call
+// (lineMemRun), the poll's stop condition checked from the first poll on;
+// a call cut short by a handoff goes on the usual way.
+func (a *Accel) commandsThenPollLineMem(budget int, first func(), cmds []command) (start uint64, s Status, err error) {
+	if first != nil {
+		first()
+	}
+	sc := &a.script
+	sc.lead, sc.accs, sc.poll, sc.responses, sc.base = 0, sc.accs[:0], true, sc.responses[:0], 0
+	for _, c := range cmds {
+		sc.accs = append(sc.accs, ucAccess{true, WindowBase, Command(c.op, c.payload)})
+	}
+	script := 2 * len(cmds)
+	a.pollFrom = append(a.pollFrom[:0], a.stops[stopPoll]...)
+	a.pollFrom[0].From = script
+	a.scriptSet(0)
+	n, err := a.lineMemRun(script+budget, a.pollFrom, script+1, sc.set, sc.after)
+	sc.poll = false
+	if err == nil && n < script { // handed off within the commands
+		sc.base = n
+		err = a.runScript(script)
+		n = script
+	}
+	a.in.ucValid.Set(0)
+	if err == nil {
+		var r []ucResponse
+		if r, err = sc.checked(); err == nil {
+			err = a.claimed(cmds, r)
+		}
+	}
+	a.flushCov()
+	if err != nil {
+		return 0, 0, err
+	}
+	start = a.cycle - uint64(n-script) - 1
 	s, err = a.poll(budget, n-script)
 	return start, s, err
 }

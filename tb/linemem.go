@@ -2,6 +2,7 @@ package tb
 
 import (
 	"fmt"
+	"math/bits"
 
 	"arcalis/vpi"
 )
@@ -69,7 +70,7 @@ func (a *Accel) lineMemOK() bool {
 // cycle i >= 1 (cycle 0 runs with them as they are), and after, if not
 // nil, is called with each one's index once its edge is taken; later
 // cycles hold the last one's. It returns the cycles run.
-func (a *Accel) lineMemRun(max int, on stopOn, k int, next, after func(i int)) (int, error) {
+func (a *Accel) lineMemRun(max int, stop []vpi.Cond, k int, next, after func(i int)) (int, error) {
 	m, st, o, first := a.Mem, a.lm.State, &a.out, a.cycle+1
 	for i := 0; i < k; i++ {
 		if i > 0 && next != nil {
@@ -80,7 +81,7 @@ func (a *Accel) lineMemRun(max int, on stopOn, k int, next, after func(i int)) (
 	a.flushCov()
 	m.toLineMem(st)
 	st.Last, st.Started = uint32(a.Cov.last), uint32(b2u(a.Cov.started))
-	n, _, err := a.lm.Run(a.stops[on], max)
+	n, _, err := a.lm.Run(stop, max)
 	m.fromLineMem(st)
 	a.Cov.fromLineMem(st)
 	a.cycle = first - 1 + uint64(n)
@@ -158,14 +159,14 @@ func (c *Coverage) fromLineMem(st *vpi.LineMemState) {
 		c.Phases[v] += int(st.Counts[1][v])
 		st.Counts[1][v] = 0
 	}
-	if st.NTrans > 0 {
-		for from := range c.Transitions {
-			for to := range c.Transitions[from] {
-				c.Transitions[from][to] += int(st.Trans[from][to])
-				st.Trans[from][to] = 0
-			}
+	for w, set := range st.TransSet {
+		for ; set != 0; set &= set - 1 {
+			b := 64*w + bits.TrailingZeros64(set)
+			from, to := b/16, b%16
+			c.Transitions[from][to] += int(st.Trans[from][to])
+			st.Trans[from][to] = 0
 		}
-		st.NTrans = 0
+		st.TransSet[w] = 0
 	}
 	c.last, c.started = uint64(st.Last), st.Started != 0
 }

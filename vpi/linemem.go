@@ -57,8 +57,8 @@ type LineMemState struct {
 	StoredLo, StoredHi      uint64 // the lines stored to lie in [StoredLo, StoredHi)
 	Counts                  [2][16]uint64
 	Trans                   [16][16]uint64
-	NTrans                  uint64
-	Last, Started           uint32 // Count[0]'s last value, and whether there is one
+	TransSet                [4]uint64 // bit 16*from+to: Trans[from][to] is not 0
+	Last, Started           uint32    // Count[0]'s last value, and whether there is one
 
 	// Set by Run, about its last cycle.
 	Handoff uint32 // its edge transferred a request left to the caller
@@ -172,7 +172,7 @@ var (
 	_       = [1]int{}[unsafe.Offsetof(goState.Acks)-unsafe.Offsetof(cState.acks)]
 	_       = [1]int{}[unsafe.Offsetof(goState.TakenLoads)-unsafe.Offsetof(cState.taken_loads)]
 	_       = [1]int{}[unsafe.Offsetof(goState.Counts)-unsafe.Offsetof(cState.counts)]
-	_       = [1]int{}[unsafe.Offsetof(goState.NTrans)-unsafe.Offsetof(cState.ntrans)]
+	_       = [1]int{}[unsafe.Offsetof(goState.TransSet)-unsafe.Offsetof(cState.trans_set)]
 	_       = [1]int{}[unsafe.Offsetof(goState.Last)-unsafe.Offsetof(cState.last)]
 	_       = [1]int{}[unsafe.Offsetof(goState.Handoff)-unsafe.Offsetof(cState.handoff)]
 	_       = [1]int{}[unsafe.Offsetof(goState.Busy)-unsafe.Offsetof(cState.busy)]

@@ -41,7 +41,7 @@ type Pipe struct {
 // StartPipe starts the pipe thread with room for depth frames (a power of
 // two, 2 to 4096) and a table of up to 32 conditions that each frame may
 // select (Push's mask): the pipe halts after a frame whose sample meets any
-// of its conditions. Before is ignored. Register every port first.
+// of its conditions. Before and From are ignored. Register every port first.
 func (s *Sim) StartPipe(depth int, conds []Cond) (*Pipe, error) {
 	const op = "start pipe"
 	switch {

@@ -345,7 +345,8 @@ inline bool holds(const Sim* s, const vm_cond& c, const uint8_t* out) {
 // of the call's cycle i (counting from 0).
 inline bool anyHolds(const Sim* s, const vm_cond* conds, int32_t n, const uint8_t* out, uint64_t i) {
     for (int32_t k = 0; k < n; ++k) {
-        if ((conds[k].before == 0 || i < conds[k].before) && holds(s, conds[k], out)) return true;
+        const vm_cond& c = conds[k];
+        if ((c.before == 0 || i < c.before) && i >= c.from && holds(s, c, out)) return true;
     }
     return false;
 }
@@ -613,7 +614,7 @@ inline void memCount(LineMem* m, const uint8_t* out) {
         ++st.counts[0][v];
         if (st.started && v != st.last) {
             ++st.trans[st.last][v];
-            ++st.ntrans;
+            st.trans_set[st.last >> 2] |= uint64_t{1} << ((st.last & 3) * 16 + v);
         }
         st.last = v;
         st.started = 1;

@@ -93,13 +93,14 @@ vm_result vm_run_until(int32_t port, uint64_t mask, uint64_t value, uint64_t max
 /* One condition of vm_run_until_any on the pre-edge sample v of an output
  * port (its low 64 bits): (v & mask) == value, or != value if ne is set.
  * With before above 0 it is checked on the first `before` cycles of the
- * call only. */
+ * call only; it is not checked on the first `from` cycles of the call. */
 typedef struct {
     int32_t port;
     int32_t ne;
     uint64_t mask;
     uint64_t value;
     uint64_t before;
+    uint64_t from;
 } vm_cond;
 
 /* vm_run_until_any runs cycles like vm_cycle until any of the n conditions
@@ -130,7 +131,7 @@ vm_result vm_run_frames(const vm_cond* conds, int32_t n, uint64_t max, const uin
  * sets done to k+1. Strides are whole cache lines, so that the two threads
  * never write the same line for different frames.
  * If any condition of the pipe's table selected by the frame's mask (bit j:
- * condition j; `before` is ignored) holds on that sample, it first sets
+ * condition j; `before` and `from` are ignored) holds on that sample, it first sets
  * halted to k+1 and halt to VM_MATCHED (so that whoever reads done = k+1
  * sees both); if the design has finished, it sets halt to
  * VM_EFINISHED without running the frame. While halt is not VM_OK it runs
@@ -230,7 +231,7 @@ typedef struct {
     uint64_t stored_lo, stored_hi; /* the lines stored to lie in [lo, hi) */
     uint64_t counts[2][16];
     uint64_t trans[16][16];
-    uint64_t ntrans;             /* changes counted in trans */
+    uint64_t trans_set[4];       /* bit 16*from+to: trans[from][to] is not 0 */
     uint32_t last, started;      /* count[0]'s last value, and whether there is one */
     /* Set by vm_mem_run, about its last cycle. */
     uint32_t handoff; /* its edge transferred a request left to the caller */

@@ -15,6 +15,7 @@ func TestRunUntilAny(t *testing.T) {
 	eq := func(port *Port, mask, v uint64) Cond { return Cond{Port: port, Mask: mask, Value: v} }
 	ne := func(port *Port, mask, v uint64) Cond { return Cond{Port: port, Mask: mask, Value: v, NotEqual: true} }
 	before := func(c Cond, n int) Cond { c.Before = n; return c }
+	from := func(c Cond, n int) Cond { c.From = n; return c }
 	for _, tc := range []struct {
 		name   string
 		conds  []Cond
@@ -33,6 +34,8 @@ func TestRunUntilAny(t *testing.T) {
 		{"no budget", []Cond{ne(p.count, 0, 0)}, 0, 0, false, 0},
 		{"before: checked in time", []Cond{before(eq(p.count, 0xffff, 9), 4)}, 1000, 4, true, 9},
 		{"before: checked too late", []Cond{before(eq(p.count, 0xffff, 9), 3), eq(p.hit, 1, 1)}, 1000, 35, true, 102},
+		{"from: checked from then on", []Cond{from(eq(p.count, 0x3, 0x0), 2)}, 1000, 5, true, 12},
+		{"from: not before", []Cond{from(eq(p.count, 0xffff, 0), 1)}, 20, 20, false, 57},
 	} {
 		// No t.Run: the Sim belongs to this goroutine's thread.
 		p.apply(stimulus{rst: false})

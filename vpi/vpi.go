@@ -218,12 +218,13 @@ func (s *Sim) untilResult(r C.vm_result, op string) (int, bool, error) {
 // output port, on its low 64 bits: v&Mask == Value, or != Value if NotEqual.
 // With Before above 0 it is checked on the first Before cycles of the call
 // only (say, while what those cycles do would matter to inputs staged for
-// later ones).
+// later ones); it is not checked on the first From cycles of the call (say,
+// while a script of staged inputs runs).
 type Cond struct {
-	Port        *Port
-	Mask, Value uint64
-	NotEqual    bool
-	Before      int
+	Port         *Port
+	Mask, Value  uint64
+	NotEqual     bool
+	Before, From int
 }
 
 // RunUntilAny runs cycles with the inputs held until any of conds holds on
@@ -266,13 +267,13 @@ func (s *Sim) cConds(conds []Cond, op string) ([]C.vm_cond, error) {
 		if c.Port == nil || c.Port.s != s || c.Port.input {
 			return nil, &Error{Op: op, Err: ErrInvalid, Detail: fmt.Sprintf("condition %d: not an output port of this Sim", i)}
 		}
-		if c.Before < 0 {
-			return nil, &Error{Op: op, Err: ErrInvalid, Detail: fmt.Sprintf("condition %d: negative Before", i)}
+		if c.Before < 0 || c.From < 0 {
+			return nil, &Error{Op: op, Err: ErrInvalid, Detail: fmt.Sprintf("condition %d: negative Before or From", i)}
 		}
 		// Field by field: a composite literal is built on the stack and
 		// copied, and reading it back stalls on the stores just made.
 		v := &s.conds[i]
-		v.port, v.ne, v.mask, v.value, v.before = c.Port.index, C.int32_t(b2i(c.NotEqual)), C.uint64_t(c.Mask), C.uint64_t(c.Value), C.uint64_t(c.Before)
+		v.port, v.ne, v.mask, v.value, v.before, v.from = c.Port.index, C.int32_t(b2i(c.NotEqual)), C.uint64_t(c.Mask), C.uint64_t(c.Value), C.uint64_t(c.Before), C.uint64_t(c.From)
 	}
 	return s.conds, nil
 }
