@@ -80,6 +80,7 @@ type Accel struct {
 	guarded           []vpi.Cond               // frames' stop conditions with the guard, reused
 	pipe              *vpi.Pipe                // see UsePipe
 	lm                *vpi.LineMem             // see lineMemRun; nil if it could not attach
+	lmCov             *Coverage                // where lm counts states and phases
 	noLineMem         bool                     // answer every cycle's memory traffic in Go (tests)
 	gov               governor                 // when the pipe is used
 	script            ucScript

@@ -2,7 +2,6 @@ package tb
 
 import (
 	"fmt"
-	"math/bits"
 
 	"arcalis/vpi"
 )
@@ -79,11 +78,14 @@ func (a *Accel) lineMemRun(max int, stop []vpi.Cond, k int, next, after func(i i
 		a.sim.Stage()
 	}
 	a.flushCov()
+	if a.lmCov != a.Cov { // a test swapped it
+		c := a.Cov
+		a.lm.CountInto(c, c.States[:], c.Phases[:], &c.Transitions, &c.last, &c.started)
+		a.lmCov = c
+	}
 	m.toLineMem(st)
-	st.Last, st.Started = uint32(a.Cov.last), uint32(b2u(a.Cov.started))
 	n, _, err := a.lm.Run(stop, max)
 	m.fromLineMem(st)
-	a.Cov.fromLineMem(st)
 	a.cycle = first - 1 + uint64(n)
 	if n > 0 {
 		a.ldReady, a.stReady = true, true
@@ -146,27 +148,4 @@ func (m *Memory) fromLineMem(st *vpi.LineMemState) {
 		m.touch(st.StoredLo, int(st.StoredHi-st.StoredLo))
 		st.StoredLo, st.StoredHi = 0, 0
 	}
-}
-
-// fromLineMem adds the states, phases and transitions the line memory
-// counted, and takes its last state as the one the next sample follows.
-func (c *Coverage) fromLineMem(st *vpi.LineMemState) {
-	for v := range c.States {
-		c.States[v] += int(st.Counts[0][v])
-		st.Counts[0][v] = 0
-	}
-	for v := range c.Phases {
-		c.Phases[v] += int(st.Counts[1][v])
-		st.Counts[1][v] = 0
-	}
-	for w, set := range st.TransSet {
-		for ; set != 0; set &= set - 1 {
-			b := 64*w + bits.TrailingZeros64(set)
-			from, to := b/16, b%16
-			c.Transitions[from][to] += int(st.Trans[from][to])
-			st.Trans[from][to] = 0
-		}
-		st.TransSet[w] = 0
-	}
-	c.last, c.started = uint64(st.Last), st.Started != 0
 }

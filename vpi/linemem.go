@@ -21,8 +21,8 @@ const (
 // LineMemPorts names the ports of a design's cache-line memory interface
 // for AttachLineMem: inputs registered with Sim.Input, outputs with
 // Sim.Output; data ports are MemLine bytes wide. Count, if set, are
-// outputs (values below 16) whose values the line memory counts every
-// cycle (LineMemState.Counts), Count[0]'s changes too.
+// outputs whose values the line memory counts every cycle (CountInto),
+// Count[0]'s changes too.
 type LineMemPorts struct {
 	LdReqReady, LdRspValid, LdRspTag, LdRspData, LdRspErr *Port
 	StReqReady, StAckValid, StAckTag                      *Port
@@ -55,10 +55,14 @@ type LineMemState struct {
 	// Added to by Run; zero them when you like.
 	TakenLoads, TakenStores uint64
 	StoredLo, StoredHi      uint64 // the lines stored to lie in [StoredLo, StoredHi)
-	Counts                  [2][16]uint64
-	Trans                   [16][16]uint64
-	TransSet                [4]uint64 // bit 16*from+to: Trans[from][to] is not 0
-	Last, Started           uint32    // Count[0]'s last value, and whether there is one
+
+	// Where the Count ports' values are counted, in pinned Go memory (see
+	// CountInto).
+	CountAt [2]uintptr // *int (int64_t): [CountN[k]] counters of Count[k]'s values
+	CountN  [2]uint64  // at most 16; values from CountN[k] on are not counted
+	TransAt uintptr    // *int (int64_t): [16*16] counters of Count[0]'s changes, [16*from+to]
+	Last    uintptr    // *uint64: Count[0]'s last value
+	Started uintptr    // *bool: whether Last holds one
 
 	// Set by Run, about its last cycle.
 	Handoff uint32 // its edge transferred a request left to the caller
@@ -75,9 +79,10 @@ type LineMemState struct {
 // a full queue) ends Run after its cycle, untaken (Handoff), for the caller
 // to take.
 type LineMem struct {
-	s     *Sim
-	State *LineMemState
-	pins  runtime.Pinner // the mapped pages, until Close
+	s      *Sim
+	State  *LineMemState
+	pins   runtime.Pinner // the mapped pages, until Close
+	counts runtime.Pinner // CountInto's object
 }
 
 // AttachLineMem attaches the line memory to the model's ports; the state
@@ -159,8 +164,28 @@ func (m *LineMem) Run(conds []Cond, max int) (cycles int, ok bool, err error) {
 	return s.untilResult(s.runFrames(s.conds, max, true), op)
 }
 
-// unpin lets the mapped pages go (Sim.Close, after the model is freed).
-func (m *LineMem) unpin() { m.pins.Unpin() }
+// CountInto has Run count the Count ports' values into states (Count[0]),
+// phases (Count[1]) and trans ([from][to], Count[0]'s changes), and keep
+// Count[0]'s last value and whether there is one in last and started: all
+// fields of the object owner, which stays pinned until the next CountInto
+// or Close. Values from 16 on, or from len(states) or len(phases), are not
+// counted.
+func (m *LineMem) CountInto(owner any, states, phases []int, trans *[16][16]int, last *uint64, started *bool) {
+	m.counts.Unpin()
+	m.counts.Pin(owner)
+	st := m.State
+	st.CountAt[0], st.CountN[0] = uintptr(unsafe.Pointer(unsafe.SliceData(states))), uint64(min(len(states), 16))
+	st.CountAt[1], st.CountN[1] = uintptr(unsafe.Pointer(unsafe.SliceData(phases))), uint64(min(len(phases), 16))
+	st.TransAt = uintptr(unsafe.Pointer(trans))
+	st.Last, st.Started = uintptr(unsafe.Pointer(last)), uintptr(unsafe.Pointer(started))
+}
+
+// unpin lets the mapped pages and the counters go (Sim.Close, after the
+// model is freed).
+func (m *LineMem) unpin() {
+	m.pins.Unpin()
+	m.counts.Unpin()
+}
 
 // LineMemState must be vm_mem_state field for field: each index below is 0
 // when the two agree, and a compile error (out of range or overflow) when not.
@@ -171,10 +196,10 @@ var (
 	_       = [1]int{}[unsafe.Offsetof(goState.Loads)-unsafe.Offsetof(cState.loads)]
 	_       = [1]int{}[unsafe.Offsetof(goState.Acks)-unsafe.Offsetof(cState.acks)]
 	_       = [1]int{}[unsafe.Offsetof(goState.TakenLoads)-unsafe.Offsetof(cState.taken_loads)]
-	_       = [1]int{}[unsafe.Offsetof(goState.Counts)-unsafe.Offsetof(cState.counts)]
-	_       = [1]int{}[unsafe.Offsetof(goState.TransSet)-unsafe.Offsetof(cState.trans_set)]
-	_       = [1]int{}[unsafe.Offsetof(goState.Last)-unsafe.Offsetof(cState.last)]
+	_       = [1]int{}[unsafe.Offsetof(goState.CountAt)-unsafe.Offsetof(cState.count_at)]
+	_       = [1]int{}[unsafe.Offsetof(goState.Started)-unsafe.Offsetof(cState.started)]
 	_       = [1]int{}[unsafe.Offsetof(goState.Handoff)-unsafe.Offsetof(cState.handoff)]
 	_       = [1]int{}[unsafe.Offsetof(goState.Busy)-unsafe.Offsetof(cState.busy)]
 	_       = [1]int{}[unsafe.Sizeof(MemLoad{})-unsafe.Sizeof(C.vm_mem_load{})]
+	_       = [1]int{}[unsafe.Sizeof(int(0))-unsafe.Sizeof(C.int64_t(0))] // CountInto's counters
 )

@@ -606,21 +606,48 @@ inline void memDrive(LineMem* m, uint8_t* in, uint64_t now, uint32_t& lh, uint32
     setSlot(in, m->stReqReady, 1);
 }
 
-// memCount counts the coverage ports' values in the sample.
-inline void memCount(LineMem* m, const uint8_t* out) {
-    vm_mem_state& st = m->state;
-    if (m->count[0] >= 0) {
-        const uint32_t v = static_cast<uint32_t>(slot(out, m->count[0]) & 15);
-        ++st.counts[0][v];
-        if (st.started && v != st.last) {
-            ++st.trans[st.last][v];
-            st.trans_set[st.last >> 2] |= uint64_t{1} << ((st.last & 3) * 16 + v);
+// Counters is vm_mem_state's counting for the length of a call: the
+// pointers and count[0]'s last value in registers, not reloaded after
+// every counter written through a pointer that might alias them.
+struct Counters {
+    int32_t off[2];  // the count ports' slots, or -1
+    int64_t* at[2];
+    uint64_t n[2];
+    int64_t* trans;
+    uint64_t last;
+    bool started;
+
+    Counters(const LineMem* m) {
+        const vm_mem_state& st = m->state;
+        for (int k = 0; k < 2; ++k) {
+            at[k] = st.count_at[k];
+            n[k] = st.count_n[k];
+            off[k] = at[k] ? m->count[k] : -1;
         }
-        st.last = v;
-        st.started = 1;
+        trans = st.trans_at;
+        last = st.last ? *st.last : 0;
+        started = st.started && *st.started;
     }
-    if (m->count[1] >= 0) ++st.counts[1][slot(out, m->count[1]) & 15];
-}
+    void save(vm_mem_state& st) const {
+        if (off[0] >= 0) *st.last = last, *st.started = started;
+    }
+    // count counts the count ports' values in the sample.
+    void count(const uint8_t* out) {
+        if (off[0] >= 0) {
+            const uint64_t v = slot(out, off[0]);
+            if (v < n[0]) {
+                ++at[0][v];
+                if (started && v != last && trans) ++trans[16 * last + v];
+                last = v;
+                started = true;
+            }
+        }
+        if (off[1] >= 0) {
+            const uint64_t v = slot(out, off[1]);
+            if (v < n[1]) ++at[1][v];
+        }
+    }
+};
 
 // memCompact moves the waiting answers to the front of their queues.
 void memCompact(vm_mem_state& st, uint32_t& lh, uint32_t& ah) {
@@ -1022,6 +1049,13 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
     }
     if (frames > 0 && (!in || !out)) return vm_result{0, fail(VM_EINVAL, "no frame buffer")};
     vm_mem_state& st = m->state;
+    for (int k = 0; k < 2; ++k) {
+        if (st.count_at[k] && (st.count_n[k] > 16 || !st.last || !st.started)) {
+            return vm_result{0, fail(VM_EINVAL, "bad counters: %llu values, last and started %s",
+                                     static_cast<unsigned long long>(st.count_n[k]),
+                                     st.last && st.started ? "set" : "missing")};
+        }
+    }
     if (st.nloads > VM_MEM_QUEUE || st.nacks > VM_MEM_QUEUE) {
         return vm_result{0, fail(VM_EINVAL, "%u loads and %u acknowledgements waiting, at most %d each", st.nloads,
                                  st.nacks, VM_MEM_QUEUE)};
@@ -1029,6 +1063,7 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
     uint8_t* inBuf = bytes(s, VM_IN);
     uint8_t* outBuf = bytes(s, VM_OUT);
     uint32_t lh = 0, ah = 0;  // the queues' heads
+    Counters counters(m);
     const uint8_t* lastOut = nullptr;
     int32_t status = VM_OK;
     st.handoff = st.busy = 0;
@@ -1047,7 +1082,7 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
         lastOut = nullptr;
         if (i < frames) lastOut = sample = out + i * out_size;
         step(s, inBuf, sample);
-        memCount(m, sample);
+        counters.count(sample);
         if (!memTake(m, sample, now, lh, ah)) {
             st.handoff = 1;
             status = anyHolds(s, conds, n, sample, i) ? VM_MATCHED : VM_OK;
@@ -1061,6 +1096,7 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
         }
     }
     memCompact(st, lh, ah);
+    counters.save(st);
     if (lastOut) copyBuffer(outBuf, lastOut, out_size);
     return vm_result{static_cast<int64_t>(i), status};
 }

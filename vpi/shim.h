@@ -199,8 +199,8 @@ typedef struct {
     /* VM_OUT */
     int32_t ld_req_valid, ld_req_addr, ld_req_tag;
     int32_t st_req_valid, st_req_addr, st_req_tag, st_req_data, st_req_strb;
-    /* Two output ports whose values (below 16) every cycle counts in
-     * counts[k], and the changes of count[0] in trans (coverage); -1: none. */
+    /* Two output ports whose values every cycle counts (vm_mem_state's
+     * count_at), and count[0]'s changes too; -1: none. */
     int32_t count[2];
 } vm_mem_ports;
 
@@ -229,10 +229,16 @@ typedef struct {
     /* Added to by vm_mem_run; the caller zeroes them when it likes. */
     uint64_t taken_loads, taken_stores;
     uint64_t stored_lo, stored_hi; /* the lines stored to lie in [lo, hi) */
-    uint64_t counts[2][16];
-    uint64_t trans[16][16];
-    uint64_t trans_set[4];       /* bit 16*from+to: trans[from][to] is not 0 */
-    uint32_t last, started;      /* count[0]'s last value, and whether there is one */
+    /* Where the count ports' values are counted, in the caller's memory:
+     * each cycle adds 1 to count_at[k][v] for count[k]'s value v if it is
+     * below count_n[k] (at most 16), and for a change of count[0] from f to
+     * v, to trans_at[16*f+v]; *last and *started are count[0]'s last value
+     * and whether there is one. NULL: nothing counted. */
+    int64_t* count_at[2];
+    uint64_t count_n[2];
+    int64_t* trans_at;
+    uint64_t* last;
+    uint8_t* started;
     /* Set by vm_mem_run, about its last cycle. */
     uint32_t handoff; /* its edge transferred a request left to the caller */
     uint32_t busy;    /* its edge transferred a load or a store */
