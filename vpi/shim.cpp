@@ -111,13 +111,14 @@ struct Pipe {
 // and its page table.
 struct LineMem {
     vm_mem_ports ports;
-    // Slot offsets in the port buffers.
-    uint32_t ldReqReady, ldRspValid, ldRspTag, ldRspData, ldRspErr;
-    uint32_t stReqReady, stAckValid, stAckTag;
-    uint32_t ldReqValid, ldReqAddr, ldReqTag;
-    uint32_t stReqValid, stReqAddr, stReqTag, stReqData, stReqStrb;
-    int32_t count[2] = {-1, -1};  // offsets, or -1
-    bool attached = false;
+    // The ports as registered: vm_mem_run reads and writes the model's
+    // storage, not the port buffers.
+    Port ldReqReady, ldRspValid, ldRspTag, ldRspData, ldRspErr;
+    Port stReqReady, stAckValid, stAckTag;
+    Port ldReqValid, ldReqAddr, ldReqTag;
+    Port stReqValid, stReqAddr, stReqTag, stReqData, stReqStrb;
+    Port count[2];
+    bool counted[2] = {false, false};
     vm_mem_state state;
     std::unordered_map<uint64_t, uint8_t*> pages;
     // The two pages last used: a request's loads walk one buffer while its
@@ -493,14 +494,6 @@ int32_t slowSignal(int32_t id, uint32_t len, const char* op, const Signal** out)
 
 // ---- The line memory (vm_mem_*) ----
 
-inline uint64_t slot(const uint8_t* buf, uint32_t off) {
-    uint64_t v;
-    std::memcpy(&v, buf + off, sizeof v);
-    return v;
-}
-
-inline void setSlot(uint8_t* buf, uint32_t off, uint64_t v) { std::memcpy(buf + off, &v, sizeof v); }
-
 // memLine returns the line at addr (line aligned) in the mapped page, or
 // nullptr if the page is not mapped. way is the page cache's entry to use
 // first: 0 for loads, 1 for stores.
@@ -517,14 +510,14 @@ inline uint8_t* memLine(LineMem* m, uint64_t addr, int way) {
     return it->second + addr % VM_MEM_PAGE;
 }
 
-// memOffsets finds the slots of the ports in ps, checking each is of its
-// direction and, for data ports, a cache line wide.
-int32_t memOffsets(const Sim* s, const vm_mem_ports& ps, LineMem* m) {
+// memPorts finds the ports of ps, checking each is of its direction and,
+// for data ports, a cache line wide.
+int32_t memPorts(const Sim* s, const vm_mem_ports& ps, LineMem* m) {
     struct Want {
         int32_t port;
         int dir;
         bool line;
-        uint32_t* off;
+        Port* p;
         const char* name;
     } wants[] = {
         {ps.ld_req_ready, VM_IN, false, &m->ldReqReady, "ld_req_ready"},
@@ -555,18 +548,47 @@ int32_t memOffsets(const Sim* s, const vm_mem_ports& ps, LineMem* m) {
             return fail(VM_EINVAL, "line memory port %s: %s", w.name,
                         w.line ? "not a cache line wide" : "wider than 64 bits");
         }
-        *w.off = p.offset;
+        *w.p = p;
     }
     for (int k = 0; k < 2; ++k) {
-        m->count[k] = -1;
-        if (ps.count[k] < 0) continue;
+        m->counted[k] = ps.count[k] >= 0;
+        if (!m->counted[k]) continue;
         if (static_cast<size_t>(ps.count[k]) >= s->ports[VM_OUT].size()) {
             return fail(VM_EINVAL, "line memory count port %d: bad output port %d", k, ps.count[k]);
         }
-        m->count[k] = static_cast<int32_t>(s->ports[VM_OUT][ps.count[k]].offset);
+        m->count[k] = s->ports[VM_OUT][ps.count[k]];
     }
     return VM_OK;
 }
+
+// get reads a port's value, its low 64 bits, from the model.
+inline uint64_t get(const Port& p) {
+    switch (p.type) {
+    case VLVT_UINT8: return *static_cast<const CData*>(p.datap);
+    case VLVT_UINT16: return *static_cast<const SData*>(p.datap);
+    case VLVT_UINT32: return *static_cast<const IData*>(p.datap);
+    case VLVT_UINT64: return *static_cast<const QData*>(p.datap);
+    default: {  // VLVT_WDATA: more than 64 bits, so at least three words
+        uint64_t v;
+        std::memcpy(&v, p.datap, sizeof v);
+        return v;
+    }
+    }
+}
+
+// put writes v to a port of at most 64 bits in the model.
+inline void put(const Port& p, uint64_t v) {
+    switch (p.type) {
+    case VLVT_UINT8: *static_cast<CData*>(p.datap) = static_cast<CData>(v & p.mask); break;
+    case VLVT_UINT16: *static_cast<SData*>(p.datap) = static_cast<SData>(v & p.mask); break;
+    case VLVT_UINT32: *static_cast<IData*>(p.datap) = static_cast<IData>(v & p.mask); break;
+    case VLVT_UINT64: *static_cast<QData*>(p.datap) = static_cast<QData>(v & p.mask); break;
+    default: break;
+    }
+}
+
+// kMemConds bounds vm_mem_run's conditions.
+constexpr int32_t kMemConds = 32;
 
 // memLoadOK reports whether the plain memory takes a load of addr as is.
 inline bool memLoadOK(const vm_mem_state& st, uint64_t addr) {
@@ -583,34 +605,44 @@ inline bool memStoreOK(const vm_mem_state& st, uint64_t addr, uint64_t strb) {
     return lo >= st.wr_base && lo - st.wr_base < st.wr_size && hi >= st.wr_base && hi - st.wr_base < st.wr_size;
 }
 
-// memDrive sets the line memory's input slots for the cycle of edge now:
-// the oldest answer of each queue if it is due, both ports ready.
-inline void memDrive(LineMem* m, uint8_t* in, uint64_t now, uint32_t& lh, uint32_t& ah) {
+// memDrive sets the line memory's inputs in the model for the cycle of
+// edge now: the oldest answer of each queue if it is due, both ports
+// ready. (The data port keeps its last line when no answer is driven.)
+inline void memDrive(LineMem* m, uint64_t now, uint32_t& lh, uint32_t& ah) {
     vm_mem_state& st = m->state;
     if (lh < st.nloads && st.loads[lh].due <= now) {
         const vm_mem_load& a = st.loads[lh++];
-        setSlot(in, m->ldRspValid, 1);
-        setSlot(in, m->ldRspTag, a.tag);
-        std::memcpy(in + m->ldRspData, a.data, VM_MEM_LINE);
-        setSlot(in, m->ldRspErr, 0);
+        put(m->ldRspValid, 1);
+        put(m->ldRspTag, a.tag);
+        copyWords(m->ldRspData.datap, a.data, VM_MEM_LINE / 4);
+        put(m->ldRspErr, 0);
     } else {
-        setSlot(in, m->ldRspValid, 0);
+        put(m->ldRspValid, 0);
     }
     if (ah < st.nacks && st.acks[ah].due <= now) {
-        setSlot(in, m->stAckValid, 1);
-        setSlot(in, m->stAckTag, st.acks[ah++].tag);
+        put(m->stAckValid, 1);
+        put(m->stAckTag, st.acks[ah++].tag);
     } else {
-        setSlot(in, m->stAckValid, 0);
+        put(m->stAckValid, 0);
     }
-    setSlot(in, m->ldReqReady, 1);
-    setSlot(in, m->stReqReady, 1);
+    put(m->ldReqReady, 1);
+    put(m->stReqReady, 1);
+}
+
+// memInputs copies the line memory's inputs from the model into the input
+// buffer, which then holds the inputs of the last cycle run.
+void memInputs(const LineMem* m, uint8_t* in) {
+    for (const Port* p : {&m->ldReqReady, &m->ldRspValid, &m->ldRspTag, &m->ldRspData, &m->ldRspErr, &m->stReqReady,
+                          &m->stAckValid, &m->stAckTag}) {
+        fromModel(*p, in);
+    }
 }
 
 // Counters is vm_mem_state's counting for the length of a call: the
 // pointers and count[0]'s last value in registers, not reloaded after
 // every counter written through a pointer that might alias them.
 struct Counters {
-    int32_t off[2];  // the count ports' slots, or -1
+    const Port* port[2];  // or nullptr
     int64_t* at[2];
     uint64_t n[2];
     int64_t* trans;
@@ -622,19 +654,19 @@ struct Counters {
         for (int k = 0; k < 2; ++k) {
             at[k] = st.count_at[k];
             n[k] = st.count_n[k];
-            off[k] = at[k] ? m->count[k] : -1;
+            port[k] = at[k] && m->counted[k] ? &m->count[k] : nullptr;
         }
         trans = st.trans_at;
         last = st.last ? *st.last : 0;
         started = st.started && *st.started;
     }
     void save(vm_mem_state& st) const {
-        if (off[0] >= 0) *st.last = last, *st.started = started;
+        if (port[0]) *st.last = last, *st.started = started;
     }
-    // count counts the count ports' values in the sample.
-    void count(const uint8_t* out) {
-        if (off[0] >= 0) {
-            const uint64_t v = slot(out, off[0]);
+    // count counts the count ports' values in the model.
+    void count() {
+        if (port[0]) {
+            const uint64_t v = get(*port[0]);
             if (v < n[0]) {
                 ++at[0][v];
                 if (started && v != last && trans) ++trans[16 * last + v];
@@ -642,8 +674,8 @@ struct Counters {
                 started = true;
             }
         }
-        if (off[1] >= 0) {
-            const uint64_t v = slot(out, off[1]);
+        if (port[1]) {
+            const uint64_t v = get(*port[1]);
             if (v < n[1]) ++at[1][v];
         }
     }
@@ -663,19 +695,19 @@ void memCompact(vm_mem_state& st, uint32_t& lh, uint32_t& ah) {
     }
 }
 
-// memTake takes the requests the edge now transferred, as the plain
-// memory would, and returns false, taking nothing, if it would not take
-// them exactly.
-inline bool memTake(LineMem* m, const uint8_t* out, uint64_t now, uint32_t& lh, uint32_t& ah) {
+// memTake takes the requests the coming edge transfers (read from the
+// model before it), as the plain memory would, and returns false, taking
+// nothing, if it would not take them exactly.
+inline bool memTake(LineMem* m, uint64_t now, uint32_t& lh, uint32_t& ah) {
     vm_mem_state& st = m->state;
-    const bool ld = slot(out, m->ldReqValid) & 1, stv = slot(out, m->stReqValid) & 1;
+    const bool ld = get(m->ldReqValid) & 1, stv = get(m->stReqValid) & 1;
     st.busy = ld || stv;
     if (!st.busy) return true;
     const uint64_t due = now + 1 + st.latency;
     uint8_t* ldLine = nullptr;
     uint8_t* stLine = nullptr;
-    const uint64_t ldAddr = slot(out, m->ldReqAddr), stAddr = slot(out, m->stReqAddr);
-    const uint64_t strb = slot(out, m->stReqStrb);
+    const uint64_t ldAddr = get(m->ldReqAddr), stAddr = get(m->stReqAddr);
+    const uint64_t strb = get(m->stReqStrb);
     if ((ld && st.nloads == VM_MEM_QUEUE) || (stv && st.nacks == VM_MEM_QUEUE)) memCompact(st, lh, ah);
     if (ld && (!memLoadOK(st, ldAddr) || st.nloads == VM_MEM_QUEUE || !(ldLine = memLine(m, ldAddr, 0)))) return false;
     if (stv && (!memStoreOK(st, stAddr, strb) || st.nacks == VM_MEM_QUEUE || !(stLine = memLine(m, stAddr, 1)))) {
@@ -684,12 +716,12 @@ inline bool memTake(LineMem* m, const uint8_t* out, uint64_t now, uint32_t& lh, 
     if (ld) {  // before the store of the same edge, as the Go memory
         vm_mem_load& a = st.loads[st.nloads++];
         a.due = due;
-        a.tag = slot(out, m->ldReqTag);
+        a.tag = get(m->ldReqTag);
         std::memcpy(a.data, ldLine, VM_MEM_LINE);
         ++st.taken_loads;
     }
     if (stv) {
-        const uint8_t* data = out + m->stReqData;
+        const uint8_t* data = static_cast<const uint8_t*>(m->stReqData.datap);
         if (strb == ~uint64_t{0}) {
             std::memcpy(stLine, data, VM_MEM_LINE);
         } else {
@@ -706,7 +738,7 @@ inline bool memTake(LineMem* m, const uint8_t* out, uint64_t now, uint32_t& lh, 
         }
         vm_mem_ack& k = st.acks[st.nacks++];
         k.due = due;
-        k.tag = slot(out, m->stReqTag);
+        k.tag = get(m->stReqTag);
         ++st.taken_stores;
     }
     return true;
@@ -1013,10 +1045,9 @@ int32_t vm_mem_attach(const vm_mem_ports* ports, vm_mem_state** state) {
         m = fresh.get();
     }
     LineMem checked = *m;  // the ports change only if all are good
-    if (int32_t rc = memOffsets(s, *ports, &checked)) return rc;
+    if (int32_t rc = memPorts(s, *ports, &checked)) return rc;
     checked.ports = *ports;
     *m = std::move(checked);
-    m->attached = true;
     if (fresh) s->mem = std::move(fresh);
     *state = &s->mem->state;
     return VM_OK;
@@ -1060,8 +1091,14 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
         return vm_result{0, fail(VM_EINVAL, "%u loads and %u acknowledgements waiting, at most %d each", st.nloads,
                                  st.nacks, VM_MEM_QUEUE)};
     }
+    if (n > kMemConds) return vm_result{0, fail(VM_EINVAL, "%d conditions, at most %d", n, kMemConds)};
+    // The conditions read the model too.
+    const Port* condPort[kMemConds];
+    for (int32_t k = 0; k < n; ++k) condPort[k] = &s->ports[VM_OUT][conds[k].port];
     uint8_t* inBuf = bytes(s, VM_IN);
     uint8_t* outBuf = bytes(s, VM_OUT);
+    const Plan& inPlan = s->plan[VM_IN];
+    const Plan& outPlan = s->plan[VM_OUT];
     uint32_t lh = 0, ah = 0;  // the queues' heads
     Counters counters(m);
     const uint8_t* lastOut = nullptr;
@@ -1073,30 +1110,49 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
             status = finished();
             break;
         }
-        // The frame goes through the input buffer, where the memory's
-        // slots are overwritten; from the last frame on it is held.
-        if (i < frames) copyBuffer(inBuf, in + i * in_size, in_size);
-        const uint64_t now = s->cycles + 1;
-        memDrive(m, inBuf, now, lh, ah);
-        uint8_t* sample = outBuf;
-        lastOut = nullptr;
-        if (i < frames) lastOut = sample = out + i * out_size;
-        step(s, inBuf, sample);
-        counters.count(sample);
-        if (!memTake(m, sample, now, lh, ah)) {
-            st.handoff = 1;
-            status = anyHolds(s, conds, n, sample, i) ? VM_MATCHED : VM_OK;
-            ++i;
-            break;
+        // Inputs change only with a frame (the first cycle takes the
+        // buffer's); the line memory drives its own straight into the model.
+        if (i < frames) {
+            copyBuffer(inBuf, in + i * in_size, in_size);
+            planIn(inPlan, inBuf);
+        } else if (i == 0) {
+            planIn(inPlan, inBuf);
         }
-        if (anyHolds(s, conds, n, sample, i)) {
-            status = VM_MATCHED;
+        const uint64_t now = s->cycles + 1;
+        memDrive(m, now, lh, ah);
+        *s->clk = 0;
+        evalAndDump(s);
+        // Before the edge: count, check, take; and only for a cycle whose
+        // sample the caller sees (a frame's, the last one), the full sample.
+        counters.count();
+        bool stop = false;
+        for (int32_t k = 0; k < n && !stop; ++k) {
+            const vm_cond& c = conds[k];
+            stop = (c.before == 0 || i < c.before) && i >= c.from && ((get(*condPort[k]) & c.mask) == c.value) != (c.ne != 0);
+        }
+        const bool handoff = !memTake(m, now, lh, ah);
+        lastOut = nullptr;
+        if (i < frames) {
+            lastOut = out + i * out_size;
+            planOut(outPlan, out + i * out_size);
+        } else if (stop || handoff || i + 1 == max) {
+            planOut(outPlan, outBuf);
+        }
+        s->ctx->timeInc(kHalfPeriod);
+        *s->clk = 1;
+        evalAndDump(s);
+        s->ctx->timeInc(kHalfPeriod);
+        ++s->cycles;
+        if (handoff || stop) {
+            st.handoff = handoff;
+            status = stop ? VM_MATCHED : VM_OK;
             ++i;
             break;
         }
     }
     memCompact(st, lh, ah);
     counters.save(st);
+    memInputs(m, inBuf);
     if (lastOut) copyBuffer(outBuf, lastOut, out_size);
     return vm_result{static_cast<int64_t>(i), status};
 }

@@ -253,7 +253,9 @@ int32_t vm_mem_attach(const vm_mem_ports* ports, vm_mem_state** state);
 int32_t vm_mem_map(uint64_t page, uint8_t* data);
 /* vm_mem_run runs cycles like vm_run_frames, with the line memory driving
  * its input ports (over the frames' values) and taking the requests each
- * edge transfers; it also stops after a cycle that hands off. */
+ * edge transfers; it also stops after a cycle that hands off. At most 32
+ * conditions. (It samples every output only for the frames' cycles and the
+ * last: after VM_EFINISHED the output buffer may hold an earlier sample.) */
 vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_t* in, uint32_t in_size,
                      uint8_t* out, uint32_t out_size, uint64_t frames);
 
