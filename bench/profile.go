@@ -110,7 +110,7 @@ func (s *timeSplit) parse(top string) error {
 			flat[m[3]], cum[m[3]] = dur(m[1]), dur(m[2])
 		}
 	}
-	sim := cum["arcalis/vpi.(*Sim).Cycle"] + cum["arcalis/vpi.(*Sim).RunUntilAny"]
+	sim := cum["arcalis/vpi.(*Sim).Cycle"] + cum["arcalis/vpi.(*Sim).RunUntilAny"] + cum["arcalis/vpi.(*LineMem).Run"]
 	s.Eval = flat["runtime.cgocall"]
 	s.Crossing = sim - s.Eval
 	s.Score = cum["arcalis/tb.Score"]

@@ -81,10 +81,12 @@ type Accel struct {
 	pipe              *vpi.Pipe                // see UsePipe
 	lm                *vpi.LineMem             // see lineMemRun; nil if it could not attach
 	lmCov             *Coverage                // where lm counts states and phases
+	handoffs          int                      // edges lm handed back to Memory (tests)
 	noLineMem         bool                     // answer every cycle's memory traffic in Go (tests)
 	gov               governor                 // when the pipe is used
 	script            ucScript
-	onEdge            func() // if set, called at every edge with its sample (tests)
+	then              ucScript // exchangeLineMem's tail
+	onEdge            func()   // if set, called at every edge with its sample (tests)
 }
 
 // stopOn is what ends a run of frames after the cycle it is seen in.
@@ -542,9 +544,11 @@ func (sc *ucScript) checked() ([]ucResponse, error) {
 }
 
 // scriptSet sets the UC inputs of the current call's cycle i.
-func (a *Accel) scriptSet(i int) {
-	sc := &a.script
-	j := sc.base + i - sc.lead
+func (a *Accel) scriptSet(i int) { a.ucInputs(&a.script, a.script.base+i) }
+
+// ucInputs sets the UC inputs of sc's cycle k.
+func (a *Accel) ucInputs(sc *ucScript, k int) {
+	j := k - sc.lead
 	if sc.poll && j >= 2*len(sc.accs) {
 		a.in.ucValid.Set(1)
 		a.in.ucWrite.Set(0)

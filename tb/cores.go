@@ -96,9 +96,6 @@ func (a *Accel) claimed(cmds []command, r []ucResponse) error {
 // memory's answers before the first edge depend on. Otherwise they are
 // first, commands and poll, with the same cycles.
 func (a *Accel) commandsThenPoll(budget int, first func(), cmds ...command) (start uint64, s Status, err error) {
-	if a.lineMemOK() {
-		return a.commandsThenPollLineMem(budget, first, cmds)
-	}
 	if a.stepwise || a.Mem.lookahead() < 2 || !a.piped() {
 		if first != nil {
 			first()
@@ -135,43 +132,22 @@ func (a *Accel) commandsThenPoll(budget int, first func(), cmds ...command) (sta
 	return start, s, err
 }
 
-// commandsThenPollLineMem is commandsThenPoll in one line memory call
-// (lineMemRun), the poll's stop condition checked from the first poll on;
-// a call cut short by a handoff goes on the usual way.
-func (a *Accel) commandsThenPollLineMem(budget int, first func(), cmds []command) (start uint64, s Status, err error) {
-	if first != nil {
-		first()
+// exchange is a request's UC traffic: first (see commandsThenPoll), the
+// commands, a status load every cycle until one reports ready (within
+// budget cycles), then atReady with the edge that took the last command
+// and the ready status, then lead idle cycles and accesses as ucRun runs
+// them, whose responses it returns. With the line memory it is one call
+// (exchangeLineMem); otherwise commandsThenPoll, atReady and ucRun.
+func (a *Accel) exchange(budget int, first func(), atReady func(start uint64, s Status), cmds []command, lead int, accs ...ucAccess) ([]ucResponse, error) {
+	if a.lineMemOK() {
+		return a.exchangeLineMem(budget, first, atReady, cmds, lead, accs)
 	}
-	sc := &a.script
-	sc.lead, sc.accs, sc.poll, sc.responses, sc.base = 0, sc.accs[:0], true, sc.responses[:0], 0
-	for _, c := range cmds {
-		sc.accs = append(sc.accs, ucAccess{true, WindowBase, Command(c.op, c.payload)})
-	}
-	script := 2 * len(cmds)
-	a.pollFrom = append(a.pollFrom[:0], a.stops[stopPoll]...)
-	a.pollFrom[0].From = script
-	a.scriptSet(0)
-	n, err := a.lineMemRun(script+budget, a.pollFrom, script+1, sc.set, sc.after)
-	sc.poll = false
-	if err == nil && n < script { // handed off within the commands
-		sc.base = n
-		err = a.runScript(script)
-		n = script
-	}
-	a.in.ucValid.Set(0)
-	if err == nil {
-		var r []ucResponse
-		if r, err = sc.checked(); err == nil {
-			err = a.claimed(cmds, r)
-		}
-	}
-	a.flushCov()
+	start, s, err := a.commandsThenPoll(budget, first, cmds...)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	start = a.cycle - uint64(n-script) - 1
-	s, err = a.poll(budget, n-script)
-	return start, s, err
+	atReady(start, s)
+	return a.ucRun(lead, accs...)
 }
 
 // ReadStatus issues one UC load of the status word.
@@ -179,15 +155,24 @@ func (a *Accel) ReadStatus() (Status, error) { return a.readStatus(0) }
 
 // readStatus is ReadStatus after lead idle cycles.
 func (a *Accel) readStatus(lead int) (Status, error) {
-	r, err := a.ucRun(lead, ucAccess{addr: WindowBase})
+	r, err := a.ucRun(lead, statusLoad)
 	if err != nil {
 		return 0, err
 	}
-	if !r[0].hit {
+	return a.loadedStatus(r[0])
+}
+
+// statusLoad is a UC load of the status word.
+var statusLoad = ucAccess{addr: WindowBase}
+
+// loadedStatus checks the response to a status load and counts its
+// command error.
+func (a *Accel) loadedStatus(r ucResponse) (Status, error) {
+	if !r.hit {
 		return 0, fmt.Errorf("status load inside the window was not claimed")
 	}
-	a.Cov.CmdErr(Status(r[0].data).CmdErr())
-	return Status(r[0].data), nil
+	a.Cov.CmdErr(Status(r.data).CmdErr())
+	return Status(r.data), nil
 }
 
 // Poll is the AppCore's wait: a status load every cycle until one reports
@@ -267,23 +252,25 @@ func (a *Accel) Receive(req Request) (Outcome, error) {
 		a.Cov.Message(req.Msg, req.Offset, appSize-golden.ValueOffset)
 	}
 
-	// AppCore offers its buffer; NetCore hands over the message.
-	start, s, err := a.commandsThenPoll(a.Budget(len(req.Msg)), place, command{OpAppReadyFlag, AppReadyPayload(AppRecvBase, capLines)},
-		command{OpSendNetBuf, addr}, command{OpSendNetLen, uint64(len(req.Msg))})
+	// AppCore offers its buffer; NetCore hands over the message, and reads
+	// App.Recv at the ready status. A Set CALL that succeeded then waits in
+	// IDLE_RESP for its reply: the status read after it waits a cycle for
+	// the last poll's answer to go by.
+	atReady := func(start uint64, s Status) {
+		o.Status = s
+		o.Cycles = a.cycle - 1 - start
+		if !m.Idle() {
+			m.violate("ready reported with memory requests still in flight")
+		}
+		o.Image = m.snapshot(AppRecvBase, appSize)
+	}
+	cmds := [...]command{{OpAppReadyFlag, AppReadyPayload(AppRecvBase, capLines)}, {OpSendNetBuf, addr}, {OpSendNetLen, uint64(len(req.Msg))}}
+	r, err := a.exchange(a.Budget(len(req.Msg)), place, atReady, cmds[:], 1, statusLoad)
 	if err != nil {
 		o.Violations = append(o.Violations, m.Violations...)
 		return o, err
 	}
-	o.Status = s
-	o.Cycles = a.cycle - 1 - start
-	if !m.Idle() {
-		m.violate("ready reported with memory requests still in flight")
-	}
-	o.Image = m.snapshot(AppRecvBase, appSize)
-
-	// A Set CALL that succeeded waits in IDLE_RESP for its reply. The
-	// status read waits a cycle for the last poll's answer to go by.
-	next, err := a.readStatus(1)
+	next, err := a.loadedStatus(r[0])
 	if err != nil {
 		return o, err
 	}
@@ -305,12 +292,11 @@ func (a *Accel) reply(o *Outcome) error {
 	m.Fill(NetRespBase, LineSize, Filler)
 	m.Writable = Region{"Net.Resp", NetRespBase, LineSize}
 	m.Readable = Region{"nothing", 0, 0}
-	_, s, err := a.commandsThenPoll(a.Budget(0), nil, command{OpNetReadyFlag, NetRespBase}, command{OpSendAppBuf, AppRespBase}, command{OpSendAppResp, 0})
-	if err != nil {
-		return err
-	}
-	// One more load was taken at the edge that answered (see Poll).
-	if err := a.Step(); err != nil {
+	// One more load was taken at the edge that answered: an idle cycle
+	// lets its answer go by (see Poll).
+	var s Status
+	cmds := [...]command{{OpNetReadyFlag, NetRespBase}, {OpSendAppBuf, AppRespBase}, {OpSendAppResp, 0}}
+	if _, err := a.exchange(a.Budget(0), nil, func(_ uint64, st Status) { s = st }, cmds[:], 1); err != nil {
 		return err
 	}
 	o.Replied, o.ReplyStatus = true, s

@@ -62,15 +62,13 @@ func (a *Accel) lineMemOK() bool {
 	return true
 }
 
-// lineMemRun runs up to max cycles (at least 1) in one call through the
-// line memory and stops after the first cycle whose pre-edge sample meets
-// any of stop, or whose edge the line memory hands back (taken here). The
-// first k cycles take the testbench's other inputs as next sets them for
-// cycle i >= 1 (cycle 0 runs with them as they are), and after, if not
-// nil, is called with each one's index once its edge is taken; later
-// cycles hold the last one's. It returns the cycles run.
-func (a *Accel) lineMemRun(max int, stop []vpi.Cond, k int, next, after func(i int)) (int, error) {
-	m, st, o, first := a.Mem, a.lm.State, &a.out, a.cycle+1
+// lineMemCall stages k frames, the testbench's other inputs as next sets
+// them for frame i >= 1 (frame 0 takes them as they are), the last tail of
+// them a tail (vpi.LineMem.Run), and runs up to max cycles before the tail
+// through the line memory in one call, Memory's queues going in and
+// coming back. The caller takes the edges. It returns the cycles run.
+func (a *Accel) lineMemCall(max int, stop []vpi.Cond, k, tail int, next func(i int)) (int, error) {
+	m, st := a.Mem, a.lm.State
 	for i := 0; i < k; i++ {
 		if i > 0 && next != nil {
 			next(i)
@@ -84,11 +82,39 @@ func (a *Accel) lineMemRun(max int, stop []vpi.Cond, k int, next, after func(i i
 		a.lmCov = c
 	}
 	m.toLineMem(st)
-	n, _, err := a.lm.Run(stop, max)
+	n, _, err := a.lm.Run(stop, max, tail)
 	m.fromLineMem(st)
-	a.cycle = first - 1 + uint64(n)
 	if n > 0 {
 		a.ldReady, a.stReady = true, true
+	}
+	return n, err
+}
+
+// lineMemLast takes the edge of a call's last cycle, a.cycle, given its
+// sample: the state coverage goes on from it, and a request the line
+// memory handed off is taken.
+func (a *Accel) lineMemLast(smp []byte) {
+	o, st := &a.out, a.lm.State
+	a.state, a.phase, a.sampled = o.state.U64In(smp), o.rxPhase.U64In(smp), true
+	a.busy = st.Busy != 0
+	if st.Handoff != 0 {
+		a.takeMem(a.cycle, smp)
+		a.handoffs++
+	}
+}
+
+// lineMemRun runs up to max cycles (at least 1) in one call through the
+// line memory and stops after the first cycle whose pre-edge sample meets
+// any of stop, or whose edge the line memory hands back (taken here). The
+// first k cycles take the testbench's other inputs as next sets them for
+// cycle i >= 1 (cycle 0 runs with them as they are), and after, if not
+// nil, is called with each one's index once its edge is taken; later
+// cycles hold the last one's. It returns the cycles run.
+func (a *Accel) lineMemRun(max int, stop []vpi.Cond, k int, next, after func(i int)) (int, error) {
+	first := a.cycle + 1
+	n, err := a.lineMemCall(max, stop, k, 0, next)
+	a.cycle = first - 1 + uint64(n)
+	if n > 0 {
 		if after != nil {
 			for i := range min(n, k) {
 				a.takeUC(a.sim.Sample(i))
@@ -97,16 +123,104 @@ func (a *Accel) lineMemRun(max int, stop []vpi.Cond, k int, next, after func(i i
 		}
 		smp := a.sim.LastSample()
 		a.takeUC(smp)
-		a.state, a.phase, a.sampled = o.state.U64In(smp), o.rxPhase.U64In(smp), true
-		a.busy = st.Busy != 0
-		if st.Handoff != 0 {
-			a.takeMem(a.cycle, smp)
-		}
+		a.lineMemLast(smp)
 	}
 	if err != nil {
 		return n, fmt.Errorf("cycles %d..%d: %w", first, first+uint64(max)-1, err)
 	}
 	return n, nil
+}
+
+// exchangeLineMem is exchange in one call: the commands' cycles and the
+// poll's, then, once the poll sees ready with no answer waiting, the
+// cycles of lead and accs as the call's tail. Whatever the call leaves
+// undone (a handoff, the budget, answers waiting at ready) goes on the
+// usual way; atReady runs before any request a tail cycle handed off is
+// taken, so it sees memory as it was at ready, as in the usual way.
+func (a *Accel) exchangeLineMem(budget int, first func(), atReady func(uint64, Status), cmds []command, lead int, accs []ucAccess) ([]ucResponse, error) {
+	if first != nil {
+		first()
+	}
+	sc, th := &a.script, &a.then
+	sc.lead, sc.accs, sc.poll, sc.responses, sc.base = 0, sc.accs[:0], true, sc.responses[:0], 0
+	for _, c := range cmds {
+		sc.accs = append(sc.accs, ucAccess{true, WindowBase, Command(c.op, c.payload)})
+	}
+	th.lead, th.accs, th.poll = lead, append(th.accs[:0], accs...), false
+	script := 2 * len(cmds)
+	head, tail := script+1, lead+2*len(accs) // frames: the commands and the poll; the tail
+	a.pollFrom = append(a.pollFrom[:0], a.stops[stopPoll]...)
+	a.pollFrom[0].From = script
+	a.scriptSet(0)
+	c0 := a.cycle
+	n, err := a.lineMemCall(script+budget, a.pollFrom, head+tail, tail, func(i int) {
+		if i < head {
+			a.scriptSet(i)
+		} else {
+			a.ucInputs(th, i-head)
+		}
+	})
+	ready := int(a.lm.State.Stop) // cycles to the ready status, if one was seen
+	if ready == 0 || n == ready { // no tail: as lineMemRun leaves it
+		ready = n
+	}
+	for i := range min(ready, script) {
+		a.takeUC(a.sim.Sample(i))
+		a.scriptAfter(i)
+	}
+	sc.poll = false
+	a.cycle = c0 + uint64(ready)
+	smp := a.sim.LastSample() // the sample that saw ready, or the last
+	a.takeUC(smp)
+	if n == ready {
+		a.lineMemLast(smp)
+	}
+	if err != nil {
+		a.cycle = c0 + uint64(n)
+		return nil, fmt.Errorf("cycles %d..%d: %w", c0+1, c0+uint64(script+budget), err)
+	}
+	if ready < script { // handed off within the commands
+		sc.base = ready
+		if err := a.runScript(script); err != nil {
+			return nil, err
+		}
+		ready = script
+	}
+	a.in.ucValid.Set(0)
+	r, err := sc.checked()
+	if err == nil && len(r) == len(cmds) {
+		err = a.claimed(cmds, r)
+	}
+	if err != nil {
+		a.flushCov()
+		return nil, err
+	}
+	start := a.cycle - uint64(ready-script) - 1
+	s, err := a.poll(budget, ready-script)
+	if err != nil {
+		return nil, err
+	}
+	atReady(start, s)
+	if n == ready { // the tail did not run
+		return a.ucRun(lead, accs...)
+	}
+	// The tail ran n-ready cycles: take their edges as ucRun would, then
+	// run what a handoff left of it.
+	sc.lead, sc.accs, sc.responses, sc.base = lead, append(sc.accs[:0], th.accs...), sc.responses[:0], 0
+	for t := range n - ready {
+		a.cycle++
+		a.takeUC(a.sim.Sample(head + t))
+		a.scriptAfter(t)
+	}
+	a.lineMemLast(a.sim.Sample(head + n - ready - 1))
+	sc.base = n - ready
+	err = a.runScript(tail)
+	a.in.ucValid.Set(0)
+	a.flushCov()
+	if err != nil {
+		return nil, err
+	}
+	return sc.checked()
 }
 
 // toLineMem gives the line memory Memory's regions, latency and waiting

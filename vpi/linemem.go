@@ -64,7 +64,11 @@ type LineMemState struct {
 	Last    uintptr    // *uint64: Count[0]'s last value
 	Started uintptr    // *bool: whether Last holds one
 
-	// Set by Run, about its last cycle.
+	Tail uint64 // set by Run: how many of its frames are the tail
+
+	// Set by Run: the cycles it ran up to the one whose condition held,
+	// that one included (0: none held); and about its last cycle.
+	Stop    uint64
 	Handoff uint32 // its edge transferred a request left to the caller
 	Busy    uint32 // its edge transferred a load or a store
 }
@@ -149,7 +153,17 @@ func (m *LineMem) Map(n uint64, data *[MemPage]byte) error {
 // Run runs up to max cycles like RunUntilAny (from the staged frames, if
 // any), with the line memory driving its ports and taking the requests of
 // every edge; it also stops after a cycle that hands off (State.Handoff).
-func (m *LineMem) Run(conds []Cond, max int) (cycles int, ok bool, err error) {
+//
+// The last tail of the staged frames are a tail: what the caller would run
+// next once a condition holds. The cycles before take the frames before
+// it. When a condition holds (State.Stop) and no answer is waiting after
+// that cycle's edge, Run goes on with one cycle per tail frame, checking
+// no condition, and a tail cycle whose edge transfers any request hands it
+// off and ends the call; max counts the cycles before the tail. The tail's
+// samples are kept in their frames' places (Sample), and LastSample is the
+// sample whose condition held. With a tail, Samples counts every frame,
+// run or not: State.Stop and cycles say which ran.
+func (m *LineMem) Run(conds []Cond, max, tail int) (cycles int, ok bool, err error) {
 	const op = "line memory run"
 	s := m.s
 	switch {
@@ -157,11 +171,19 @@ func (m *LineMem) Run(conds []Cond, max int) (cycles int, ok bool, err error) {
 		return 0, false, &Error{Op: op, Err: ErrClosed}
 	case max < 0:
 		return 0, false, &Error{Op: op, Err: ErrInvalid, Detail: "negative cycle budget"}
+	case tail < 0 || tail > s.staged:
+		return 0, false, &Error{Op: op, Err: ErrInvalid, Detail: fmt.Sprintf("a tail of %d frames, %d staged", tail, s.staged)}
 	}
 	if _, err := s.cConds(conds, op); err != nil {
 		return 0, false, err
 	}
-	return s.untilResult(s.runFrames(s.conds, max, true), op)
+	m.State.Tail = uint64(tail)
+	frames := s.staged
+	r := s.runFrames(s.conds, max, true)
+	if tail > 0 && r.status != C.VM_ETHREAD {
+		s.kept = frames
+	}
+	return s.untilResult(r, op)
 }
 
 // CountInto has Run count the Count ports' values into states (Count[0]),
@@ -198,6 +220,7 @@ var (
 	_       = [1]int{}[unsafe.Offsetof(goState.TakenLoads)-unsafe.Offsetof(cState.taken_loads)]
 	_       = [1]int{}[unsafe.Offsetof(goState.CountAt)-unsafe.Offsetof(cState.count_at)]
 	_       = [1]int{}[unsafe.Offsetof(goState.Started)-unsafe.Offsetof(cState.started)]
+	_       = [1]int{}[unsafe.Offsetof(goState.Tail)-unsafe.Offsetof(cState.tail)]
 	_       = [1]int{}[unsafe.Offsetof(goState.Handoff)-unsafe.Offsetof(cState.handoff)]
 	_       = [1]int{}[unsafe.Offsetof(goState.Busy)-unsafe.Offsetof(cState.busy)]
 	_       = [1]int{}[unsafe.Sizeof(MemLoad{})-unsafe.Sizeof(C.vm_mem_load{})]

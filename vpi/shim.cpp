@@ -1095,25 +1095,35 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
     // The conditions read the model too.
     const Port* condPort[kMemConds];
     for (int32_t k = 0; k < n; ++k) condPort[k] = &s->ports[VM_OUT][conds[k].port];
+    if (st.tail > frames) {
+        return vm_result{0, fail(VM_EINVAL, "a tail of %llu frames, but %llu frames",
+                                 static_cast<unsigned long long>(st.tail), static_cast<unsigned long long>(frames))};
+    }
     uint8_t* inBuf = bytes(s, VM_IN);
     uint8_t* outBuf = bytes(s, VM_OUT);
     const Plan& inPlan = s->plan[VM_IN];
     const Plan& outPlan = s->plan[VM_OUT];
+    const uint64_t head = frames - st.tail;  // frames before the tail
+    constexpr uint64_t kNone = ~uint64_t{0};
+    uint64_t tailed = kNone;  // tail cycles run, once the tail has begun
     uint32_t lh = 0, ah = 0;  // the queues' heads
     Counters counters(m);
-    const uint8_t* lastOut = nullptr;
+    const uint8_t* lastOut = nullptr;  // the last cycle's sample, if in a frame
+    const uint8_t* stopOut = nullptr;  // the sample whose condition held
     int32_t status = VM_OK;
     st.handoff = st.busy = 0;
+    st.stop = 0;
     uint64_t i = 0;
-    for (; i < max; ++i) {
+    while (tailed != kNone ? tailed < st.tail : i < max) {
         if (VL_UNLIKELY(s->ctx->gotFinish())) {
             status = finished();
             break;
         }
         // Inputs change only with a frame (the first cycle takes the
         // buffer's); the line memory drives its own straight into the model.
-        if (i < frames) {
-            copyBuffer(inBuf, in + i * in_size, in_size);
+        const uint64_t f = tailed != kNone ? head + tailed : i < head ? i : kNone;
+        if (f != kNone) {
+            copyBuffer(inBuf, in + f * in_size, in_size);
             planIn(inPlan, inBuf);
         } else if (i == 0) {
             planIn(inPlan, inBuf);
@@ -1126,15 +1136,21 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
         // sample the caller sees (a frame's, the last one), the full sample.
         counters.count();
         bool stop = false;
-        for (int32_t k = 0; k < n && !stop; ++k) {
+        for (int32_t k = 0; k < n && !stop && tailed == kNone; ++k) {
             const vm_cond& c = conds[k];
             stop = (c.before == 0 || i < c.before) && i >= c.from && ((get(*condPort[k]) & c.mask) == c.value) != (c.ne != 0);
         }
-        const bool handoff = !memTake(m, now, lh, ah);
+        bool handoff;
+        if (tailed != kNone) {
+            st.busy = (get(m->ldReqValid) & 1) || (get(m->stReqValid) & 1);
+            handoff = st.busy;
+        } else {
+            handoff = !memTake(m, now, lh, ah);
+        }
         lastOut = nullptr;
-        if (i < frames) {
-            lastOut = out + i * out_size;
-            planOut(outPlan, out + i * out_size);
+        if (f != kNone) {
+            lastOut = out + f * out_size;
+            planOut(outPlan, out + f * out_size);
         } else if (stop || handoff || i + 1 == max) {
             planOut(outPlan, outBuf);
         }
@@ -1143,17 +1159,28 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
         evalAndDump(s);
         s->ctx->timeInc(kHalfPeriod);
         ++s->cycles;
-        if (handoff || stop) {
-            st.handoff = handoff;
-            status = stop ? VM_MATCHED : VM_OK;
-            ++i;
+        ++i;
+        if (stop) {
+            st.stop = i;
+            stopOut = lastOut ? lastOut : outBuf;
+            status = VM_MATCHED;
+        }
+        if (handoff) {
+            st.handoff = 1;
             break;
+        }
+        if (tailed != kNone) {
+            ++tailed;
+        } else if (stop) {
+            if (st.tail == 0 || lh != st.nloads || ah != st.nacks) break;
+            tailed = 0;
         }
     }
     memCompact(st, lh, ah);
     counters.save(st);
     memInputs(m, inBuf);
-    if (lastOut) copyBuffer(outBuf, lastOut, out_size);
+    if (tailed != kNone) lastOut = stopOut;  // the output buffer keeps the sample whose condition held
+    if (lastOut && lastOut != outBuf) copyBuffer(outBuf, lastOut, out_size);
     return vm_result{static_cast<int64_t>(i), status};
 }
 

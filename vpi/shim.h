@@ -239,7 +239,11 @@ typedef struct {
     int64_t* trans_at;
     uint64_t* last;
     uint8_t* started;
-    /* Set by vm_mem_run, about its last cycle. */
+    /* Set by the caller: how many of vm_mem_run's frames are its tail. */
+    uint64_t tail;
+    /* Set by vm_mem_run: the cycles it ran up to the one whose condition
+     * held, that one included (0: none held); and about its last cycle. */
+    uint64_t stop;
     uint32_t handoff; /* its edge transferred a request left to the caller */
     uint32_t busy;    /* its edge transferred a load or a store */
 } vm_mem_state;
@@ -255,7 +259,17 @@ int32_t vm_mem_map(uint64_t page, uint8_t* data);
  * its input ports (over the frames' values) and taking the requests each
  * edge transfers; it also stops after a cycle that hands off. At most 32
  * conditions. (It samples every output only for the frames' cycles and the
- * last: after VM_EFINISHED the output buffer may hold an earlier sample.) */
+ * last: after VM_EFINISHED the output buffer may hold an earlier sample.)
+ *
+ * The last state.tail of the frames are a tail, what the caller would run
+ * next once a condition holds: the cycles before it take the frames before
+ * it, as vm_run_frames does. When a condition holds (state.stop), and no
+ * answer is waiting after that cycle's edge, the call goes on with the
+ * tail's cycles, one per tail frame, their samples in the tail's output
+ * frames, no condition checked: the status is VM_MATCHED, and the output
+ * buffer keeps the sample of the cycle whose condition held. A tail cycle
+ * whose edge transfers any request hands it off and ends the call; max
+ * counts the cycles before the tail. */
 vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_t* in, uint32_t in_size,
                      uint8_t* out, uint32_t out_size, uint64_t frames);
 
