@@ -330,8 +330,10 @@ func (r *report) harnessSection(p printer) {
 		"by direct port member access: no VPI, no Go, no checking. The Go harness runs the same requests\n"+
 		"through `tb.Accel.RunVector` (simulation, memory and core models, scoreboard against the\n"+
 		"reference) and through `tb.Accel.Receive` alone (simulation and models, what the native\n"+
-		"testbench does), and through `RunVector` once more with the model evaluated on a thread of\n"+
-		"its own (`tb.Accel.UsePipe`, `arcalis run --sim-thread`; see below). Memory latency 4\n"+
+		"testbench does), both as `arcalis run` does by default: the memory's traffic answered inside\n"+
+		"the shim by its line memory (`vpi.LineMem`, for a plain memory like this one), and a request's\n"+
+		"commands, poll and status read in one call; and through `RunVector` once more with the model\n"+
+		"evaluated on a thread of its own (`tb.Accel.UsePipe`, `arcalis run --sim-thread`; see below). Memory latency 4\n"+
 		"(`arcalis run`'s default). Each repetition runs the four\n"+
 		"one after the other, each in a process of its own (the Go runs after one untimed pass) and\n"+
 		"over enough passes of the workload for the native run to take about 150 ms; throughputs\n"+
@@ -393,14 +395,13 @@ func (r *report) harnessSection(p printer) {
 			float64(s.Total.Microseconds())/float64(s.Requests), float64(s.Total.Nanoseconds())/float64(s.Cycles))
 	}
 	p("\nThe simulator's share is the same model evaluation the native testbench does, plus the\n" +
-		"shim's copy of every port each cycle, in a -fPIC library (built -fno-semantic-interposition:\n" +
+		"line memory's work (the plain memory model, answered inside the shim) and the copies of each\n" +
+		"call's input frames and samples, in a -fPIC library (built -fno-semantic-interposition:\n" +
 		"without it the model ran about a third slower). The other shares are what the harness adds.\n" +
-		"The cgo share is small because a call runs up to latency+1 cycles (`vpi.Sim.Stage`: the\n" +
-		"memory model fixes the inputs of the cycles whose answers are already decided), and a run of\n" +
-		"UC accesses (a request's three commands, the reply's, the status read) one call whatever its\n" +
-		"length, behind a guard that ends the call after any cycle that issues a memory request. The\n" +
-		"scoreboard's share is `tb.Score`: the reference and a comparison of App.Recv, which\n" +
-		"`tb.Receive` offers just large enough for each message's value.\n")
+		"The cgo share is small because a request is one call (its commands as input frames, the\n" +
+		"poll until ready, then the status read as a tail of frames: `vpi.LineMem.Run`) and a reply\n" +
+		"another. The scoreboard's share is `tb.Score`: the reference and a comparison of App.Recv,\n" +
+		"which `tb.Receive` offers just large enough for each message's value.\n")
 	r.callsSection(p)
 	c1, cN := r.Crossing["BenchmarkCycle/ports/Cycle(1)"], r.Crossing["BenchmarkCycle/ports/Cycle(1000)"]
 	if c1.NsPerOp > 0 && cN.NsPerOp > 0 {
@@ -419,10 +420,9 @@ func (r *report) latencySection(p printer) {
 	}
 	p("\n### Against the memory latency\n\n")
 	p("The default vectors once more through the native testbench and `RunVector`, at longer memory\n"+
-		"latencies (medians of %d repetitions, fresh copies and one CPU each, as above). While the engine issues memory\n"+
-		"requests a call into the shim runs at most latency+1 cycles (their answers are not known\n"+
-		"further ahead), so the latency sets how often the harness's per-call costs recur; a request's\n"+
-		"own costs (its commands, the placement of its message, the scoreboard) are spread over its cycles.\n\n",
+		"latencies (medians of %d repetitions, fresh copies and one CPU each, as above). With the line\n"+
+		"memory a request is one call whatever the latency, so a longer latency spreads a request's own\n"+
+		"costs (the placement of its message, the scoreboard, its calls) over more cycles.\n\n",
 		r.Latencies[0].Reps)
 	p("| memory latency | cycles per request | native Mcycles/s | RunVector Mcycles/s | vs native |\n|---:|---:|---:|---:|---:|\n")
 	for _, l := range r.Latencies {
@@ -450,7 +450,10 @@ func (r *report) pipeSection(p printer) {
 			p("| %s | %d | %d ns | %.0f%% | %d |\n", h.Workload.Name, i+1, rt.Nanoseconds(), 100*h.PipeRatios[i], h.CPUs[i])
 		}
 	}
-	p("\nIt costs a second core, which the native testbench does not use, and is not the default.\n")
+	p("\nIt costs a second core, which the native testbench does not use, and is not the default. Its\n" +
+		"frames take their memory answers from the Go memory model, latency+1 cycles ahead at most, so\n" +
+		"it no longer pays against one thread with the line memory, through which the governor runs\n" +
+		"the windows it does not give the pipe.\n")
 }
 
 // callsSection splits the harness's wall time between the simulator calls
@@ -478,13 +481,11 @@ func (r *report) callsSection(p printer) {
 			all, in, all-in, native, 100*in/native)
 	}
 	p("\nThe simulator calls alone take %.0f%% to %.0f%% of the native testbench's whole cycle, its\n"+
-		"memory model included: the model's evaluation is the same, and the shim adds its copy of every\n"+
-		"port of every cycle, cgo's entry and exit, and a model that runs with caches the Go side has\n"+
-		"used in between. The Go side's time comes on top, so no Go harness on this shim can pass native\n"+
-		"time / time inside the calls (the last column's inverse). Each call runs at most latency+1\n"+
-		"cycles while the engine issues requests, since their answers are not known further ahead, so\n"+
-		"at latency 4 the per-call costs (cgo, the frame bookkeeping, the caches refilled) recur every\n"+
-		"four or five cycles.\n", 100*lo, 100*hi)
+		"memory model included: the model's evaluation is the same, the line memory does the native\n"+
+		"memory model's work, and the shim adds the copies of a call's frames and samples, cgo's entry\n"+
+		"and exit, and a model that runs with caches the Go side has used between calls. The Go side's\n"+
+		"time comes on top (placing each message, the scoreboard, setting up each call), so no Go\n"+
+		"harness on this shim can pass native time / time inside the calls (the last column's inverse).\n", 100*lo, 100*hi)
 }
 
 func (r *report) decodeSection(p printer) {
