@@ -82,8 +82,10 @@ type Accel struct {
 	lm                *vpi.LineMem             // see lineMemRun; nil if it could not attach
 	lmCov             *Coverage                // where lm counts states and phases
 	handoffs          int                      // edges lm handed back to Memory (tests)
-	noLineMem         bool                     // answer every cycle's memory traffic in Go (tests)
-	gov               governor                 // when the pipe is used
+	replies           [2][LineSize]byte        // Outcome.Reply's, in turn
+	nextReply         int
+	noLineMem         bool     // answer every cycle's memory traffic in Go (tests)
+	gov               governor // when the pipe is used
 	script            ucScript
 	then              ucScript // exchangeLineMem's tail
 	onEdge            func()   // if set, called at every edge with its sample (tests)

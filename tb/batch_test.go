@@ -91,7 +91,7 @@ func runRequests(t *T, cfg MemConfig, mode int, msgs [][]byte) ([]batchResult, *
 			loadsLeft: len(m.loads.items) - m.loads.head, acksLeft: len(m.acks.items) - m.acks.head,
 		}
 		// Images are shared with the memory's snapshot: keep copies.
-		b.outcome.Before, b.outcome.Image = bytes.Clone(r.Outcome.Before), bytes.Clone(r.Outcome.Image)
+		b.outcome.Before, b.outcome.Image, b.outcome.Reply = bytes.Clone(r.Outcome.Before), bytes.Clone(r.Outcome.Image), bytes.Clone(r.Outcome.Reply)
 		if r.Err != nil {
 			b.err = r.Err.Error()
 		}

@@ -137,7 +137,7 @@ func TestReplyCommands(t *testing.T) {
 		if err != nil || golden.Code(s.Result()) != golden.CodeRespOK {
 			t.Fatalf("reply: status %#x, err %v", uint64(s), err)
 		}
-		if got, want := dut.Mem.Read(NetRespBase, 16), golden.SetReply(77); string(got) != string(want) {
+		if got, want := dut.Mem.Read(NetRespBase, 16), golden.SetReply(77); string(got) != string(want[:]) {
 			t.Errorf("reply % x, want % x", got, want)
 		}
 		if s := mustStatus(t); s.State() != StateIdleRecv {

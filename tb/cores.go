@@ -40,12 +40,13 @@ type Request struct {
 // Outcome is everything the testbench observed for one request.
 type Outcome struct {
 	Status Status // the status word that reported ready
-	// App.Recv before the request and after it, in buffers the memory uses
-	// again: do not modify them, and copy them to keep them past the end of
-	// the next request (Image is the next request's Before).
+	// App.Recv before the request and after it, and the Net.Resp line
+	// after the reply, in buffers the testbench uses again: do not modify
+	// them, and copy them to keep them past the end of the next request
+	// (Image is the next request's Before).
 	Before, Image []byte
-	Replied       bool   // the engine waited in IDLE_RESP and the reply was run
-	Reply         []byte // the Net.Resp line after the reply
+	Replied       bool // the engine waited in IDLE_RESP and the reply was run
+	Reply         []byte
 	ReplyStatus   Status
 	Cycles        uint64 // from the CMD_SEND_NET_LEN edge to the edge whose status load saw ready
 	Violations    []string
@@ -300,7 +301,11 @@ func (a *Accel) reply(o *Outcome) error {
 		return err
 	}
 	o.Replied, o.ReplyStatus = true, s
-	o.Reply = m.Read(NetRespBase, LineSize)
+	// Two buffers in turn, like the images (see Outcome): a Read per
+	// reply was the harness's one allocation per request.
+	o.Reply = a.replies[a.nextReply][:]
+	a.nextReply ^= 1
+	m.readInto(o.Reply, NetRespBase)
 	if !m.Idle() {
 		m.violate("reply ready with memory requests still in flight")
 	}

@@ -184,11 +184,16 @@ func (m *Memory) Fill(addr uint64, n int, v byte) {
 // Read copies n bytes from addr.
 func (m *Memory) Read(addr uint64, n int) []byte {
 	out := make([]byte, n)
-	for b := out; len(b) > 0; {
+	m.readInto(out, addr)
+	return out
+}
+
+// readInto copies len(b) bytes from addr into b.
+func (m *Memory) readInto(b []byte, addr uint64) {
+	for len(b) > 0 {
 		k := copy(b, m.span(addr))
 		addr, b = addr+uint64(k), b[k:]
 	}
-	return out
 }
 
 // snapshot returns n bytes from addr like Read, but in one of four buffers
@@ -207,10 +212,7 @@ func (m *Memory) snapshot(addr uint64, n int) []byte {
 	}
 	buf = buf[:n]
 	m.snapBufs[m.snapNext], m.snapNext = buf, (m.snapNext+1)%len(m.snapBufs)
-	for b, a := buf, addr; len(b) > 0; {
-		k := copy(b, m.span(a))
-		a, b = a+uint64(k), b[k:]
-	}
+	m.readInto(buf, addr)
 	m.snap.addr, m.snap.data = addr, buf
 	return buf
 }

@@ -44,7 +44,7 @@ func (a *Accel) RunVector(index int, source string, msg []byte, opt RunOptions) 
 	}
 	if !r.OK() && opt.WaveDir != "" {
 		// The replay's snapshots would take the buffers of these.
-		r.Outcome.Before, r.Outcome.Image = bytes.Clone(r.Outcome.Before), bytes.Clone(r.Outcome.Image)
+		r.Outcome.Before, r.Outcome.Image, r.Outcome.Reply = bytes.Clone(r.Outcome.Before), bytes.Clone(r.Outcome.Image), bytes.Clone(r.Outcome.Reply)
 		r.Wave = filepath.Join(opt.WaveDir, fmt.Sprintf("vector-%d.fst", index))
 		if err := a.replay(index, req, r.Wave); err != nil {
 			r.Wave = ""

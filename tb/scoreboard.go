@@ -98,9 +98,10 @@ func Score(msg []byte, o Outcome) Verdict {
 	case wantReply != o.Replied:
 		diff("engine waited for a reply: %v, reference expects one: %v", o.Replied, wantReply)
 	case wantReply:
-		want := golden.SetReply(v.Ref.SeqID)
+		reply := golden.SetReply(v.Ref.SeqID)
+		want := reply[:]
 		if !bytes.Equal(o.Reply[:len(want)], want) {
-			diff("Net.Resp reply % x, want % x", o.Reply[:len(want)], want)
+			diff("Net.Resp reply % x, want % x", o.Reply[:len(want)], bytes.Clone(want)) // the clone keeps reply off the heap
 		}
 		for i := len(want); i < len(o.Reply); i++ {
 			if o.Reply[i] != Filler {
