@@ -153,6 +153,8 @@ func (m *LineMem) Map(n uint64, data *[MemPage]byte) error {
 // Run runs up to max cycles like RunUntilAny (from the staged frames, if
 // any), with the line memory driving its ports and taking the requests of
 // every edge; it also stops after a cycle that hands off (State.Handoff).
+// A frame's kept sample holds every output but the line memory's own
+// request ports, which only the last cycle's sample holds.
 //
 // The last tail of the staged frames are a tail: what the caller would run
 // next once a condition holds. The cycles before take the frames before

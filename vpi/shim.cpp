@@ -119,6 +119,10 @@ struct LineMem {
     Port stReqValid, stReqAddr, stReqTag, stReqData, stReqStrb;
     Port count[2];
     bool counted[2] = {false, false};
+    // The other ports: what a cycle copies between a frame and the model
+    // besides what the line memory drives and reads itself (memPlans).
+    Plan other[2];
+    size_t planned[2] = {~size_t{0}, ~size_t{0}};  // the port counts they were made for
     vm_mem_state state;
     std::unordered_map<uint64_t, uint8_t*> pages;
     // The two pages last used: a request's loads walk one buffer while its
@@ -559,6 +563,23 @@ int32_t memPorts(const Sim* s, const vm_mem_ports& ps, LineMem* m) {
         m->count[k] = s->ports[VM_OUT][ps.count[k]];
     }
     return VM_OK;
+}
+
+// memPlans makes m->other for the ports registered now.
+void memPlans(const Sim* s, LineMem* m) {
+    if (m->planned[VM_IN] == s->ports[VM_IN].size() && m->planned[VM_OUT] == s->ports[VM_OUT].size()) return;
+    const Port* mine[] = {&m->ldReqReady, &m->ldRspValid, &m->ldRspTag, &m->ldRspData, &m->ldRspErr, &m->stReqReady,
+                          &m->stAckValid, &m->stAckTag, &m->ldReqValid, &m->ldReqAddr, &m->ldReqTag, &m->stReqValid,
+                          &m->stReqAddr, &m->stReqTag, &m->stReqData, &m->stReqStrb};
+    for (int dir : {VM_IN, VM_OUT}) {
+        m->other[dir] = Plan{};
+        for (const Port& p : s->ports[dir]) {
+            bool own = false;
+            for (const Port* q : mine) own = own || q->datap == p.datap;
+            if (!own) addToPlan(m->other[dir], p);
+        }
+        m->planned[dir] = s->ports[dir].size();
+    }
 }
 
 // get reads a port's value, its low 64 bits, from the model.
@@ -1047,6 +1068,7 @@ int32_t vm_mem_attach(const vm_mem_ports* ports, vm_mem_state** state) {
     LineMem checked = *m;  // the ports change only if all are good
     if (int32_t rc = memPorts(s, *ports, &checked)) return rc;
     checked.ports = *ports;
+    checked.planned[VM_IN] = checked.planned[VM_OUT] = ~size_t{0};
     *m = std::move(checked);
     if (fresh) s->mem = std::move(fresh);
     *state = &s->mem->state;
@@ -1108,6 +1130,8 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
     uint64_t tailed = kNone;  // tail cycles run, once the tail has begun
     uint32_t lh = 0, ah = 0;  // the queues' heads
     Counters counters(m);
+    memPlans(s, m);
+    const uint8_t* lastIn = nullptr;   // the last frame run
     const uint8_t* lastOut = nullptr;  // the last cycle's sample, if in a frame
     const uint8_t* stopOut = nullptr;  // the sample whose condition held
     int32_t status = VM_OK;
@@ -1119,12 +1143,13 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
             status = finished();
             break;
         }
-        // Inputs change only with a frame (the first cycle takes the
-        // buffer's); the line memory drives its own straight into the model.
+        // Inputs change only with a frame, the first cycle's all of them
+        // (from its frame or the buffer); after it the line memory drives
+        // its own straight into the model, and a frame brings the others.
         const uint64_t f = tailed != kNone ? head + tailed : i < head ? i : kNone;
         if (f != kNone) {
-            copyBuffer(inBuf, in + f * in_size, in_size);
-            planIn(inPlan, inBuf);
+            lastIn = in + f * in_size;
+            planIn(i == 0 ? inPlan : m->other[VM_IN], lastIn);
         } else if (i == 0) {
             planIn(inPlan, inBuf);
         }
@@ -1132,8 +1157,9 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
         memDrive(m, now, lh, ah);
         *s->clk = 0;
         evalAndDump(s);
-        // Before the edge: count, check, take; and only for a cycle whose
-        // sample the caller sees (a frame's, the last one), the full sample.
+        // Before the edge: count, check, take; and a sample only for a
+        // cycle the caller sees: a frame's, without the line memory's own
+        // ports unless it is the last; the last; the one a condition held.
         counters.count();
         bool stop = false;
         for (int32_t k = 0; k < n && !stop && tailed == kNone; ++k) {
@@ -1147,11 +1173,12 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
         } else {
             handoff = !memTake(m, now, lh, ah);
         }
+        const bool full = stop || handoff || (tailed == kNone ? i + 1 == max : tailed + 1 == st.tail);
         lastOut = nullptr;
         if (f != kNone) {
             lastOut = out + f * out_size;
-            planOut(outPlan, out + f * out_size);
-        } else if (stop || handoff || i + 1 == max) {
+            planOut(full ? outPlan : m->other[VM_OUT], out + f * out_size);
+        } else if (full) {
             planOut(outPlan, outBuf);
         }
         s->ctx->timeInc(kHalfPeriod);
@@ -1178,6 +1205,7 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
     }
     memCompact(st, lh, ah);
     counters.save(st);
+    if (lastIn) copyBuffer(inBuf, lastIn, in_size);
     memInputs(m, inBuf);
     if (tailed != kNone) lastOut = stopOut;  // the output buffer keeps the sample whose condition held
     if (lastOut && lastOut != outBuf) copyBuffer(outBuf, lastOut, out_size);

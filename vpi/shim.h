@@ -258,8 +258,10 @@ int32_t vm_mem_map(uint64_t page, uint8_t* data);
 /* vm_mem_run runs cycles like vm_run_frames, with the line memory driving
  * its input ports (over the frames' values) and taking the requests each
  * edge transfers; it also stops after a cycle that hands off. At most 32
- * conditions. (It samples every output only for the frames' cycles and the
- * last: after VM_EFINISHED the output buffer may hold an earlier sample.)
+ * conditions. It samples only the cycles the caller sees: a frame's (but
+ * for the last cycle, the line memory's own output ports keep what an
+ * earlier sample left there), the last, the one a condition held in. So
+ * after VM_EFINISHED the output buffer may hold an earlier sample.
  *
  * The last state.tail of the frames are a tail, what the caller would run
  * next once a condition holds: the cycles before it take the frames before
