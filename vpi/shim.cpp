@@ -119,6 +119,10 @@ struct LineMem {
     Port stReqValid, stReqAddr, stReqTag, stReqData, stReqStrb;
     Port count[2];
     bool counted[2] = {false, false};
+    // The 1-bit ports' storage (a CData for any 1-bit signal): read and
+    // written every cycle, without put's and get's switch on the type.
+    CData *ldReqReadyBit, *ldRspValidBit, *ldRspErrBit, *stReqReadyBit, *stAckValidBit;
+    const CData *ldReqValidBit, *stReqValidBit;
     // The other ports: what a cycle copies between a frame and the model
     // besides what the line memory drives and reads itself (memPlans).
     Plan other[2];
@@ -514,32 +518,36 @@ inline uint8_t* memLine(LineMem* m, uint64_t addr, int way) {
     return it->second + addr % VM_MEM_PAGE;
 }
 
-// memPorts finds the ports of ps, checking each is of its direction and,
-// for data ports, a cache line wide.
+// What a line memory port must be.
+enum { kBit, kWord, kLine };
+
+// memPorts finds the ports of ps, checking each is of its direction and
+// width: valid, ready and err 1 bit, data a cache line, the rest at most
+// 64 bits.
 int32_t memPorts(const Sim* s, const vm_mem_ports& ps, LineMem* m) {
     struct Want {
         int32_t port;
         int dir;
-        bool line;
+        int kind;  // kBit, kWord (at most 64 bits) or kLine
         Port* p;
         const char* name;
     } wants[] = {
-        {ps.ld_req_ready, VM_IN, false, &m->ldReqReady, "ld_req_ready"},
-        {ps.ld_rsp_valid, VM_IN, false, &m->ldRspValid, "ld_rsp_valid"},
-        {ps.ld_rsp_tag, VM_IN, false, &m->ldRspTag, "ld_rsp_tag"},
-        {ps.ld_rsp_data, VM_IN, true, &m->ldRspData, "ld_rsp_data"},
-        {ps.ld_rsp_err, VM_IN, false, &m->ldRspErr, "ld_rsp_err"},
-        {ps.st_req_ready, VM_IN, false, &m->stReqReady, "st_req_ready"},
-        {ps.st_ack_valid, VM_IN, false, &m->stAckValid, "st_ack_valid"},
-        {ps.st_ack_tag, VM_IN, false, &m->stAckTag, "st_ack_tag"},
-        {ps.ld_req_valid, VM_OUT, false, &m->ldReqValid, "ld_req_valid"},
-        {ps.ld_req_addr, VM_OUT, false, &m->ldReqAddr, "ld_req_addr"},
-        {ps.ld_req_tag, VM_OUT, false, &m->ldReqTag, "ld_req_tag"},
-        {ps.st_req_valid, VM_OUT, false, &m->stReqValid, "st_req_valid"},
-        {ps.st_req_addr, VM_OUT, false, &m->stReqAddr, "st_req_addr"},
-        {ps.st_req_tag, VM_OUT, false, &m->stReqTag, "st_req_tag"},
-        {ps.st_req_data, VM_OUT, true, &m->stReqData, "st_req_data"},
-        {ps.st_req_strb, VM_OUT, false, &m->stReqStrb, "st_req_strb"},
+        {ps.ld_req_ready, VM_IN, kBit, &m->ldReqReady, "ld_req_ready"},
+        {ps.ld_rsp_valid, VM_IN, kBit, &m->ldRspValid, "ld_rsp_valid"},
+        {ps.ld_rsp_tag, VM_IN, kWord, &m->ldRspTag, "ld_rsp_tag"},
+        {ps.ld_rsp_data, VM_IN, kLine, &m->ldRspData, "ld_rsp_data"},
+        {ps.ld_rsp_err, VM_IN, kBit, &m->ldRspErr, "ld_rsp_err"},
+        {ps.st_req_ready, VM_IN, kBit, &m->stReqReady, "st_req_ready"},
+        {ps.st_ack_valid, VM_IN, kBit, &m->stAckValid, "st_ack_valid"},
+        {ps.st_ack_tag, VM_IN, kWord, &m->stAckTag, "st_ack_tag"},
+        {ps.ld_req_valid, VM_OUT, kBit, &m->ldReqValid, "ld_req_valid"},
+        {ps.ld_req_addr, VM_OUT, kWord, &m->ldReqAddr, "ld_req_addr"},
+        {ps.ld_req_tag, VM_OUT, kWord, &m->ldReqTag, "ld_req_tag"},
+        {ps.st_req_valid, VM_OUT, kBit, &m->stReqValid, "st_req_valid"},
+        {ps.st_req_addr, VM_OUT, kWord, &m->stReqAddr, "st_req_addr"},
+        {ps.st_req_tag, VM_OUT, kWord, &m->stReqTag, "st_req_tag"},
+        {ps.st_req_data, VM_OUT, kLine, &m->stReqData, "st_req_data"},
+        {ps.st_req_strb, VM_OUT, kWord, &m->stReqStrb, "st_req_strb"},
     };
     for (const Want& w : wants) {
         if (w.port < 0 || static_cast<size_t>(w.port) >= s->ports[w.dir].size()) {
@@ -548,12 +556,20 @@ int32_t memPorts(const Sim* s, const vm_mem_ports& ps, LineMem* m) {
         }
         const Port& p = s->ports[w.dir][w.port];
         const bool line = p.type == VLVT_WDATA && p.words * 4 == VM_MEM_LINE;
-        if (w.line != line || (!line && p.type == VLVT_WDATA)) {
+        const bool bit = p.type == VLVT_UINT8 && p.mask == 1;
+        if ((w.kind == kLine) != line || (w.kind == kWord && p.type == VLVT_WDATA) || (w.kind == kBit && !bit)) {
             return fail(VM_EINVAL, "line memory port %s: %s", w.name,
-                        w.line ? "not a cache line wide" : "wider than 64 bits");
+                        w.kind == kLine ? "not a cache line wide" : w.kind == kBit ? "not 1 bit wide" : "wider than 64 bits");
         }
         *w.p = p;
     }
+    m->ldReqReadyBit = static_cast<CData*>(m->ldReqReady.datap);
+    m->ldRspValidBit = static_cast<CData*>(m->ldRspValid.datap);
+    m->ldRspErrBit = static_cast<CData*>(m->ldRspErr.datap);
+    m->stReqReadyBit = static_cast<CData*>(m->stReqReady.datap);
+    m->stAckValidBit = static_cast<CData*>(m->stAckValid.datap);
+    m->ldReqValidBit = static_cast<const CData*>(m->ldReqValid.datap);
+    m->stReqValidBit = static_cast<const CData*>(m->stReqValid.datap);
     for (int k = 0; k < 2; ++k) {
         m->counted[k] = ps.count[k] >= 0;
         if (!m->counted[k]) continue;
@@ -633,21 +649,21 @@ inline void memDrive(LineMem* m, uint64_t now, uint32_t& lh, uint32_t& ah) {
     vm_mem_state& st = m->state;
     if (lh < st.nloads && st.loads[lh].due <= now) {
         const vm_mem_load& a = st.loads[lh++];
-        put(m->ldRspValid, 1);
+        *m->ldRspValidBit = 1;
         put(m->ldRspTag, a.tag);
         copyWords(m->ldRspData.datap, a.data, VM_MEM_LINE / 4);
-        put(m->ldRspErr, 0);
+        *m->ldRspErrBit = 0;
     } else {
-        put(m->ldRspValid, 0);
+        *m->ldRspValidBit = 0;
     }
     if (ah < st.nacks && st.acks[ah].due <= now) {
-        put(m->stAckValid, 1);
+        *m->stAckValidBit = 1;
         put(m->stAckTag, st.acks[ah++].tag);
     } else {
-        put(m->stAckValid, 0);
+        *m->stAckValidBit = 0;
     }
-    put(m->ldReqReady, 1);
-    put(m->stReqReady, 1);
+    *m->ldReqReadyBit = 1;
+    *m->stReqReadyBit = 1;
 }
 
 // memInputs copies the line memory's inputs from the model into the input
@@ -721,7 +737,7 @@ void memCompact(vm_mem_state& st, uint32_t& lh, uint32_t& ah) {
 // nothing, if it would not take them exactly.
 inline bool memTake(LineMem* m, uint64_t now, uint32_t& lh, uint32_t& ah) {
     vm_mem_state& st = m->state;
-    const bool ld = get(m->ldReqValid) & 1, stv = get(m->stReqValid) & 1;
+    const bool ld = *m->ldReqValidBit, stv = *m->stReqValidBit;
     st.busy = ld || stv;
     if (!st.busy) return true;
     const uint64_t due = now + 1 + st.latency;
@@ -1168,7 +1184,7 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
         }
         bool handoff;
         if (tailed != kNone) {
-            st.busy = (get(m->ldReqValid) & 1) || (get(m->stReqValid) & 1);
+            st.busy = *m->ldReqValidBit || *m->stReqValidBit;
             handoff = st.busy;
         } else {
             handoff = !memTake(m, now, lh, ah);
