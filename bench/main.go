@@ -38,7 +38,7 @@ func run() error {
 	flag.StringVar(&o.out, "out", "reports", "directory for bench.md and the SVG plots")
 	flag.StringVar(&o.vectors, "vectors", "vectors/default.vec", "the default vectors")
 	flag.StringVar(&o.model, "model", "", "Verilated model library (default: build/model/libvmodel.so)")
-	flag.IntVar(&o.reps, "reps", 15, "repetitions of each harness measurement (medians are reported)")
+	flag.IntVar(&o.reps, "reps", 25, "repetitions of each harness measurement (medians are reported)")
 	flag.IntVar(&o.sweepN, "sweep-requests", 200, "requests per point of the latency sweep")
 	flag.IntVar(&o.largeN, "large-requests", 48, "requests of the large-value workload")
 	flag.BoolVar(&o.skipBuild, "skip-build", false, "skip section 5 (build and test times)")

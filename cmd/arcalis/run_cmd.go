@@ -66,7 +66,7 @@ func simFlags() []cli.Flag {
 		&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the memory model's random choices"},
 		&cli.StringFlag{Name: "wave", Value: "waves", Usage: "write an FST waveform of each failing vector into `DIR` (\"\": none)", TakesFile: true},
 		&cli.StringFlag{Name: "model", Usage: "Verilated model library (default: build/model/libvmodel.so of this checkout)", TakesFile: true},
-		&cli.BoolFlag{Name: "sim-thread", Usage: "evaluate the model on a thread of its own while the testbench runs on another (two cores per simulator; faster only where cores exchange cache lines quickly)"},
+		&cli.BoolFlag{Name: "sim-thread", Usage: "evaluate the model on a thread of its own while the testbench runs on another (two cores per simulator; the memory then answered in Go, which has made it slower than the default one thread in every run measured)"},
 	}
 }
 
