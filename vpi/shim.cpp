@@ -343,6 +343,20 @@ int32_t checkConds(const Sim* s, const vm_cond* conds, int32_t n) {
     return VM_OK;
 }
 
+// checkFrames checks the frames of a vm_run_frames or vm_mem_run call:
+// laid out like the port buffers, and there if any are asked for.
+int32_t checkFrames(const Sim* s, const uint8_t* in, uint32_t in_size, const uint8_t* out, uint32_t out_size,
+                    uint64_t frames) {
+    const uint32_t inBytes = static_cast<uint32_t>(s->buf[VM_IN].size() * 8);
+    const uint32_t outBytes = static_cast<uint32_t>(s->buf[VM_OUT].size() * 8);
+    if (in_size != inBytes || out_size != outBytes) {
+        return fail(VM_EINVAL, "frames of %u and %u bytes, but the port buffers are %u and %u bytes", in_size, out_size,
+                    inBytes, outBytes);
+    }
+    if (frames > 0 && ((inBytes > 0 && !in) || (outBytes > 0 && !out))) return fail(VM_EINVAL, "no frame buffer");
+    return VM_OK;
+}
+
 // holds reports whether condition c holds on the sample at out.
 inline bool holds(const Sim* s, const vm_cond& c, const uint8_t* out) {
     uint64_t v;
@@ -993,15 +1007,7 @@ vm_result vm_run_frames(const vm_cond* conds, int32_t n, uint64_t max, const uin
     if (int32_t rc = check()) return vm_result{0, rc};
     Sim* s = g_sim;
     if (int32_t rc = checkConds(s, conds, n)) return vm_result{0, rc};
-    const uint32_t inBytes = static_cast<uint32_t>(s->buf[VM_IN].size() * 8);
-    const uint32_t outBytes = static_cast<uint32_t>(s->buf[VM_OUT].size() * 8);
-    if (in_size != inBytes || out_size != outBytes) {
-        return vm_result{0, fail(VM_EINVAL, "frames of %u and %u bytes, but the port buffers are %u and %u bytes",
-                                 in_size, out_size, inBytes, outBytes)};
-    }
-    if (frames > 0 && ((inBytes > 0 && !in) || (outBytes > 0 && !out))) {
-        return vm_result{0, fail(VM_EINVAL, "no frame buffer")};
-    }
+    if (int32_t rc = checkFrames(s, in, in_size, out, out_size, frames)) return vm_result{0, rc};
     uint8_t* inBuf = bytes(s, VM_IN);
     uint8_t* outBuf = bytes(s, VM_OUT);
     // Frames go straight between the caller's buffers and the model; the
@@ -1110,13 +1116,7 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
     LineMem* m = s->mem.get();
     if (!m) return vm_result{0, fail(VM_EINVAL, "no line memory attached")};
     if (int32_t rc = checkConds(s, conds, n)) return vm_result{0, rc};
-    const uint32_t inBytes = static_cast<uint32_t>(s->buf[VM_IN].size() * 8);
-    const uint32_t outBytes = static_cast<uint32_t>(s->buf[VM_OUT].size() * 8);
-    if (in_size != inBytes || out_size != outBytes) {
-        return vm_result{0, fail(VM_EINVAL, "frames of %u and %u bytes, but the port buffers are %u and %u bytes",
-                                 in_size, out_size, inBytes, outBytes)};
-    }
-    if (frames > 0 && (!in || !out)) return vm_result{0, fail(VM_EINVAL, "no frame buffer")};
+    if (int32_t rc = checkFrames(s, in, in_size, out, out_size, frames)) return vm_result{0, rc};
     vm_mem_state& st = m->state;
     for (int k = 0; k < 2; ++k) {
         if (st.count_at[k] && (st.count_n[k] > 16 || !st.last || !st.started)) {
