@@ -15,7 +15,8 @@ import (
 // line memory would not take exactly as Memory would (a violation, a page
 // it has not been given) it hands back untaken, for Memory to take with its
 // own checks and messages. The results are the same cycle for cycle
-// (batch_test.go runs every memory behaviour both ways).
+// (batch_test.go runs every memory behaviour both ways, linemem_test.go
+// hands requests of each kind back).
 
 // attachLineMem attaches the line memory to the model's memory ports and
 // gives it Memory's pages, now and as Memory makes them.

@@ -20,9 +20,10 @@ const (
 
 // LineMemPorts names the ports of a design's cache-line memory interface
 // for AttachLineMem: inputs registered with Sim.Input, outputs with
-// Sim.Output; data ports are MemLine bytes wide. Count, if set, are
-// outputs whose values the line memory counts every cycle (CountInto),
-// Count[0]'s changes too.
+// Sim.Output; valid, ready and err ports 1 bit wide, data ports MemLine
+// bytes, the others at most 64 bits. Count, if set, are outputs whose
+// values the line memory counts every cycle (CountInto), Count[0]'s
+// changes too.
 type LineMemPorts struct {
 	LdReqReady, LdRspValid, LdRspTag, LdRspData, LdRspErr *Port
 	StReqReady, StAckValid, StAckTag                      *Port
@@ -41,9 +42,9 @@ type MemLoad struct {
 // MemAck is a store acknowledgement waiting.
 type MemAck struct{ Due, Tag uint64 }
 
-// LineMemState is shim.h's vm_mem_state, laid out alike (TestLineMemLayout):
-// the line memory's state in the shim's memory, which the caller reads and
-// writes between calls.
+// LineMemState is shim.h's vm_mem_state, laid out alike (checked when the
+// package compiles: see the end of this file): the line memory's state in
+// the shim's memory, which the caller reads and writes between calls.
 type LineMemState struct {
 	Latency        uint64
 	RdBase, RdSize uint64 // loads may touch the lines overlapping this range
