@@ -44,11 +44,11 @@ func (a *Accel) attachLineMem() error {
 }
 
 // lineMemOK reports whether the next cycles may run through the line
-// memory: Memory is plain, nothing watches every edge, and its waiting
-// answers fit.
+// memory: it is attached (and the model not closed), Memory is plain,
+// nothing watches every edge, and Memory's waiting answers fit.
 func (a *Accel) lineMemOK() bool {
 	m := a.Mem
-	if a.lm == nil || a.noLineMem || a.stepwise || a.onEdge != nil || a.piped() || !m.streamable() || m.cfg.Latency < 0 {
+	if a.lm == nil || a.lm.State == nil || a.noLineMem || a.stepwise || a.onEdge != nil || a.piped() || !m.streamable() || m.cfg.Latency < 0 {
 		return false
 	}
 	lw, aw := m.loads.items[m.loads.head:], m.acks.items[m.acks.head:]
