@@ -117,10 +117,14 @@ const pipeDepth = 2 * maxBatch
 // which on a virtual machine can change by ten times within minutes: at
 // its worst the pipe ran at a twentieth of the speed of one thread. So the
 // cycles run in windows, most of them the way that was faster when last
-// measured, every probeEvery-th the other way, to measure it again.
+// measured, every probeEvery-th the other way, to measure it again: a
+// probe, probeEvery times shorter, so that the slower way costs little
+// however much slower it is (since the line memory, the pipe has been
+// several times slower).
 type governor struct {
 	on     bool      // this window runs through the pipe
 	always bool      // tests: no windows, the pipe whenever it can be used
+	probe  bool      // this window is a probe
 	until  uint64    // the cycle that ends the window
 	from   uint64    // the cycle it began at
 	t0     time.Time // and when
@@ -152,11 +156,20 @@ func (a *Accel) piped() bool {
 	if g.always {
 		return true
 	}
-	if g.calls++; a.cycle < g.until && (g.calls%64 != 0 || time.Since(g.t0) < windowTime) {
+	if g.calls++; a.cycle < g.until && (g.calls%64 != 0 || time.Since(g.t0) < windowLength(g.probe, windowTime)) {
 		return g.on // the clock is read every 64th call only
 	}
 	g.next(a.cycle, time.Now())
 	return g.on
+}
+
+// windowLength is a window's length, in cycles or time: full, or for a
+// probe a probeEvery-th of it.
+func windowLength[T uint64 | time.Duration](probe bool, full T) T {
+	if probe {
+		return full / probeEvery
+	}
+	return full
 }
 
 // next ends the window at cycle and now, and starts the next one.
@@ -179,6 +192,7 @@ func (g *governor) next(cycle uint64, now time.Time) {
 	if off == 0 || on == 0 {
 		best = on == 0 // measure each way first
 	}
-	g.on = best != (g.n%probeEvery == 0)
-	g.from, g.t0, g.until, g.calls = cycle, now, cycle+windowCycles, 0
+	g.probe = g.n%probeEvery == 0
+	g.on = best != g.probe
+	g.from, g.t0, g.until, g.calls = cycle, now, cycle+windowLength(g.probe, uint64(windowCycles)), 0
 }

@@ -7,7 +7,8 @@ import (
 
 // TestGovernor runs the governor's windows against made-up speeds: it must
 // settle on the faster way, go the other way every probeEvery-th window
-// only, and follow the speeds when they swap.
+// only, in a window probeEvery times shorter, and follow the speeds when
+// they swap.
 func TestGovernor(t *testing.T) {
 	var g governor
 	now, cycle := time.Unix(0, 0), uint64(0)
@@ -17,9 +18,13 @@ func TestGovernor(t *testing.T) {
 			if g.on {
 				rate, piped = pipe, piped+1
 			}
-			cycle += windowCycles
-			now = now.Add(time.Duration(float64(windowCycles) / rate * float64(time.Second)))
+			n := g.until - g.from // the window's length, as piped ends it
+			cycle += n
+			now = now.Add(time.Duration(float64(n) / rate * float64(time.Second)))
 			g.next(cycle, now)
+			if want := uint64(windowCycles); g.probe && g.until-g.from != want/probeEvery || !g.probe && g.until-g.from != want {
+				t.Fatalf("window %d (a probe: %v) is %d cycles long", g.n, g.probe, g.until-g.from)
+			}
 		}
 		return piped
 	}

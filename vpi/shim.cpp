@@ -424,7 +424,10 @@ bool pipeWait(vm_pipe* c, uint64_t i) {
             futex(&c->wake, FUTEX_WAIT, w, &kMaxSleep);
         }
         __atomic_store_n(&c->sleeping, 0, __ATOMIC_RELAXED);
-        spin = 0;
+        // Woken with nothing to run (the owner runs its cycles some other
+        // way for now): sleep again at once, rather than spin a while after
+        // every timed-out sleep and keep the other core busy for nothing.
+        spin = kSpins;
     }
 }
 
