@@ -67,15 +67,37 @@ type command struct {
 // response cycle.
 func (a *Accel) commands(cmds ...command) error {
 	var buf [3]ucAccess // ucRun copies them: on the stack for the usual three
-	accs := buf[:0]
-	for _, c := range cmds {
-		accs = append(accs, ucAccess{true, WindowBase, Command(c.op, c.payload)})
-	}
-	r, err := a.ucRun(0, accs...)
+	r, err := a.ucRun(0, appendCommands(buf[:0], cmds)...)
 	if err != nil {
 		return err
 	}
 	return a.claimed(cmds, r)
+}
+
+// appendCommands appends the UC stores of cmds' command words to accs.
+func appendCommands(accs []ucAccess, cmds []command) []ucAccess {
+	for _, c := range cmds {
+		accs = append(accs, ucAccess{true, WindowBase, Command(c.op, c.payload)})
+	}
+	return accs
+}
+
+// pollScript makes the script cmds' stores, then a status load every cycle,
+// and returns the cycles before the loads (commandsThenPoll).
+func (a *Accel) pollScript(cmds []command) int {
+	sc := &a.script
+	sc.lead, sc.accs, sc.poll, sc.responses, sc.base = 0, appendCommands(sc.accs[:0], cmds), true, sc.responses[:0], 0
+	return 2 * len(cmds)
+}
+
+// scriptClaimed checks that the script's commands, cmds, were answered
+// and claimed (claimed).
+func (a *Accel) scriptClaimed(cmds []command) error {
+	r, err := a.script.checked()
+	if err == nil && len(r) == len(cmds) {
+		err = a.claimed(cmds, r)
+	}
+	return err
 }
 
 // claimed checks that the engine claimed each command and counts them.
@@ -109,20 +131,13 @@ func (a *Accel) commandsThenPoll(budget int, first func(), cmds ...command) (sta
 		return start, s, err
 	}
 	sc := &a.script
-	sc.lead, sc.accs, sc.poll, sc.responses, sc.base = 0, sc.accs[:0], true, sc.responses[:0], 0
-	for _, c := range cmds {
-		sc.accs = append(sc.accs, ucAccess{true, WindowBase, Command(c.op, c.payload)})
-	}
-	script := 2 * len(cmds)
+	script := a.pollScript(cmds)
 	start = a.cycle + uint64(script) - 1
 	a.scriptSet(0)
 	n, err := a.framesPiped(script+budget, stopPoll, script, sc.set, sc.after, first)
 	sc.poll = false
 	if err == nil {
-		var r []ucResponse
-		if r, err = sc.checked(); err == nil && len(r) == len(cmds) {
-			err = a.claimed(cmds, r)
-		}
+		err = a.scriptClaimed(cmds)
 	}
 	if err != nil {
 		a.in.ucValid.Set(0)

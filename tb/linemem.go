@@ -143,12 +143,8 @@ func (a *Accel) exchangeLineMem(budget int, first func(), atReady func(uint64, S
 		first()
 	}
 	sc, th := &a.script, &a.then
-	sc.lead, sc.accs, sc.poll, sc.responses, sc.base = 0, sc.accs[:0], true, sc.responses[:0], 0
-	for _, c := range cmds {
-		sc.accs = append(sc.accs, ucAccess{true, WindowBase, Command(c.op, c.payload)})
-	}
+	script := a.pollScript(cmds)
 	th.lead, th.accs, th.poll = lead, append(th.accs[:0], accs...), false
-	script := 2 * len(cmds)
 	head, tail := script+1, lead+2*len(accs) // frames: the commands and the poll; the tail
 	a.pollFrom = append(a.pollFrom[:0], a.stops[stopPoll]...)
 	a.pollFrom[0].From = script
@@ -188,11 +184,7 @@ func (a *Accel) exchangeLineMem(budget int, first func(), atReady func(uint64, S
 		ready = script
 	}
 	a.in.ucValid.Set(0)
-	r, err := sc.checked()
-	if err == nil && len(r) == len(cmds) {
-		err = a.claimed(cmds, r)
-	}
-	if err != nil {
+	if err := a.scriptClaimed(cmds); err != nil {
 		a.flushCov()
 		return nil, err
 	}

@@ -107,10 +107,8 @@ struct Pipe {
     std::thread thread;
 };
 
-// The line memory (vm_mem_*): its ports, where their slots are, its state
-// and its page table.
+// The line memory (vm_mem_*): its ports, its state and its page table.
 struct LineMem {
-    vm_mem_ports ports;
     // The ports as registered: vm_mem_run reads and writes the model's
     // storage, not the port buffers.
     Port ldReqReady, ldRspValid, ldRspTag, ldRspData, ldRspErr;
@@ -357,19 +355,25 @@ int32_t checkFrames(const Sim* s, const uint8_t* in, uint32_t in_size, const uin
     return VM_OK;
 }
 
+// met reports whether condition c holds for its port's value v.
+inline bool met(const vm_cond& c, uint64_t v) { return ((v & c.mask) == c.value) != (c.ne != 0); }
+
+// inWindow reports whether condition c is checked on the call's cycle i
+// (counting from 0): its before and from.
+inline bool inWindow(const vm_cond& c, uint64_t i) { return (c.before == 0 || i < c.before) && i >= c.from; }
+
 // holds reports whether condition c holds on the sample at out.
 inline bool holds(const Sim* s, const vm_cond& c, const uint8_t* out) {
     uint64_t v;
     std::memcpy(&v, out + s->ports[VM_OUT][c.port].offset, sizeof v);
-    return ((v & c.mask) == c.value) != (c.ne != 0);
+    return met(c, v);
 }
 
 // anyHolds reports whether any condition holds on the sample at out, that
 // of the call's cycle i (counting from 0).
 inline bool anyHolds(const Sim* s, const vm_cond* conds, int32_t n, const uint8_t* out, uint64_t i) {
     for (int32_t k = 0; k < n; ++k) {
-        const vm_cond& c = conds[k];
-        if ((c.before == 0 || i < c.before) && i >= c.from && holds(s, c, out)) return true;
+        if (inWindow(conds[k], i) && holds(s, conds[k], out)) return true;
     }
     return false;
 }
@@ -538,9 +542,9 @@ inline uint8_t* memLine(LineMem* m, uint64_t addr, int way) {
 // What a line memory port must be.
 enum { kBit, kWord, kLine };
 
-// memPorts finds the ports of ps, checking each is of its direction and
-// width: valid, ready and err 1 bit, data a cache line, the rest at most
-// 64 bits.
+// memPorts gives m the ports of ps if each is of its direction and width
+// (valid, ready and err 1 bit, data a cache line, the rest at most 64
+// bits), and changes nothing if one is not.
 int32_t memPorts(const Sim* s, const vm_mem_ports& ps, LineMem* m) {
     struct Want {
         int32_t port;
@@ -566,7 +570,7 @@ int32_t memPorts(const Sim* s, const vm_mem_ports& ps, LineMem* m) {
         {ps.st_req_data, VM_OUT, kLine, &m->stReqData, "st_req_data"},
         {ps.st_req_strb, VM_OUT, kWord, &m->stReqStrb, "st_req_strb"},
     };
-    for (const Want& w : wants) {
+    for (const Want& w : wants) {  // check all first
         if (w.port < 0 || static_cast<size_t>(w.port) >= s->ports[w.dir].size()) {
             return fail(VM_EINVAL, "line memory port %s: bad %s port %d", w.name, w.dir == VM_IN ? "input" : "output",
                         w.port);
@@ -578,8 +582,13 @@ int32_t memPorts(const Sim* s, const vm_mem_ports& ps, LineMem* m) {
             return fail(VM_EINVAL, "line memory port %s: %s", w.name,
                         w.kind == kLine ? "not a cache line wide" : w.kind == kBit ? "not 1 bit wide" : "wider than 64 bits");
         }
-        *w.p = p;
     }
+    for (int k = 0; k < 2; ++k) {
+        if (ps.count[k] >= 0 && static_cast<size_t>(ps.count[k]) >= s->ports[VM_OUT].size()) {
+            return fail(VM_EINVAL, "line memory count port %d: bad output port %d", k, ps.count[k]);
+        }
+    }
+    for (const Want& w : wants) *w.p = s->ports[w.dir][w.port];
     m->ldReqReadyBit = static_cast<CData*>(m->ldReqReady.datap);
     m->ldRspValidBit = static_cast<CData*>(m->ldRspValid.datap);
     m->ldRspErrBit = static_cast<CData*>(m->ldRspErr.datap);
@@ -589,12 +598,9 @@ int32_t memPorts(const Sim* s, const vm_mem_ports& ps, LineMem* m) {
     m->stReqValidBit = static_cast<const CData*>(m->stReqValid.datap);
     for (int k = 0; k < 2; ++k) {
         m->counted[k] = ps.count[k] >= 0;
-        if (!m->counted[k]) continue;
-        if (static_cast<size_t>(ps.count[k]) >= s->ports[VM_OUT].size()) {
-            return fail(VM_EINVAL, "line memory count port %d: bad output port %d", k, ps.count[k]);
-        }
-        m->count[k] = s->ports[VM_OUT][ps.count[k]];
+        if (m->counted[k]) m->count[k] = s->ports[VM_OUT][ps.count[k]];
     }
+    m->planned[VM_IN] = m->planned[VM_OUT] = ~size_t{0};  // memPlans anew
     return VM_OK;
 }
 
@@ -1090,11 +1096,7 @@ int32_t vm_mem_attach(const vm_mem_ports* ports, vm_mem_state** state) {
         std::memset(&fresh->state, 0, sizeof fresh->state);
         m = fresh.get();
     }
-    LineMem checked = *m;  // the ports change only if all are good
-    if (int32_t rc = memPorts(s, *ports, &checked)) return rc;
-    checked.ports = *ports;
-    checked.planned[VM_IN] = checked.planned[VM_OUT] = ~size_t{0};
-    *m = std::move(checked);
+    if (int32_t rc = memPorts(s, *ports, m)) return rc;
     if (fresh) s->mem = std::move(fresh);
     *state = &s->mem->state;
     return VM_OK;
@@ -1182,8 +1184,7 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
         counters.count();
         bool stop = false;
         for (int32_t k = 0; k < n && !stop && tailed == kNone; ++k) {
-            const vm_cond& c = conds[k];
-            stop = (c.before == 0 || i < c.before) && i >= c.from && ((get(*condPort[k]) & c.mask) == c.value) != (c.ne != 0);
+            stop = inWindow(conds[k], i) && met(conds[k], get(*condPort[k]));
         }
         bool handoff;
         if (tailed != kNone) {
