@@ -11,7 +11,8 @@ import (
 type RunOptions struct {
 	Offset   int    // start offset within the line; -1: the vector's index mod 64
 	CapLines int    // App.Recv capacity (0: DefaultCapLines)
-	WaveDir  string // if set, a failing vector is replayed alone into WaveDir/vector-N.fst
+	WaveDir  string // if set, a failing vector is replayed alone into WaveDir/WaveName
+	WaveName string // the waveform's file name in WaveDir; "": vector-N.fst
 }
 
 // Run is one vector's full record: what went in, what the RTL did, the verdict.
@@ -45,7 +46,11 @@ func (a *Accel) RunVector(index int, source string, msg []byte, opt RunOptions) 
 	if !r.OK() && opt.WaveDir != "" {
 		// The replay's snapshots would take the buffers of these.
 		r.Outcome.Before, r.Outcome.Image, r.Outcome.Reply = bytes.Clone(r.Outcome.Before), bytes.Clone(r.Outcome.Image), bytes.Clone(r.Outcome.Reply)
-		r.Wave = filepath.Join(opt.WaveDir, fmt.Sprintf("vector-%d.fst", index))
+		name := opt.WaveName
+		if name == "" {
+			name = fmt.Sprintf("vector-%d.fst", index)
+		}
+		r.Wave = filepath.Join(opt.WaveDir, name)
 		if err := a.replay(index, req, r.Wave); err != nil {
 			r.Wave = ""
 			r.Verdict.Diffs = append(r.Verdict.Diffs, "waveform replay failed: "+err.Error())
