@@ -6,9 +6,9 @@ import (
 	"sort"
 	"time"
 
-	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
-	"github.com/google/gopacket/reassembly"
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/reassembly"
 )
 
 // conn is one TCP connection: the assembler's Stream, with one half per
