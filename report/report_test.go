@@ -135,7 +135,23 @@ func TestFitsAndOutputs(t *testing.T) {
 		t.Errorf("csv: %v %v", err, rows)
 	}
 	s := sv.String()
-	if !strings.HasPrefix(s, "<svg") || !strings.HasSuffix(s, "</svg>\n") || !strings.Contains(s, "8000 LUTs") || !strings.Contains(s, "ESTIMATE") {
-		t.Errorf("svg:\n%s", s)
+	if !strings.HasPrefix(s, "<?xml") || !strings.HasSuffix(s, "</svg>\n") {
+		t.Errorf("svg is not one whole document:\n%s", s)
+	}
+	// The part's line, both panels, and the bars' totals: the top's own
+	// logic and its children's totals (A 200 LUTs and 150 FFs, C none, the
+	// top's own 100 LUTs), not the top's Total set above.
+	for _, want := range []string{"xa7a12t-cpg238-2I: 8000 LUTs", "(a) Resource utilization", "(b) Dynamic power (mW), ESTIMATE", "total 300", "total 150"} {
+		if !strings.Contains(s, ">"+want+"<") {
+			t.Errorf("svg lacks the text %q:\n%s", want, s)
+		}
+	}
+	for _, b := range r.Blocks {
+		if b.Depth == 1 && !strings.Contains(s, ">"+b.Label+"<") {
+			t.Errorf("svg legend lacks block %q", b.Label)
+		}
+	}
+	if !strings.Contains(s, ">"+r.Top().Label+": top-level glue<") {
+		t.Errorf("svg legend lacks the top's own logic")
 	}
 }

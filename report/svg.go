@@ -2,19 +2,47 @@ package report
 
 import (
 	"fmt"
-	"html"
+	"image/color"
 	"io"
-	"math"
-	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // palette colours the segments of the stacked bars, one per block.
-var palette = []string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"}
+var palette = []color.RGBA{
+	{0x4e, 0x79, 0xa7, 0xff}, {0xf2, 0x8e, 0x2b, 0xff}, {0xe1, 0x57, 0x59, 0xff}, {0x76, 0xb7, 0xb2, 0xff},
+	{0x59, 0xa1, 0x4f, 0xff}, {0xed, 0xc9, 0x48, 0xff}, {0xb0, 0x7a, 0xa1, 0xff}, {0xff, 0x9d, 0xa7, 0xff},
+	{0x9c, 0x75, 0x5f, 0xff}, {0xba, 0xb0, 0xac, 0xff},
+}
 
-// segment is one block's share of a bar.
-type segment struct {
-	label string
-	value float64
+// stacked is one panel's bars: each category (drawn bottom up) has one
+// value per segment name.
+type stacked struct {
+	categories []string
+	names      []string
+	values     map[string][]float64
+}
+
+func (s *stacked) add(cat int, name string, v float64) {
+	if _, ok := s.values[name]; !ok {
+		s.names = append(s.names, name)
+		s.values[name] = make([]float64, len(s.categories))
+	}
+	s.values[name][cat] = v
+}
+
+func (s *stacked) total(cat int) float64 {
+	t := 0.0
+	for _, n := range s.names {
+		t += s.values[n][cat]
+	}
+	return t
 }
 
 // WriteSVG draws the per-block breakdown in the shape of the paper's
@@ -23,124 +51,210 @@ type segment struct {
 // (and the top's own logic, and the model's fixed term for power).
 func (r *Report) WriteSVG(w io.Writer) error {
 	top := r.Top()
-	var parts []Block
-	for _, b := range r.Blocks {
-		if b.Depth == 1 {
-			parts = append(parts, b)
-		}
-	}
-	luts := make([]segment, 0, len(parts)+1)
-	ffs := make([]segment, 0, len(parts)+1)
-	for _, b := range parts {
-		luts = append(luts, segment{b.Label, float64(b.Total.TotalLUTs())})
-		ffs = append(ffs, segment{b.Label, float64(b.Total.FFs)})
-	}
 	glue := top.Label + ": top-level glue"
-	luts = append(luts, segment{glue, float64(top.Own.TotalLUTs())})
-	ffs = append(ffs, segment{glue, float64(top.Own.FFs)})
-
-	var power []segment
-	if ps := r.PowerSummary; ps != nil && top.Power != nil {
-		for _, b := range parts {
-			power = append(power, segment{b.Label, b.Power.TotalW * 1000})
+	res := &stacked{categories: []string{"FFs", "LUTs"}, values: map[string][]float64{}}
+	var power *stacked
+	ps := r.PowerSummary
+	if ps != nil && top.Power != nil {
+		power = &stacked{categories: []string{"mW"}, values: map[string][]float64{}}
+	}
+	for _, b := range r.Blocks {
+		if b.Depth != 1 {
+			continue
 		}
-		power = append(power, segment{glue, top.Power.OwnW * 1000})
+		res.add(0, b.Label, float64(b.Total.FFs))
+		res.add(1, b.Label, float64(b.Total.TotalLUTs()))
+		if power != nil {
+			power.add(0, b.Label, b.Power.TotalW*1000)
+		}
+	}
+	res.add(0, glue, float64(top.Own.FFs))
+	res.add(1, glue, float64(top.Own.TotalLUTs()))
+	powerTitle := ""
+	if power != nil {
+		power.add(0, glue, top.Power.OwnW*1000)
 		if ps.FixedW > 0 {
-			power = append(power, segment{"fixed clocking term (model)", ps.FixedW * 1000})
+			power.add(0, "fixed clocking term (model)", ps.FixedW*1000)
+		}
+		powerTitle = "(b) Dynamic power (mW), ESTIMATE"
+		if ps.Kind == "vivado" {
+			powerTitle = "(b) Dynamic power (mW), Vivado report_power"
 		}
 	}
 
-	// One colour per segment name, in bar order.
-	var names []string
-	colour := map[string]string{}
-	for _, s := range append(append([]segment{}, luts...), power...) {
-		if _, ok := colour[s.label]; !ok {
-			colour[s.label] = palette[len(names)%len(palette)]
-			names = append(names, s.label)
+	// One colour per segment name, in bar order, shared by both panels.
+	colour := map[string]color.Color{}
+	legend := plot.NewLegend()
+	legend.TextStyle.Font.Size = 10
+	legend.Top, legend.Left = true, true
+	legend.Padding = vg.Points(4)
+	var entries []string
+	addNames := func(s *stacked) {
+		for _, n := range s.names {
+			if _, ok := colour[n]; !ok {
+				colour[n] = palette[len(entries)%len(palette)]
+				entries = append(entries, n)
+			}
+		}
+	}
+	addNames(res)
+	if power != nil {
+		addNames(power)
+	}
+
+	resMax := max(res.total(0), res.total(1), float64(r.Part.LUTs))
+	pa, thumbs, err := barPanel("(a) Resource utilization", res, colour, resMax, "%.0f")
+	if err != nil {
+		return err
+	}
+	if r.Part.LUTs > 0 {
+		// The part's LUT count as a dashed line across the LUT bar.
+		x := float64(r.Part.LUTs)
+		l, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0.55}, {X: x, Y: 1.45}})
+		if err != nil {
+			return err
+		}
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		lb, err := plotter.NewLabels(plotter.XYLabels{
+			XYs: plotter.XYs{{X: x, Y: 1.45}}, Labels: []string{fmt.Sprintf("%s: %d LUTs", r.Part.Name, r.Part.LUTs)}})
+		if err != nil {
+			return err
+		}
+		lb.TextStyle[0].Font.Size = 9
+		lb.TextStyle[0].XAlign = draw.XCenter
+		pa.Add(l, lb)
+	}
+	var pb *plot.Plot
+	if power != nil {
+		var pt map[string]plot.Thumbnailer
+		if pb, pt, err = barPanel(powerTitle, power, colour, power.total(0), "%.1f"); err != nil {
+			return err
+		}
+		for n, t := range pt {
+			if _, ok := thumbs[n]; !ok {
+				thumbs[n] = t
+			}
+		}
+	}
+	// The legend in two columns under the panels.
+	half := (len(entries) + 1) / 2
+	left, right := legend, legend
+	for i, n := range entries {
+		if i < half {
+			left.Add(n, thumbs[n])
+		} else {
+			right.Add(n, thumbs[n])
 		}
 	}
 
 	const (
-		width, left, barH, gap = 900.0, 70.0, 34.0, 18.0
-		plotW                  = width - left - 30
+		width  = 9 * vg.Inch
+		header = 44
+		panelA = 170
+		panelB = 120
+		margin = 12
 	)
-	var b strings.Builder
-	height := 420.0
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
-	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	fmt.Fprintf(&b, `<text x="%g" y="22" font-size="15" font-weight="bold">%s</text>`+"\n", left, esc(r.Title))
-	fmt.Fprintf(&b, `<text x="%g" y="40" fill="#555">%s, %s, %s MHz</text>`+"\n", left, esc(r.Source), esc(r.Part.Name), fmtFloat(r.FreqMHz))
+	legendH := vg.Length(half)*vg.Points(16) + margin
+	height := vg.Points(header+panelA+margin) + legendH
+	if pb != nil {
+		height += vg.Points(panelB)
+	}
+	c := vgsvg.New(width, height)
+	dc := draw.New(c)
+	c.SetColor(color.White)
+	c.Fill(dc.Rectangle.Path())
 
-	y := 70.0
-	maxRes := math.Max(math.Max(sum(luts), sum(ffs)), float64(r.Part.LUTs))
-	fmt.Fprintf(&b, `<text x="%g" y="%g" font-weight="bold">(a) Resource utilization</text>`+"\n", left, y)
-	y += 10
-	for _, bar := range []struct {
-		name string
-		segs []segment
-	}{{"LUTs", luts}, {"FFs", ffs}} {
-		drawBar(&b, bar.name, bar.segs, colour, left, y, plotW, barH, maxRes, "%.0f")
-		if bar.name == "LUTs" && r.Part.LUTs > 0 {
-			x := left + plotW*float64(r.Part.LUTs)/maxRes
-			fmt.Fprintf(&b, `<line x1="%.2f" y1="%g" x2="%.2f" y2="%g" stroke="black" stroke-dasharray="4 3"/>`+"\n", x, y-4, x, y+barH+4)
-			fmt.Fprintf(&b, `<text x="%.2f" y="%g" text-anchor="middle" font-size="11">%s: %d LUTs</text>`+"\n", x, y-6, esc(r.Part.Name), r.Part.LUTs)
-		}
-		y += barH + gap
+	ts := text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, 15), Handler: plot.DefaultTextHandler, YAlign: draw.YTop}
+	dc.FillText(ts, vg.Point{X: margin, Y: height - 8}, r.Title)
+	ts.Font.Size, ts.Color = 11, color.Gray{0x55}
+	dc.FillText(ts, vg.Point{X: margin, Y: height - 28},
+		fmt.Sprintf("%s, %s, %s MHz", r.Source, r.Part.Name, fmtFloat(r.FreqMHz)))
+
+	y := height - header
+	pa.Draw(draw.Crop(dc, margin, -margin, y-panelA, y-height))
+	y -= panelA
+	if pb != nil {
+		pb.Draw(draw.Crop(dc, margin, -margin, y-panelB, y-height-10))
+		y -= panelB
 	}
-	if power != nil {
-		y += 10
-		label := "(b) Dynamic power (mW), ESTIMATE"
-		if r.PowerSummary.Kind == "vivado" {
-			label = "(b) Dynamic power (mW), Vivado report_power"
-		}
-		fmt.Fprintf(&b, `<text x="%g" y="%g" font-weight="bold">%s</text>`+"\n", left, y, label)
-		y += 10
-		drawBar(&b, "mW", power, colour, left, y, plotW, barH, sum(power), "%.1f")
-		y += barH + gap
-	}
-	// Legend, in bar order.
-	y += 6
-	x := left
-	for _, n := range names {
-		wText := 14 + 7*float64(len([]rune(n)))
-		if x+wText > width-20 {
-			x, y = left, y+20
-		}
-		fmt.Fprintf(&b, `<rect x="%g" y="%g" width="10" height="10" fill="%s"/>`, x, y, colour[n])
-		fmt.Fprintf(&b, `<text x="%g" y="%g">%s</text>`+"\n", x+14, y+9, esc(n))
-		x += wText + 14
-	}
-	out := strings.Replace(b.String(), fmt.Sprintf(`height="%g" viewBox="0 0 %g %g"`, height, width, height),
-		fmt.Sprintf(`height="%g" viewBox="0 0 %g %g"`, y+30, width, y+30), 1)
-	out += "</svg>\n"
-	_, err := io.WriteString(w, out)
+	legendArea := draw.Crop(dc, margin, -margin, margin, y-height)
+	left.Draw(draw.Crop(legendArea, 0, -width/2, 0, 0))
+	right.Draw(draw.Crop(legendArea, width/2-margin, 0, 0, 0))
+
+	_, err = c.WriteTo(w)
 	return err
 }
 
-func drawBar(b *strings.Builder, name string, segs []segment, colour map[string]string, left, y, plotW, h, max float64, format string) {
-	fmt.Fprintf(b, `<text x="%g" y="%g" text-anchor="end">%s</text>`+"\n", left-8, y+h/2+4, esc(name))
-	x := left
-	for _, s := range segs {
-		if s.value <= 0 || max <= 0 {
+// barPanel is one panel of horizontal stacked bars with each segment's value
+// inside it (when it fits) and the bar's total after it; it also returns the
+// legend thumbnail of each segment name.
+func barPanel(title string, s *stacked, colour map[string]color.Color, xmax float64, format string) (*plot.Plot, map[string]plot.Thumbnailer, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = 12
+	p.Title.TextStyle.XAlign = draw.XLeft
+	p.Title.Padding = vg.Points(4)
+	p.X.Min, p.X.Max = 0, xmax*1.12
+	p.Y.Min, p.Y.Max = -0.6, float64(len(s.categories))-0.4
+	p.NominalY(s.categories...)
+	thumbs := map[string]plot.Thumbnailer{}
+	var below *plotter.BarChart
+	var inXY plotter.XYs
+	var inText []string
+	start := make([]float64, len(s.categories))
+	for _, n := range s.names {
+		vals := s.values[n]
+		bc, err := plotter.NewBarChart(plotter.Values(vals), vg.Points(24))
+		if err != nil {
+			return nil, nil, fmt.Errorf("chart %q, segment %q: %w", title, n, err)
+		}
+		bc.Horizontal = true
+		bc.Color = colour[n]
+		bc.LineStyle.Color = color.White
+		if below != nil {
+			bc.StackOn(below)
+		}
+		below = bc
+		p.Add(bc)
+		thumbs[n] = bc
+		for i, v := range vals {
+			if xmax > 0 && v/xmax > 0.05 {
+				inXY = append(inXY, plotter.XY{X: start[i] + v/2, Y: float64(i)})
+				inText = append(inText, fmt.Sprintf(format, v))
+			}
+			start[i] += v
+		}
+	}
+	var totXY plotter.XYs
+	var totText []string
+	for i := range s.categories {
+		totXY = append(totXY, plotter.XY{X: start[i], Y: float64(i)})
+		totText = append(totText, "total "+fmt.Sprintf(format, start[i]))
+	}
+	for _, l := range []struct {
+		xys   plotter.XYs
+		texts []string
+		white bool
+	}{{inXY, inText, true}, {totXY, totText, false}} {
+		if len(l.xys) == 0 {
 			continue
 		}
-		w := plotW * s.value / max
-		fmt.Fprintf(b, `<rect x="%.2f" y="%g" width="%.2f" height="%g" fill="%s" stroke="white"><title>%s: %s</title></rect>`+"\n",
-			x, y, w, h, colour[s.label], esc(s.label), fmt.Sprintf(format, s.value))
-		if w > 38 {
-			fmt.Fprintf(b, `<text x="%.2f" y="%g" text-anchor="middle" fill="white" font-size="11">%s</text>`+"\n", x+w/2, y+h/2+4, fmt.Sprintf(format, s.value))
+		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: l.xys, Labels: l.texts})
+		if err != nil {
+			return nil, nil, fmt.Errorf("chart %q: %w", title, err)
 		}
-		x += w
+		for i := range lb.TextStyle {
+			lb.TextStyle[i].Font.Size = 9
+			lb.TextStyle[i].YAlign = draw.YCenter
+			if l.white {
+				lb.TextStyle[i].XAlign = draw.XCenter
+				lb.TextStyle[i].Color = color.White
+			}
+		}
+		if !l.white {
+			lb.Offset = vg.Point{X: vg.Points(4)}
+		}
+		p.Add(lb)
 	}
-	fmt.Fprintf(b, `<text x="%.2f" y="%g" fill="#333">%s</text>`+"\n", math.Min(x+6, left+plotW-40), y+h+13, "total "+fmt.Sprintf(format, sum(segs)))
+	return p, thumbs, nil
 }
-
-func sum(s []segment) float64 {
-	t := 0.0
-	for _, x := range s {
-		t += x.value
-	}
-	return t
-}
-
-func esc(s string) string { return html.EscapeString(s) }
