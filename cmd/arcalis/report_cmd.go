@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"arcalis/report"
 	"arcalis/report/flow"
+	"arcalis/report/timing"
 	"arcalis/report/vivado"
 	"arcalis/report/yosys"
 	"arcalis/tb"
@@ -49,6 +51,29 @@ func reportCommand() *cli.Command {
 					&cli.StringFlag{Name: "dir", Value: "build/vivado", Usage: "`DIR` with utilization.rpt, utilization_hier.rpt, power.rpt, timing_summary.rpt", TakesFile: true},
 				},
 				Action: reportVivado,
+			},
+			{
+				Name:      "synth",
+				Usage:     "only the Yosys synthesis of `report yosys` (lowered RTL, scripts/yosys/synth.ys): writes WORK/netlist.json for `report timing`",
+				ArgsUsage: "RTL... (the package first)",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "top", Value: "arcalis_top", Usage: "top module"},
+					&cli.StringFlag{Name: "script", Value: "scripts/yosys/synth.ys", Usage: "Yosys script", TakesFile: true},
+					&cli.StringFlag{Name: "work", Value: "build/report", Usage: "scratch `DIR` (lowered RTL, Yosys files, netlist.json)", TakesFile: true},
+				},
+				Action: reportSynth,
+			},
+			{
+				Name:  "timing",
+				Usage: "static timing estimate of the synthesized netlist (docs/timing.md); writes OUT/timing.{md,json}; exit 1 if Fmax < --freq or an input reaches an output through logic",
+				Flags: []cli.Flag{
+					&cli.Float64Flag{Name: "freq", Value: 280, Usage: "target clock frequency in `MHz`"},
+					&cli.StringFlag{Name: "netlist", Value: "build/report/netlist.json", Usage: "Yosys write_json netlist (make report or report synth writes it)", TakesFile: true},
+					outFlag,
+					&cli.StringFlag{Name: "top", Usage: "top module (default: the netlist's top attribute)"},
+					&cli.IntFlag{Name: "paths", Value: 10, Usage: "how many worst paths to list"},
+				},
+				Action: reportTiming,
 			},
 			{
 				Name:      "lower",
@@ -123,6 +148,68 @@ func reportVivado(c *cli.Context) error {
 		return err
 	}
 	printSummary(c, rep, c.String("out"), "vivado")
+	return nil
+}
+
+func reportSynth(c *cli.Context) error {
+	rtl, err := positional(c)
+	if err != nil {
+		return err
+	}
+	if len(rtl) == 0 {
+		return errors.New("report synth: no RTL files given (usage: arcalis report synth [flags] RTL...)")
+	}
+	work := c.String("work")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	res, err := yosys.Synthesize(context.Background(), yosys.Options{Sources: rtl, Top: c.String("top"), Script: c.String("script"), WorkDir: work})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "%s: %d blocks; wrote %s\n", res.Version, len(res.Blocks), filepath.Join(work, "netlist.json"))
+	return nil
+}
+
+func reportTiming(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return fmt.Errorf("report timing: unexpected argument %q (the netlist is given with --netlist)", c.Args().First())
+	}
+	freq := c.Float64("freq")
+	if freq <= 0 || freq > 2000 {
+		return fmt.Errorf("report timing: --freq %g: want 0 < MHz <= 2000", freq)
+	}
+	d, err := timing.Load(c.String("netlist"), c.String("top"))
+	if err != nil {
+		return fmt.Errorf("report timing: %w (make report, or arcalis report synth, writes the netlist)", err)
+	}
+	a, err := timing.Analyze(d, timing.Default())
+	if err != nil {
+		return fmt.Errorf("report timing: %w", err)
+	}
+	rep := a.Build(freq, c.Int("paths"))
+	rep.Date = time.Now().UTC().Format(time.RFC3339)
+	rep.Host, _ = os.Hostname()
+	out := c.String("out")
+	if err := rep.WriteFiles(out); err != nil {
+		return err
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "estimated Fmax %.1f MHz (longest path %.3f ns), target %.1f MHz, worst slack %.3f ns; %d input-to-output paths\n",
+		rep.FmaxMHz, rep.WorstNS, freq, rep.WorstSlackNS, len(rep.InToOut))
+	if len(rep.Worst) > 0 {
+		x := rep.Worst[0]
+		fmt.Fprintf(w, "worst path (%s): %s -> %s, %s, %.3f ns (logic %.3f + route %.3f)\n", x.Kind, x.Start, x.End, x.Levels(), x.TotalNS, x.LogicNS, x.RouteNS)
+	}
+	fmt.Fprintf(w, "wrote %s (an estimate: keep 15 %% margin, docs/timing.md)\n", filepath.Join(out, "timing.{md,json}"))
+	switch {
+	case len(rep.InToOut) > 0 && rep.FmaxMHz < freq:
+		return findingsf("report timing: estimated Fmax %.1f MHz is below the %.1f MHz target, and %d output bits are reached from an input through logic alone (see %s)", rep.FmaxMHz, freq, len(rep.InToOut), filepath.Join(out, "timing.md"))
+	case rep.FmaxMHz < freq:
+		return findingsf("report timing: estimated Fmax %.1f MHz is below the %.1f MHz target (see %s)", rep.FmaxMHz, freq, filepath.Join(out, "timing.md"))
+	case len(rep.InToOut) > 0:
+		return findingsf("report timing: %d output bits are reached from an input through logic alone (see %s)", len(rep.InToOut), filepath.Join(out, "timing.md"))
+	}
 	return nil
 }
 

@@ -1,0 +1,107 @@
+package timing
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// WriteFiles writes DIR/timing.md and DIR/timing.json.
+func (r *Report) WriteFiles(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	j, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "timing.json"), append(j, '\n'), 0o644); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "timing.md"))
+	if err != nil {
+		return err
+	}
+	r.WriteMarkdown(f)
+	return f.Close()
+}
+
+// WriteMarkdown writes the human report.
+func (r *Report) WriteMarkdown(w io.Writer) {
+	p := func(f string, a ...any) { fmt.Fprintf(w, f, a...) }
+	p("# Static timing estimate (`make timing`)\n\n")
+	p("Generated %s on %s from `%s` (top `%s`, %s). Model and sources: [docs/timing.md](../docs/timing.md).\n\n", r.Date, r.Host, r.Netlist, r.Top, r.Yosys)
+	p("**This is an estimate with a model, not a sign-off.** Cell delays are Artix-7 figures; every net gets a calibrated route delay ")
+	p("(%.2f ns + %.2f ns x log2(fanout)) with no placement and no congestion. On the calibration paths the model was within the error shown in docs/timing.md; ",
+		r.Model.RouteBase, r.Model.RouteFanout)
+	p("keep at least **15 %% margin**: a design should estimate at >= %.0f MHz to expect %.0f MHz after Vivado's place and route.\n\n", r.TargetMHz*1.15, r.TargetMHz)
+	verdict := "MEETS"
+	if r.FmaxMHz < r.TargetMHz {
+		verdict = "FAILS"
+	}
+	p("| | |\n|---|---|\n")
+	p("| target | %.1f MHz (%.3f ns) |\n", r.TargetMHz, r.PeriodNS)
+	p("| estimated Fmax | **%.1f MHz** (longest path %.3f ns) — %s the target |\n", r.FmaxMHz, r.WorstNS, verdict)
+	p("| worst slack at target | %.3f ns |\n", r.WorstSlackNS)
+	p("| input-to-output combinational paths | %d |\n", len(r.InToOut))
+	p("| cells / nets / endpoints | %d / %d / %d |\n\n", r.Cells, r.Nets, r.Endpoints)
+
+	p("## Longest path of each kind\n\n")
+	p("Ports: an input is taken as driven by a register outside the design (its clock-to-out, %.3f ns, then a route); an output as captured by one (a route, no setup).\n\n", r.Model.PortInDelay)
+	p("| kind | start | end | levels | ns (logic + route) |\n|---|---|---|---|---|\n")
+	for _, k := range []string{RegToReg, InToReg, RegToOut, InToOut} {
+		if x := r.PerKind[k]; x != nil {
+			p("| %s | %s | %s | %s | %s |\n", k, code(x.Start), code(x.End), x.Levels(), split(x))
+		} else {
+			p("| %s | — | — | — | none |\n", k)
+		}
+	}
+	p("\n## The %d worst paths\n\n", len(r.Worst))
+	p("One per endpoint, input-to-output paths excluded (listed below).\n\n")
+	p("| # | kind | start | end | LUT | MUXF | CARRY4 | ns (logic + route) | slack |\n|---|---|---|---|---|---|---|---|---|\n")
+	for i, x := range r.Worst {
+		p("| %d | %s | %s | %s | %d | %d | %d | %s | %.3f |\n", i+1, x.Kind, code(x.Start), code(x.End), x.LUTs, x.MUXFs, x.Carry4s, split(&x), r.PeriodNS-x.TotalNS)
+	}
+	if len(r.Worst) > 0 {
+		p("\nThe worst path, cell by cell:\n\n```\n")
+		writeSteps(w, &r.Worst[0])
+		p("```\n")
+	}
+	p("\n## Worst path per top-level block (the block of its endpoint)\n\n")
+	p("| block | Fmax | start | end | levels | ns (logic + route) |\n|---|---|---|---|---|---|\n")
+	for _, x := range r.PerBlock {
+		p("| %s | %.1f MHz | %s | %s | %s | %s |\n", code(x.EndBlock), 1000/x.TotalNS, code(x.Start), code(x.End), x.Levels(), split(&x))
+	}
+	p("\n## Combinational paths from an input port to an output port\n\n")
+	if len(r.InToOut) == 0 {
+		p("None: every output is registered or driven by registers only.\n")
+	} else {
+		p("**%d output bits are reached from an input through logic alone. They must not exist** (every output registered, docs/abi.md).\n\n", len(r.InToOut))
+		p("| output | every input reaching it | longest: from | levels | ns |\n|---|---|---|---|---|\n")
+		for _, x := range r.InToOut {
+			p("| %s | %s | %s | %s | %.3f |\n", code(x.End), code(strings.Join(x.From, ", ")), code(x.Start), x.Levels(), x.TotalNS)
+		}
+	}
+}
+
+func writeSteps(w io.Writer, x *Path) {
+	t := 0.0
+	for _, s := range x.Steps {
+		t += s.Delay
+		fmt.Fprintf(w, "%8.3f  +%.3f  %-8s %-12s %s\n", t, s.Delay, s.Type, s.Arc, s.Cell)
+		t += s.Route
+		fmt.Fprintf(w, "%8.3f  +%.3f  net      %s\n", t, s.Route, s.Net)
+	}
+	fmt.Fprintf(w, "%8.3f  total with setup, into %s\n", x.TotalNS, x.End)
+}
+
+func split(x *Path) string {
+	return fmt.Sprintf("%.3f (%.3f + %.3f)", x.TotalNS, x.LogicNS, x.RouteNS)
+}
+
+func code(s string) string {
+	return "`" + strings.ReplaceAll(s, "|", "\\|") + "`"
+}
