@@ -6,6 +6,10 @@ package arcalis_pkg;
   localparam int unsigned LineBits   = LineBytes * 8;
   localparam int unsigned AddrW      = 64;
   localparam int unsigned LineAddrW  = AddrW - 6;
+  // Message lengths, positions and counts: MaxMessage < 2**24.
+  localparam int unsigned LenW       = 24;
+  // Lines of one message: ceil((63 + MaxMessage) / 64) < 2**18.
+  localparam int unsigned LinesW     = 18;
 
   // App.Recv image (docs/abi.md section 6).
   localparam int unsigned KeyOffset   = 64;
@@ -13,7 +17,9 @@ package arcalis_pkg;
   localparam int unsigned ValueOffset = 320;
   localparam int unsigned MinCapLines = ValueOffset / LineBytes;
   // Thrift's MaxFrameSize: the longest message the engine accepts.
-  localparam logic [59:0] MaxMessage  = 60'd16384000;
+  localparam logic [LenW-1:0] MaxMessage = 24'd16384000;
+  // Lines the store queue holds: the output buffer's credits.
+  localparam int unsigned StoreSlots  = 2;
 
   // Command opcodes, bits [3:0] of the UC store word (paper Table III).
   typedef enum logic [3:0] {

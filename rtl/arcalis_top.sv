@@ -1,11 +1,15 @@
 // Arcalís receive path: the FLR (command interface, control FSM, load and
 // store queues) around the RxEngine with its Set recvFunction and a TxEngine
-// for Set's reply. Memory and the cores are outside: the testbench's.
+// for Set's reply. Memory and the cores are outside: the testbench's. Every
+// output port is driven from registers (docs/abi.md section 10).
 module arcalis_top
   import arcalis_pkg::*;
 #(
-  parameter int unsigned LdqDepth = 32,
-  parameter int unsigned StqDepth = 32,
+  // Bytes the parser moves per cycle (8, 16, 32 or 64; docs/abi.md section 10).
+  parameter int unsigned DataBytes = 16,
+  parameter int unsigned LdqDepth  = 32,
+  parameter int unsigned StqDepth  = 32,
+  localparam int unsigned LaneW   = (DataBytes < LineBytes) ? $clog2(LineBytes / DataBytes) : 1,
   localparam int unsigned LdTagW  = $clog2(LdqDepth),
   localparam int unsigned StTagW  = $clog2(StqDepth)
 ) (
@@ -112,9 +116,11 @@ module arcalis_top
   );
 
   // ---- Load queue ----
-  logic                 lq_start, lq_stop, lq_valid, lq_err, lq_ready, lq_idle;
-  logic [LineAddrW-1:0] lq_first, lq_count;
-  logic [LineBits-1:0]  lq_data;
+  logic                 lq_start, lq_stop, lq_idle, lq_drop;
+  logic                 lq_v0, lq_v1, lq_e0, lq_e1;
+  logic [LineAddrW-1:0] lq_first;
+  logic [LinesW-1:0]    lq_count;
+  logic [LineBits-1:0]  lq_line0, lq_line1;
 
   load_queue #(.Depth(LdqDepth)) u_load_queue (
     .clk_i,
@@ -131,21 +137,25 @@ module arcalis_top
     .ld_rsp_tag_i,
     .ld_rsp_data_i,
     .ld_rsp_err_i,
-    .out_valid_o    (lq_valid),
-    .out_data_o     (lq_data),
-    .out_err_o      (lq_err),
-    .out_ready_i    (lq_ready),
+    .line0_o        (lq_line0),
+    .line1_o        (lq_line1),
+    .v0_o           (lq_v0),
+    .v1_o           (lq_v1),
+    .e0_o           (lq_e0),
+    .e1_o           (lq_e1),
+    .drop_i         (lq_drop),
     .idle_o         (lq_idle)
   );
 
   // ---- RxEngine and TxEngine share the output buffer ----
-  logic                 rx_out_valid, ob_ready;
-  logic [LineAddrW-1:0] rx_out_line;
-  logic [5:0]           rx_out_off;
-  logic [6:0]           rx_out_len;
-  logic [LineBits-1:0]  rx_out_bytes;
+  logic                 ob_credit, sq_pop;
+  logic                 rx_take, rx_give, rx_valid, rx_discard, rx_last;
+  logic [LineAddrW-1:0] rx_line;
+  logic [LaneW-1:0]     rx_lane;
+  logic [DataBytes*8-1:0] rx_bytes;
+  logic [6:0]           rx_len_b;
 
-  rx_engine u_rx_engine (
+  rx_engine #(.Width(DataBytes)) u_rx_engine (
     .clk_i,
     .rst_ni,
     .start_i         (rx_start),
@@ -157,16 +167,23 @@ module arcalis_top
     .lq_first_o      (lq_first),
     .lq_count_o      (lq_count),
     .lq_stop_o       (lq_stop),
-    .lq_valid_i      (lq_valid),
-    .lq_data_i       (lq_data),
-    .lq_err_i        (lq_err),
-    .lq_ready_o      (lq_ready),
-    .out_valid_o     (rx_out_valid),
-    .out_ready_i     (ob_ready && !tx_active),
-    .out_line_o      (rx_out_line),
-    .out_off_o       (rx_out_off),
-    .out_len_o       (rx_out_len),
-    .out_bytes_o     (rx_out_bytes),
+    .line0_i         (lq_line0),
+    .line1_i         (lq_line1),
+    .v0_i            (lq_v0),
+    .v1_i            (lq_v1),
+    .e0_i            (lq_e0),
+    .e1_i            (lq_e1),
+    .drop_o          (lq_drop),
+    .credit_i        (ob_credit && !tx_active),
+    .take_o          (rx_take),
+    .give_o          (rx_give),
+    .out_valid_o     (rx_valid),
+    .out_discard_o   (rx_discard),
+    .out_line_o      (rx_line),
+    .out_lane_o      (rx_lane),
+    .out_bytes_o     (rx_bytes),
+    .out_len_o       (rx_len_b),
+    .out_last_o      (rx_last),
     .done_o          (rx_done),
     .result_o        (rx_result),
     .detail_o        (rx_detail),
@@ -175,52 +192,63 @@ module arcalis_top
     .phase_o         (rx_phase_o)
   );
 
-  logic                 tx_out_valid;
-  logic [LineAddrW-1:0] tx_out_line;
-  logic [LineBits-1:0]  tx_out_bytes;
+  logic                 tx_take, tx_valid, tx_last;
+  logic [LineAddrW-1:0] tx_line;
+  logic [LaneW-1:0]     tx_lane;
+  logic [DataBytes*8-1:0] tx_bytes;
+  logic [6:0]           tx_len_b;
 
-  tx_engine u_tx_engine (
+  tx_engine #(.Width(DataBytes)) u_tx_engine (
     .clk_i,
     .rst_ni,
     .start_i         (tx_start),
     .net_resp_line_i (net_resp_line),
     .seqid_i         (tx_seqid),
-    .out_valid_o     (tx_out_valid),
-    .out_ready_i     (ob_ready && tx_active),
-    .out_line_o      (tx_out_line),
-    .out_bytes_o     (tx_out_bytes),
+    .credit_i        (ob_credit && tx_active),
+    .take_o          (tx_take),
+    .out_valid_o     (tx_valid),
+    .out_line_o      (tx_line),
+    .out_lane_o      (tx_lane),
+    .out_bytes_o     (tx_bytes),
+    .out_len_o       (tx_len_b),
+    .out_last_o      (tx_last),
     .done_o          (tx_done)
   );
 
-  logic                 ob_valid, sq_ready, sq_idle;
+  logic                 ob_valid, ob_idle, sq_idle;
   logic [LineAddrW-1:0] ob_line;
   logic [LineBits-1:0]  ob_data;
   logic [LineBytes-1:0] ob_strb;
 
-  output_buffer u_output_buffer (
+  output_buffer #(.Width(DataBytes)) u_output_buffer (
     .clk_i,
     .rst_ni,
-    .in_valid_i  (tx_active ? tx_out_valid : rx_out_valid),
-    .in_ready_o  (ob_ready),
-    .in_line_i   (tx_active ? tx_out_line : rx_out_line),
-    .in_off_i    (tx_active ? 6'd0 : rx_out_off),
-    .in_len_i    (tx_active ? 7'd16 : rx_out_len),
-    .in_bytes_i  (tx_active ? tx_out_bytes : rx_out_bytes),
-    .out_valid_o (ob_valid),
-    .out_ready_i (sq_ready),
-    .out_line_o  (ob_line),
-    .out_data_o  (ob_data),
-    .out_strb_o  (ob_strb)
+    .in_valid_i   (tx_active ? tx_valid : rx_valid),
+    .in_discard_i (!tx_active && rx_discard),
+    .in_line_i    (tx_active ? tx_line : rx_line),
+    .in_lane_i    (tx_active ? tx_lane : rx_lane),
+    .in_bytes_i   (tx_active ? tx_bytes : rx_bytes),
+    .in_len_i     (tx_active ? tx_len_b : rx_len_b),
+    .in_last_i    (tx_active ? tx_last : rx_last),
+    .take_i       (tx_take || rx_take),
+    .give_i       (rx_give),
+    .pop_i        (sq_pop),
+    .credit_o     (ob_credit),
+    .out_valid_o  (ob_valid),
+    .out_line_o   (ob_line),
+    .out_data_o   (ob_data),
+    .out_strb_o   (ob_strb),
+    .idle_o       (ob_idle)
   );
 
   store_queue #(.Depth(StqDepth)) u_store_queue (
     .clk_i,
     .rst_ni,
     .in_valid_i     (ob_valid),
-    .in_ready_o     (sq_ready),
     .in_line_i      (ob_line),
     .in_data_i      (ob_data),
     .in_strb_i      (ob_strb),
+    .pop_o          (sq_pop),
     .st_req_valid_o,
     .st_req_ready_i,
     .st_req_addr_o,
@@ -232,7 +260,7 @@ module arcalis_top
     .idle_o         (sq_idle)
   );
 
-  assign mem_idle = lq_idle && sq_idle && !ob_valid;
+  assign mem_idle = lq_idle && sq_idle && ob_idle;
   assign state_o  = state;
 
 endmodule

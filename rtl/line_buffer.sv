@@ -1,99 +1,96 @@
-// 64-byte line buffer of Figure 11, two lines deep so that any item at the
-// stream head can straddle a line boundary. Lines arrive in message order from
-// the load queue; the parser consumes 0..64 bytes per cycle from the head.
+// Line buffer of Figure 11: the stream head of one message, read from the
+// two lines the load queue's reorder buffer holds at its head. It keeps the
+// head's byte offset in the first line and registers the Width bytes from
+// the head (through the byte selector) with a fault bit per byte, so every
+// decision of the parser starts from a register: the window of a cycle
+// shows the head as it was the cycle before, and a parser step that
+// consumed bytes waits one cycle for the window to show the new head.
 module line_buffer
   import arcalis_pkg::*;
-(
+#(
+  parameter int unsigned Width = 16
+) (
   input  logic                clk_i,
   input  logic                rst_ni,
 
-  input  logic                clear_i,       // new message starting at byte offset start_i
+  input  logic                clear_i,       // a new message, starting at byte offset start_i
   input  logic [5:0]          start_i,
 
-  input  logic                in_valid_i,
-  input  logic [LineBits-1:0] in_data_i,
-  input  logic                in_err_i,
-  output logic                in_ready_o,
+  // The load queue's two head lines: data, arrived, answered with an error.
+  input  logic [LineBits-1:0] line0_i,
+  input  logic [LineBits-1:0] line1_i,
+  input  logic                v0_i,
+  input  logic                v1_i,
+  input  logic                e0_i,
+  input  logic                e1_i,
+  output logic                drop_o,        // the head leaves the first line this cycle
 
-  input  logic [6:0]          consume_i,     // bytes taken this cycle, <= avail_o
-  output logic [LineBits-1:0] head_o,        // 64 bytes from the stream head
-  output logic [7:0]          avail_o,       // valid bytes from the head
-  output logic [6:0]          split_o,       // bytes of head_o that come from the first line
-  output logic                err_lo_o,      // the first line came back with an error
-  output logic                err_hi_o       // the second line came back with an error
+  input  logic [6:0]          consume_i,     // bytes taken this cycle, <= Width and available
+  input  logic [6:0]          want_i,        // asks: are want_i (<= Width) bytes there now?
+  output logic                has_want_o,
+
+  // The window: the head as it was last cycle.
+  output logic [Width*8-1:0]  win_o,
+  output logic [Width-1:0]    win_err_o,     // byte i came from a line answered with an error
+  output logic [8:1]          win_has_o      // win_has_o[k]: bytes 0..k-1 of the window had arrived
 );
 
-  logic [LineBits-1:0] line_q [2];
-  logic [LineBits-1:0] line_d [2];
-  logic [1:0]          valid_q, valid_d;
-  logic [1:0]          err_q, err_d;
-  logic [5:0]          off_q, off_d;
-  logic [6:0]          next_off;
-  logic                drop;
+  logic [5:0]         off_q, off_d;
+  logic [6:0]         next_off;
+  logic [Width*8-1:0] win_q, win_d;
+  logic [Width-1:0]   win_err_q, win_err_d;
+  logic [8:1]         win_has_q, win_has_d;
+  logic [6:0]         room;                   // bytes of the first line from the head
 
-  byte_selector #(.Width(LineBytes)) u_byte_selector (
-    .lines_i  ({line_q[1], line_q[0]}),
+  byte_selector #(.Width(Width)) u_byte_selector (
+    .lines_i  ({line1_i, line0_i}),
     .offset_i (off_q),
-    .bytes_o  (head_o)
+    .bytes_o  (win_d)
   );
 
-  assign split_o  = 7'd64 - {1'b0, off_q};
-  assign avail_o  = valid_q[0] ? ({1'b0, split_o} + (valid_q[1] ? 8'd64 : 8'd0)) : 8'd0;
-  assign err_lo_o = valid_q[0] && err_q[0];
-  assign err_hi_o = valid_q[1] && err_q[1];
+  assign room     = 7'd64 - {1'b0, off_q};
+  assign next_off = {1'b0, off_q} + consume_i;
+  assign drop_o   = next_off[6];
 
-  assign next_off   = {1'b0, off_q} + consume_i;
-  assign drop       = next_off[6];
-  assign in_ready_o = !valid_q[1] || drop;
+  // With both lines there, at least 65 bytes are: any want_i <= Width <= 64.
+  assign has_want_o = v0_i && (v1_i || want_i <= room);
 
   always_comb begin
-    line_d  = line_q;
-    valid_d = valid_q;
-    err_d   = err_q;
-    off_d   = next_off[5:0];
-    if (drop) begin
-      line_d[0]  = line_q[1];
-      valid_d    = {1'b0, valid_q[1]};
-      err_d      = {1'b0, err_q[1]};
+    for (int unsigned i = 0; i < Width; i++) begin
+      win_err_d[i] = (7'(i) < room) ? e0_i : e1_i;
     end
-    if (in_valid_i && in_ready_o) begin
-      if (!valid_d[0]) begin
-        line_d[0]  = in_data_i;
-        valid_d[0] = 1'b1;
-        err_d[0]   = in_err_i;
-      end else begin
-        line_d[1]  = in_data_i;
-        valid_d[1] = 1'b1;
-        err_d[1]   = in_err_i;
-      end
+    for (int unsigned k = 1; k <= 8; k++) begin
+      win_has_d[k] = v0_i && (v1_i || 7'(k) <= room);
     end
-    if (clear_i) begin
-      valid_d = '0;
-      err_d   = '0;
-      off_d   = start_i;
-    end
+    off_d = clear_i ? start_i : next_off[5:0];
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      valid_q <= '0;
-      err_q   <= '0;
-      off_q   <= '0;
+      off_q     <= '0;
+      win_has_q <= '0;
     end else begin
-      valid_q <= valid_d;
-      err_q   <= err_d;
-      off_q   <= off_d;
+      off_q     <= off_d;
+      win_has_q <= clear_i ? '0 : win_has_d;
     end
   end
 
+  // Data registers: read only where win_has_q says the bytes are there.
   always_ff @(posedge clk_i) begin
-    line_q <= line_d;
+    win_q     <= win_d;
+    win_err_q <= win_err_d;
   end
+
+  assign win_o     = win_q;
+  assign win_err_o = win_err_q;
+  assign win_has_o = win_has_q;
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
-    if (rst_ni && !clear_i) assert ({1'b0, consume_i} <= avail_o)
-      else $error("line_buffer: consumed %0d bytes, %0d available", consume_i, avail_o);
+    if (rst_ni && !clear_i && consume_i != '0) begin
+      assert (consume_i <= 7'(Width) && v0_i && (v1_i || consume_i <= room))
+        else $error("line_buffer: consumed %0d bytes, not all there", consume_i);
+    end
   end
 `endif
 

@@ -1,10 +1,12 @@
-// FLR load queue with its reorder buffer: issues the line loads of one message
-// in order, up to Depth in flight, accepts responses in any order (tag = ROB
-// slot) and hands the lines to the line buffer in message order.
+// FLR load queue with its reorder buffer: issues the line loads of one
+// message in order, up to Depth in flight, takes the answers in any order
+// (tag = ROB slot) and shows the line buffer the two lines at the ROB head.
+// The request port is driven from registers; a slot the line buffer frees
+// is offered again one cycle later.
 module load_queue
   import arcalis_pkg::*;
 #(
-  parameter int unsigned Depth = 16,
+  parameter int unsigned Depth = 32,
   localparam int unsigned TagW = $clog2(Depth)
 ) (
   input  logic                 clk_i,
@@ -12,7 +14,7 @@ module load_queue
 
   input  logic                 start_i,       // load lines first_i .. first_i + count_i - 1
   input  logic [LineAddrW-1:0] first_i,
-  input  logic [LineAddrW-1:0] count_i,
+  input  logic [LinesW-1:0]    count_i,
   input  logic                 stop_i,        // the request ended: issue nothing more
 
   output logic                 ld_req_valid_o,
@@ -24,46 +26,49 @@ module load_queue
   input  logic [LineBits-1:0]  ld_rsp_data_i,
   input  logic                 ld_rsp_err_i,
 
-  output logic                 out_valid_o,
-  output logic [LineBits-1:0]  out_data_o,
-  output logic                 out_err_o,
-  input  logic                 out_ready_i,
+  // The two lines at the ROB head, for the line buffer.
+  output logic [LineBits-1:0]  line0_o,
+  output logic [LineBits-1:0]  line1_o,
+  output logic                 v0_o,
+  output logic                 v1_o,
+  output logic                 e0_o,
+  output logic                 e1_o,
+  input  logic                 drop_i,        // the line buffer is done with the head line
 
   output logic                 idle_o         // no load in flight after this edge
 );
 
+  if (Depth < 4 || (Depth & (Depth - 1)) != 0) begin : g_check_depth
+    $error("load_queue: Depth must be a power of two >= 4, not %0d", Depth);
+  end
+
   logic [LineAddrW-1:0] next_q, next_d;       // next line to load
-  logic [LineAddrW-1:0] left_q, left_d;       // lines not yet issued
+  logic [LinesW-1:0]    left_q, left_d;       // lines not yet issued
   logic                 active_q, active_d;
   logic [TagW:0]        issued_q, issued_d;   // ROB tail (issue order)
   logic [TagW:0]        head_q, head_d;       // ROB head (delivery order)
   logic [TagW:0]        inflight_q, inflight_d;
+  logic                 req_q, req_d;         // ld_req_valid_o
   logic [Depth-1:0]     filled_q, filled_d;
   logic [Depth-1:0]     err_q, err_d;
+  logic                 v0_q, v0_d, v1_q, v1_d;
   logic [LineBits-1:0]  rob_q [Depth];
 
-  logic issue, pop, bypass;
-  logic [TagW-1:0] head_slot;
+  logic            issue, held;
+  logic [TagW-1:0] slot0, slot1, slot2;
+  logic [2:0]      here;                      // slots head+k filled by this edge
 
-  assign head_slot = head_q[TagW-1:0];
+  assign slot0 = head_q[TagW-1:0];
+  assign slot1 = slot0 + 1'b1;
+  assign slot2 = slot0 + TagW'(2);
+  assign issue = req_q && ld_req_ready_i;
+  assign held  = req_q && !ld_req_ready_i;    // offered, not taken: stays offered
 
-  // A response for the head slot goes straight out (bypass) and a slot the
-  // line buffer takes this cycle is free for a load issued in the same
-  // cycle: a slot turns around in latency + 1 cycles, so Depth loads in
-  // flight keep one line per cycle coming up to latency Depth - 1.
-  assign bypass = ld_rsp_valid_i && (ld_rsp_tag_i == head_slot) &&
-                  (head_q != issued_q) && !filled_q[head_slot];
-
-  assign ld_req_valid_o = active_q && (left_q != '0) &&
-                          ((issued_q - head_q) - (TagW+1)'(pop) < (TagW+1)'(Depth));
-  assign ld_req_addr_o  = {next_q, 6'b0};
-  assign ld_req_tag_o   = issued_q[TagW-1:0];
-  assign issue          = ld_req_valid_o && ld_req_ready_i;
-
-  assign out_valid_o = active_q && !stop_i && (head_q != issued_q) && (filled_q[head_slot] || bypass);
-  assign out_data_o  = filled_q[head_slot] ? rob_q[head_slot] : ld_rsp_data_i;
-  assign out_err_o   = filled_q[head_slot] ? err_q[head_slot] : ld_rsp_err_i;
-  assign pop         = out_valid_o && out_ready_i;
+  always_comb begin
+    here[0] = filled_q[slot0] || (ld_rsp_valid_i && ld_rsp_tag_i == slot0);
+    here[1] = filled_q[slot1] || (ld_rsp_valid_i && ld_rsp_tag_i == slot1);
+    here[2] = filled_q[slot2] || (ld_rsp_valid_i && ld_rsp_tag_i == slot2);
+  end
 
   always_comb begin
     next_d     = next_q;
@@ -71,27 +76,33 @@ module load_queue
     active_d   = active_q;
     issued_d   = issued_q;
     head_d     = head_q;
-    inflight_d = inflight_q;
     filled_d   = filled_q;
     err_d      = err_q;
+    inflight_d = inflight_q + (TagW+1)'(issue) - (TagW+1)'(ld_rsp_valid_i);
 
     if (issue) begin
       next_d   = next_q + 1'b1;
       left_d   = left_q - 1'b1;
       issued_d = issued_q + 1'b1;
     end
-    if (pop) begin
-      filled_d[head_slot] = 1'b0;
-      head_d = head_q + 1'b1;
-    end
-    if (ld_rsp_valid_i && !(bypass && pop)) begin
+    if (ld_rsp_valid_i) begin
       filled_d[ld_rsp_tag_i] = 1'b1;
       err_d[ld_rsp_tag_i]    = ld_rsp_err_i;
     end
-    inflight_d = inflight_q + (TagW+1)'(issue) - (TagW+1)'(ld_rsp_valid_i);
+    if (drop_i) begin
+      filled_d[slot0] = 1'b0;
+      head_d          = head_q + 1'b1;
+    end
+    v0_d = drop_i ? here[1] : here[0];
+    v1_d = drop_i ? here[2] : here[1];
 
-    // Stop issuing, but a request already offered stays offered until taken.
-    if (stop_i) left_d = (ld_req_valid_o && !ld_req_ready_i) ? (LineAddrW)'(1) : '0;
+    // Offer the next line while lines are left and its slot is free by the
+    // head as it is now (not as this edge moves it: that keeps the port off
+    // the line buffer's decision).
+    req_d = held || (active_q && !stop_i && (issue ? left_q > 1 : left_q != '0) &&
+                     ((issue ? issued_q + 1'b1 : issued_q) - head_q) < (TagW+1)'(Depth));
+    if (stop_i) left_d = '0;
+
     if (start_i) begin
       next_d   = first_i;
       left_d   = count_i;
@@ -99,6 +110,9 @@ module load_queue
       issued_d = '0;
       head_d   = '0;
       filled_d = '0;
+      req_d    = 1'b0;
+      v0_d     = 1'b0;
+      v1_d     = 1'b0;
     end
   end
 
@@ -110,8 +124,11 @@ module load_queue
       issued_q   <= '0;
       head_q     <= '0;
       inflight_q <= '0;
+      req_q      <= 1'b0;
       filled_q   <= '0;
       err_q      <= '0;
+      v0_q       <= 1'b0;
+      v1_q       <= 1'b0;
     end else begin
       next_q     <= next_d;
       left_q     <= left_d;
@@ -119,24 +136,36 @@ module load_queue
       issued_q   <= issued_d;
       head_q     <= head_d;
       inflight_q <= inflight_d;
+      req_q      <= req_d;
       filled_q   <= filled_d;
       err_q      <= err_d;
+      v0_q       <= v0_d;
+      v1_q       <= v1_d;
     end
   end
 
-  // ROB storage: no reset, written only where a response lands.
+  // ROB storage (distributed RAM): written where an answer lands, read at
+  // the head and the slot after it.
   always_ff @(posedge clk_i) begin
     if (ld_rsp_valid_i) rob_q[ld_rsp_tag_i] <= ld_rsp_data_i;
   end
 
-  // No load in flight once this edge has taken its request and response,
-  // and none offered and not taken: an offered load stays offered after the
-  // request ends (a handshake is never withdrawn), and DRAIN must wait for
-  // its answer too, or the answer lands in the next request.
-  assign idle_o = (inflight_d == '0) && !(ld_req_valid_o && !ld_req_ready_i);
+  assign line0_o = rob_q[slot0];
+  assign line1_o = rob_q[slot1];
+  assign v0_o    = v0_q;
+  assign v1_o    = v1_q;
+  assign e0_o    = err_q[slot0];
+  assign e1_o    = err_q[slot1];
+
+  assign ld_req_valid_o = req_q;
+  assign ld_req_addr_o  = {next_q, 6'b0};
+  assign ld_req_tag_o   = issued_q[TagW-1:0];
+
+  // No load in flight once this edge has taken its request and answer, and
+  // none offered and not taken (DRAIN waits for its answer too).
+  assign idle_o = (inflight_d == '0) && !held;
 
 `ifndef SYNTHESIS
-  // A response must answer a load that is in flight.
   always_ff @(posedge clk_i) begin
     if (rst_ni && ld_rsp_valid_i) assert (inflight_q != '0)
       else $error("load_queue: response with tag %0d and no load in flight", ld_rsp_tag_i);
@@ -152,7 +181,7 @@ module load_queue
     end else begin
       if (held_q) assert (ld_req_valid_o && ld_req_addr_o == held_addr_q && ld_req_tag_o == held_tag_q)
         else $error("load_queue: load request changed or withdrawn before it was taken");
-      held_q      <= ld_req_valid_o && !ld_req_ready_i;
+      held_q      <= held;
       held_addr_q <= ld_req_addr_o;
       held_tag_q  <= ld_req_tag_o;
     end

@@ -1,94 +1,162 @@
-// RxEngine Deserializer: checks the strict Thrift message header in one step
-// (version, type, method name, seqid) and dispatches on the method name:
-// Set goes to its recvFunction, Get is handed to software (docs/abi.md 5.1-5.5).
+// RxEngine Deserializer: reads the strict Thrift message header as four
+// parser steps (version word, name length, name, seqid), each a read cycle
+// and a check cycle, and dispatches on the method name: Set goes to its
+// recvFunction, Get is handed to software (docs/abi.md 5.1-5.5).
 module rx_deserializer
   import arcalis_pkg::*;
 (
-  input  logic [15*8-1:0] head_i,       // message bytes 0..14
-  input  logic [7:0]      avail_i,      // bytes of head_i that have arrived
-  input  logic [31:0]     len_i,        // message length N
-  input  logic [6:0]      split_i,      // bytes of the head in the first buffered line
-  input  logic            err_lo_i,
-  input  logic            err_hi_i,
+  input  logic            clk_i,
+  input  logic            rst_ni,
+  input  logic            start_i,      // the message's first byte is at the head
 
-  output logic            stall_o,      // wait for more lines
-  output logic            dispatch_o,   // header done, start the Set recvFunction
-  output result_e         result_o,     // ResNone unless the request ends here
-  output logic [31:0]     offset_o,
+  // The window (line buffer) and the message's remaining bytes.
+  input  logic            fresh_i,      // the window shows the current head
+  input  logic [4*8-1:0]  win_i,        // window bytes 0..3
+  input  logic [3:0]      win_err_i,
+  input  logic [4:1]      win_has_i,
+  input  logic [4:1]      rem_has_i,    // rem_has_i[k]: at least k bytes of the message left
+  output logic [6:0]      consume_o,
+
+  output logic            done_o,       // the header ended the request, or dispatched it
+  output logic            dispatch_o,   // with done_o: start the Set recvFunction
+  output result_e         result_o,     // with done_o and not dispatch_o
+  output logic [3:0]      offset_o,     // with done_o: the failing item's offset (0, 4, 8, 11 or 15)
   output logic [7:0]      msg_type_o,   // 0 until the version check passed
   output logic [7:0]      method_o,
   output logic [31:0]     seqid_o
 );
 
-  localparam int unsigned HdrBytes = 15;   // 4 version + 4 name length + "Set" + 4 seqid
+  typedef enum logic [3:0] {
+    DIdle, DVerA, DVerB, DLenA, DLenB, DNameA, DNameB, DSeqA, DSeqB
+  } dstate_e;
 
-  function automatic logic [7:0] hb(input int unsigned i);
-    return head_i[i*8 +: 8];
-  endfunction
+  dstate_e     state_q, state_d;
+  logic [31:0] word_q;                 // the word the last read step took, big-endian
+  logic        fault_q;                // a byte it took came from a faulty line
+  logic [7:0]  msg_type_q, msg_type_d;
+  logic [7:0]  method_q, method_d;
+  logic [31:0] seqid_q, seqid_d;
 
-  logic [31:0] ver, name_len, need;
-  logic        fault, ver_ok, type_ok, is_set, is_get;
+  // Read steps: bytes, the item's offset, and what comes after.
+  logic [2:0] k;
+  logic [3:0] item;
+  always_comb begin
+    unique case (state_q)
+      DNameA, DNameB: begin k = 3'd3; item = 4'd8;  end
+      DLenA, DLenB:   begin k = 3'd4; item = 4'd4;  end
+      DSeqA, DSeqB:   begin k = 3'd4; item = 4'd11; end
+      default:        begin k = 3'd4; item = 4'd0;  end
+    endcase
+  end
 
-  assign ver      = {hb(0), hb(1), hb(2), hb(3)};
-  assign name_len = {hb(4), hb(5), hb(6), hb(7)};
-  assign need     = (len_i < HdrBytes) ? len_i : HdrBytes;
-  assign stall_o  = {24'b0, avail_i} < need;
-  assign fault    = (need != 0 && err_lo_i) || (need > {25'b0, split_i} && err_hi_i);
+  logic read_step, can_read, has_bytes, faulty;
+  assign read_step = (state_q == DVerA) || (state_q == DLenA) || (state_q == DNameA) || (state_q == DSeqA);
+  assign has_bytes = (k == 3'd3) ? rem_has_i[3] : rem_has_i[4];
+  assign can_read  = (k == 3'd3) ? win_has_i[3] : win_has_i[4];
+  assign faulty    = (k == 3'd3) ? |win_err_i[2:0] : |win_err_i;
 
-  assign ver_ok  = (ver[31:16] == 16'h8001) && (ver[15:8] == 8'h00);
-  assign type_ok = (ver[7:0] == MsgCall) || (ver[7:0] == MsgOneway);
-  assign is_set  = {hb(8), hb(9), hb(10)} == "Set";
-  assign is_get  = {hb(8), hb(9), hb(10)} == "Get";
+  logic ver_ok, type_ok, is_set, is_get;
+  assign ver_ok  = (word_q[31:16] == 16'h8001) && (word_q[15:8] == 8'h00);
+  assign type_ok = (word_q[7:0] == MsgCall) || (word_q[7:0] == MsgOneway);
+  assign is_set  = word_q[23:0] == "Set";
+  assign is_get  = word_q[23:0] == "Get";
 
   always_comb begin
+    state_d    = state_q;
+    msg_type_d = msg_type_q;
+    method_d   = method_q;
+    seqid_d    = seqid_q;
+    consume_o  = '0;
+    done_o     = 1'b0;
     dispatch_o = 1'b0;
     result_o   = ResNone;
-    offset_o   = '0;
-    msg_type_o = '0;
-    method_o   = '0;
-    seqid_o    = '0;
-    // Header fields are recorded only once the checks before them passed.
-    if (!stall_o && !fault && len_i >= 4 && ver_ok) begin
-      msg_type_o = ver[7:0];
-      if (type_ok && len_i >= 11 && name_len == 32'd3) begin
-        method_o = is_set ? 8'd1 : is_get ? 8'd2 : 8'd0;
-        if (len_i >= HdrBytes && (is_set || is_get)) seqid_o = {hb(11), hb(12), hb(13), hb(14)};
+    offset_o   = item;
+
+    if (read_step && fresh_i) begin
+      if (!has_bytes) begin
+        done_o   = 1'b1;
+        result_o = ResTruncated;
+      end else if (can_read) begin
+        consume_o = {4'b0, k};
+        state_d   = dstate_e'(state_q + 1'b1);   // the step's check cycle
       end
     end
-    if (!stall_o) begin
-      if (fault) begin
-        result_o = ResLoadFault;
-      end else if (len_i < 4) begin
-        result_o = ResTruncated;
-      end else if (!ver_ok) begin
-        result_o = ResBadVersion;
-      end else if (!type_ok) begin
-        result_o = ResBadMsgType;
-      end else if (len_i < 8) begin
-        result_o = ResTruncated;
-        offset_o = 32'd4;
-      end else if (name_len[31]) begin
-        result_o = ResBadLength;
-        offset_o = 32'd4;
-      end else if (name_len != 32'd3) begin
-        result_o = ResUnknownMethod;
-        offset_o = 32'd4;
-      end else if (len_i < 11) begin
-        result_o = ResTruncated;
-        offset_o = 32'd8;
-      end else if (!is_set && !is_get) begin
-        result_o = ResUnknownMethod;
-        offset_o = 32'd8;
-      end else if (len_i < HdrBytes) begin
-        result_o = ResTruncated;
-        offset_o = 32'd11;
-      end else if (is_get) begin
-        result_o = ResPassToSw;
-        offset_o = HdrBytes;
-      end else begin
-        dispatch_o = 1'b1;
+
+    unique case (state_q)
+      DVerB: begin
+        if (fault_q)       begin done_o = 1'b1; result_o = ResLoadFault; end
+        else if (!ver_ok)  begin done_o = 1'b1; result_o = ResBadVersion; end
+        else begin
+          msg_type_d = word_q[7:0];
+          if (!type_ok) begin done_o = 1'b1; result_o = ResBadMsgType; end
+          else state_d = DLenA;
+        end
+      end
+      DLenB: begin
+        if (fault_q)                  begin done_o = 1'b1; result_o = ResLoadFault; end
+        else if (word_q[31])          begin done_o = 1'b1; result_o = ResBadLength; end
+        else if (word_q != 32'd3)     begin done_o = 1'b1; result_o = ResUnknownMethod; end
+        else state_d = DNameA;
+      end
+      DNameB: begin
+        if (fault_q)                  begin done_o = 1'b1; result_o = ResLoadFault; end
+        else if (!is_set && !is_get)  begin done_o = 1'b1; result_o = ResUnknownMethod; end
+        else begin
+          method_d = is_set ? 8'd1 : 8'd2;
+          state_d  = DSeqA;
+        end
+      end
+      DSeqB: begin
+        done_o = 1'b1;
+        if (fault_q) begin
+          result_o = ResLoadFault;
+        end else begin
+          seqid_d  = word_q;
+          offset_o = 4'd15;
+          if (method_q == 8'd2) result_o = ResPassToSw;
+          else dispatch_o = 1'b1;
+        end
+      end
+      default: ;
+    endcase
+
+    if (done_o) state_d = DIdle;
+    if (start_i) begin
+      state_d    = DVerA;
+      msg_type_d = '0;
+      method_d   = '0;
+      seqid_d    = '0;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q    <= DIdle;
+      msg_type_q <= '0;
+      method_q   <= '0;
+      seqid_q    <= '0;
+      word_q     <= '0;
+      fault_q    <= 1'b0;
+    end else begin
+      state_q    <= state_d;
+      msg_type_q <= msg_type_d;
+      method_q   <= method_d;
+      seqid_q    <= seqid_d;
+      if (consume_o != '0) begin
+        // The name is three bytes: right-align it.
+        word_q  <= (k == 3'd3) ? {8'b0, win_i[7:0], win_i[15:8], win_i[23:16]}
+                               : {win_i[7:0], win_i[15:8], win_i[23:16], win_i[31:24]};
+        fault_q <= faulty;
       end
     end
   end
+
+  assign msg_type_o = msg_type_q;
+  assign method_o   = method_q;
+  assign seqid_o    = seqid_q;
+
+  // Reads are 3 or 4 bytes.
+  logic unused_has;
+  assign unused_has = ^{win_has_i[2:1], rem_has_i[2:1]};
 
 endmodule

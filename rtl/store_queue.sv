@@ -1,21 +1,22 @@
-// FLR store queue: a two-entry FIFO in front of the memory port (passed
-// through when empty) that tags each line store and counts stores in flight
-// until their acknowledgements return, so DRAIN can wait for
-// MemReqInFlight == 0.
+// FLR store queue: a StoreSlots-entry FIFO in front of the memory port that
+// tags each line store and counts stores in flight until their
+// acknowledgements return, so DRAIN can wait for MemReqInFlight == 0. The
+// port is driven from registers only; the output buffer holds one credit
+// per FIFO slot, so a push always finds room.
 module store_queue
   import arcalis_pkg::*;
 #(
-  parameter int unsigned Depth = 16,
+  parameter int unsigned Depth = 32,
   localparam int unsigned TagW = $clog2(Depth)
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
 
   input  logic                 in_valid_i,
-  output logic                 in_ready_o,
   input  logic [LineAddrW-1:0] in_line_i,
   input  logic [LineBits-1:0]  in_data_i,
   input  logic [LineBytes-1:0] in_strb_i,
+  output logic                 pop_o,          // a store left for memory: a credit comes back
 
   output logic                 st_req_valid_o,
   input  logic                 st_req_ready_i,
@@ -29,40 +30,37 @@ module store_queue
   output logic                 idle_o          // FIFO empty, no store in flight after this edge
 );
 
-  typedef struct packed {
-    logic [LineAddrW-1:0] line;
-    logic [LineBits-1:0]  data;
-    logic [LineBytes-1:0] strb;
-  } entry_t;
+  if (StoreSlots != 2) begin : g_check_slots
+    $error("store_queue: written for two FIFO slots, StoreSlots is %0d", StoreSlots);
+  end
 
-  entry_t          fifo_q [2];
-  logic [1:0]      count_q, count_d;
-  logic            rd_q, rd_d, wr_q, wr_d;     // FIFO pointers
-  logic [TagW:0]   inflight_q, inflight_d;
-  logic [TagW-1:0] tag_q, tag_d;
-  logic            push, issue, direct;
+  // Plain arrays, not an array of a packed struct: Yosys 0.23 drops the
+  // size of the latter without a word (notes/yosys-0.23.md).
+  logic [LineAddrW-1:0] line_q [2];
+  logic [LineBits-1:0]  data_q [2];
+  logic [LineBytes-1:0] strb_q [2];
+  logic [1:0]           count_q, count_d;
+  logic                 rd_q, rd_d, wr_q, wr_d;   // FIFO pointers
+  logic [TagW:0]        inflight_q, inflight_d;
+  logic                 room_q, room_d;           // a store may be offered: fewer than Depth in flight
+  logic [TagW-1:0]      tag_q, tag_d;
+  logic                 issue;
 
-  // An empty FIFO passes its input straight to the port; a store offered
-  // that way and not taken is pushed and offered again from the FIFO.
-  assign direct         = (count_q == 2'd0);
-  assign in_ready_o     = (count_q != 2'd2);
-  assign push           = in_valid_i && in_ready_o && !(direct && issue);
-  // An acknowledgement arriving this cycle frees its credit for this cycle's
-  // store: a credit turns around in latency + 1 cycles, as a load slot does.
-  assign st_req_valid_o = (!direct || in_valid_i) &&
-                          ((inflight_q < (TagW+1)'(Depth)) || st_ack_valid_i);
-  assign st_req_addr_o  = direct ? {in_line_i, 6'b0} : {fifo_q[rd_q].line, 6'b0};
-  assign st_req_data_o  = direct ? in_data_i : fifo_q[rd_q].data;
-  assign st_req_strb_o  = direct ? in_strb_i : fifo_q[rd_q].strb;
+  assign st_req_valid_o = (count_q != 2'd0) && room_q;
+  assign st_req_addr_o  = {line_q[rd_q], 6'b0};
+  assign st_req_data_o  = data_q[rd_q];
+  assign st_req_strb_o  = strb_q[rd_q];
   assign st_req_tag_o   = tag_q;
   assign issue          = st_req_valid_o && st_req_ready_i;
+  assign pop_o          = issue;
 
   always_comb begin
-    count_d    = count_q + 2'(push) - 2'(issue && !direct);
-    wr_d       = wr_q ^ push;
-    rd_d       = rd_q ^ (issue && !direct);
+    count_d    = count_q + 2'(in_valid_i) - 2'(issue);
+    wr_d       = wr_q ^ in_valid_i;
+    rd_d       = rd_q ^ issue;
     tag_d      = tag_q + TagW'(issue);
     inflight_d = inflight_q + (TagW+1)'(issue) - (TagW+1)'(st_ack_valid_i);
+    room_d     = inflight_d < (TagW+1)'(Depth);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -71,18 +69,24 @@ module store_queue
       rd_q       <= 1'b0;
       wr_q       <= 1'b0;
       inflight_q <= '0;
+      room_q     <= 1'b1;
       tag_q      <= '0;
     end else begin
       count_q    <= count_d;
       rd_q       <= rd_d;
       wr_q       <= wr_d;
       inflight_q <= inflight_d;
+      room_q     <= room_d;
       tag_q      <= tag_d;
     end
   end
 
   always_ff @(posedge clk_i) begin
-    if (push) fifo_q[wr_q] <= '{line: in_line_i, data: in_data_i, strb: in_strb_i};
+    if (in_valid_i) begin
+      line_q[wr_q] <= in_line_i;
+      data_q[wr_q] <= in_data_i;
+      strb_q[wr_q] <= in_strb_i;
+    end
   end
 
   // Nothing queued or in flight once this edge has taken its store and
@@ -97,6 +101,8 @@ module store_queue
   always_ff @(posedge clk_i) begin
     if (rst_ni && st_ack_valid_i) assert (inflight_q != '0)
       else $error("store_queue: acknowledgement with no store in flight");
+    if (rst_ni && in_valid_i) assert (count_q != 2'd2 || issue)
+      else $error("store_queue: push into a full FIFO (credits out of step)");
   end
 
   // A store offered and not taken stays offered, unchanged.

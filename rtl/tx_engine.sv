@@ -1,39 +1,83 @@
 // TxEngine for Set: a void Set's reply is a fixed 16-byte Thrift REPLY
-// (header, name "Set", the request's seqid, empty result struct), written to
-// the Net.Resp line as one store (docs/abi.md section 8).
+// (header, name "Set", the request's seqid, empty result struct), written
+// to the Net.Resp line in Width-byte chunks through the output buffer
+// (docs/abi.md section 8). Its outputs are registers.
 module tx_engine
   import arcalis_pkg::*;
-(
+#(
+  parameter int unsigned Width = 16,
+  localparam int unsigned Lanes = LineBytes / Width,
+  localparam int unsigned LaneW = (Lanes > 1) ? $clog2(Lanes) : 1
+) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
   input  logic                 start_i,
   input  logic [LineAddrW-1:0] net_resp_line_i,
   input  logic [31:0]          seqid_i,
 
+  input  logic                 credit_i,      // the output buffer can take a line-ending chunk
+  output logic                 take_o,
   output logic                 out_valid_o,
-  input  logic                 out_ready_i,
   output logic [LineAddrW-1:0] out_line_o,
-  output logic [LineBits-1:0]  out_bytes_o,
+  output logic [LaneW-1:0]     out_lane_o,
+  output logic [Width*8-1:0]   out_bytes_o,
+  output logic [6:0]           out_len_o,
+  output logic                 out_last_o,
   output logic                 done_o
 );
 
-  logic busy_q, busy_d;
+  localparam int unsigned ReplyBytes = 16;
+  localparam int unsigned Chunks     = (ReplyBytes + Width - 1) / Width;
+  localparam int unsigned ChunkBytes = (Width < ReplyBytes) ? Width : ReplyBytes;
 
-  assign busy_d = start_i || (busy_q && !out_ready_i);
+  // Bytes in wire order, byte 0 in bits [7:0], padded to whole chunks.
+  logic [Chunks*Width*8-1:0] reply;
+  assign reply = (Chunks*Width*8)'({8'h00, seqid_i[7:0], seqid_i[15:8], seqid_i[23:16], seqid_i[31:24],
+                                    "teS", 32'h0300_0000, 32'h0200_0180});
+
+  logic                 busy_q;
+  logic [LaneW-1:0]     chunk_q;              // next chunk to send
+  logic                 valid_q, last_q;
+  logic [LaneW-1:0]     lane_q;
+  logic [Width*8-1:0]   bytes_q;
+  logic                 fire, last;
+
+  assign last = (chunk_q == LaneW'(Chunks - 1));
+  assign fire = busy_q && (!last || credit_i);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) busy_q <= 1'b0;
-    else         busy_q <= busy_d;
+    if (!rst_ni) begin
+      busy_q  <= 1'b0;
+      chunk_q <= '0;
+      valid_q <= 1'b0;
+      last_q  <= 1'b0;
+    end else begin
+      valid_q <= fire;
+      last_q  <= fire && last;
+      if (start_i) begin
+        busy_q  <= 1'b1;
+        chunk_q <= '0;
+      end else if (fire) begin
+        busy_q  <= !last;
+        chunk_q <= chunk_q + 1'b1;
+      end
+    end
   end
 
-  // Bytes in wire order, byte 0 in bits [7:0].
-  logic [16*8-1:0] reply;
-  assign reply = {8'h00, seqid_i[7:0], seqid_i[15:8], seqid_i[23:16], seqid_i[31:24],
-                  "teS", 32'h0300_0000, 32'h0200_0180};
+  always_ff @(posedge clk_i) begin
+    if (fire) begin
+      lane_q  <= chunk_q;
+      bytes_q <= reply[chunk_q*Width*8 +: Width*8];
+    end
+  end
 
-  assign out_valid_o = busy_q;
+  assign take_o      = fire && last;
+  assign out_valid_o = valid_q;
   assign out_line_o  = net_resp_line_i;
-  assign out_bytes_o = {{(LineBits-128){1'b0}}, reply};
-  assign done_o      = out_valid_o && out_ready_i;
+  assign out_lane_o  = lane_q;
+  assign out_bytes_o = bytes_q;
+  assign out_len_o   = 7'(ChunkBytes);
+  assign out_last_o  = last_q;
+  assign done_o      = last_q;
 
 endmodule
