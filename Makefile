@@ -6,12 +6,25 @@ RTL_TOP  := arcalis_top
 GO       ?= go
 VECTORS  ?= vectors/default.vec
 
+# Datapath bytes per cycle (arcalis_top's DataBytes: 8, 16, 32 or 64). The
+# default width builds into build/model; another into build/model-wN, and
+# every target below (run, test, report, timing, gatesim, bench) follows it.
+WIDTH_DEFAULT := 16
+WIDTH         ?= $(WIDTH_DEFAULT)
+ifeq ($(filter $(WIDTH),8 16 32 64),)
+$(error WIDTH=$(WIDTH): the datapath width must be 8, 16, 32 or 64 bytes per cycle)
+endif
+WSUFFIX   := $(if $(filter $(WIDTH),$(WIDTH_DEFAULT)),,-w$(WIDTH))
+MODEL_DIR := build/model$(WSUFFIX)
+
 VPI_TOP     := $(RTL_TOP)
 VPI_SOURCES := $(RTL)
-VPI_OUT     := build/model
-VPI_FLAGS   := --assert
+VPI_OUT     := $(MODEL_DIR)
+VPI_FLAGS   := --assert -GDataBytes=$(WIDTH)
 include vpi/build.mk
 MODEL := $(VPI_SO)
+# The harness finds a model other than build/model through ARCALIS_MODEL.
+export ARCALIS_MODEL := $(if $(WSUFFIX),$(abspath $(MODEL)),$(ARCALIS_MODEL))
 
 .DEFAULT_GOAL := help
 .PHONY: help verilate lint test run vectors thrift-gen clean
@@ -21,7 +34,7 @@ MODEL := $(VPI_SO)
 help:
 	@grep -h '^## ' $(MAKEFILE_LIST) | sed 's/^## /  /'
 
-## make verilate    build the Verilated model and VPI shim (build/model/libvmodel.so); incremental
+## make verilate    build the Verilated model and VPI shim (build/model/libvmodel.so; WIDTH=N: build/model-wN); incremental
 verilate: $(MODEL)
 
 ## make lint        verilator --lint-only -Wall on rtl/

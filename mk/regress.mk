@@ -11,7 +11,7 @@ _rg_out   := $(VPI_OUT)
 _rg_flags := $(VPI_FLAGS)
 _rg_so    := $(VPI_SO)
 VPI_OUT   := build/model-cov
-VPI_FLAGS := --assert --coverage-line --coverage-toggle
+VPI_FLAGS := --assert --coverage-line --coverage-toggle -GDataBytes=$(WIDTH)
 include vpi/build.mk
 COV_MODEL := $(VPI_SO)
 VPI_OUT   := $(_rg_out)
