@@ -73,7 +73,7 @@ func vectorsGen(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("vectors gen: %w", err)
 	}
-	okColor.Fprint(c.App.Writer, "generated")
+	paint(c.App.Writer, okColor, "generated")
 	fmt.Fprintf(c.App.Writer, " %d records (%d Set, %d Get; %d message bytes) of %s, seed %d, into %s\n",
 		sets+gets, sets, gets, bytes, spec.Workload, spec.Seed, out)
 	return nil

@@ -12,11 +12,63 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
+// Exit statuses, as well-kept Go tools (go vet, staticcheck) use them.
+const (
+	exitOK       = 0 // everything checked agrees
+	exitFindings = 1 // a check found something: a vector or record disagrees
+	exitError    = 2 // usage or input error: nothing, or not all, could be checked
+)
+
+const exitHelp = `EXIT STATUS:
+   0  every vector matches the reference (run, merge) or every record passes (vectors verify)
+   1  a finding: a vector disagrees, crashed or timed out; a record fails vectors verify
+   2  a usage or input error: bad flag or argument, unreadable or corrupt vector or
+      result file, missing model, incomplete shards, a worker that cannot start
+
+STREAMS:
+   Results and the PASS/FAIL summary go to stdout (with --json, the JSON lines alone;
+   the summary then goes to stderr); diagnostics and progress go to stderr. Colour
+   only on a stream that is a terminal, and never when NO_COLOR is set.
+
+ENVIRONMENT:
+   ARCALIS_MODEL  the Verilated model library when --model is not given
+   NO_COLOR       any non-empty value turns colour off
+
+Full reference: docs/cli.md.
+`
+
 func main() {
-	if err := newApp(os.Stdout, os.Stderr).Run(os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "arcalis:", err)
-		os.Exit(1)
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}
+
+// run runs the app and returns its exit status, printing a returned error
+// on stderr.
+func run(args []string, stdout, stderr io.Writer) int {
+	err := newApp(stdout, stderr).Run(args)
+	if err == nil {
+		return exitOK
 	}
+	fmt.Fprintln(stderr, "arcalis:", err)
+	return exitCode(err)
+}
+
+// exitCode is exitFindings for a findings error, exitError for any other.
+func exitCode(err error) int {
+	var f *findings
+	if errors.As(err, &f) {
+		return exitFindings
+	}
+	return exitError
+}
+
+// findings is the error of a command that ran to the end and found
+// disagreements; every other error is a usage or input error.
+type findings struct{ msg string }
+
+func (f *findings) Error() string { return f.msg }
+
+func findingsf(format string, args ...any) error {
+	return &findings{fmt.Sprintf(format, args...)}
 }
 
 // newApp returns the arcalis app writing to stdout and stderr. Errors are
@@ -26,14 +78,16 @@ func main() {
 // function returning a *cli.Command; this file only assembles the app.
 func newApp(stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
-		Name:            "arcalis",
-		Usage:           "co-verification harness for the Arcalís near-cache RPC accelerator",
-		Writer:          stdout,
-		ErrWriter:       stderr,
-		HideHelpCommand: true,
-		ExitErrHandler:  func(*cli.Context, error) {},
-		OnUsageError:    usageError,
-		Action:          needSubcommand,
+		Name:                  "arcalis",
+		Usage:                 "co-verification harness for the Arcalís near-cache RPC accelerator",
+		Description:           "Runs Thrift request vectors through the Verilated receive path and a Go\nreference deserializer and compares them byte for byte.",
+		CustomAppHelpTemplate: cli.AppHelpTemplate + exitHelp,
+		Writer:                stdout,
+		ErrWriter:             stderr,
+		HideHelpCommand:       true,
+		ExitErrHandler:        func(*cli.Context, error) {},
+		OnUsageError:          usageError,
+		Action:                needSubcommand,
 		Commands: []*cli.Command{
 			// ---- vector files: vectors_cmd.go ----
 			vectorsCommand(),

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -349,46 +347,5 @@ func TestUsageErrors(t *testing.T) {
 	}
 	if stdout, err := runApp(t, "vectors", "import", "--help"); err != nil || !strings.Contains(stdout, "--raw FILE... -o OUT.vec") {
 		t.Errorf("import --help: %v\n%s", err, stdout)
-	}
-}
-
-// TestJobFrames round-trips worker jobs through their frames and checks
-// that a worker's reader rejects truncated and malformed input.
-func TestJobFrames(t *testing.T) {
-	jobs := []workerJob{
-		{Index: 0, Record: 7, File: "a.vec", Source: "gen/etc", Msg: []byte{0x80, 1, 0, 1}},
-		{Index: 1 << 20, Record: 0, File: "", Source: "", Msg: nil},
-		{Index: 3, Record: 9, File: "dir/b.vec", Source: "pcap", Msg: bytes.Repeat([]byte{0xA5}, 70000)},
-	}
-	var b []byte
-	for _, j := range jobs {
-		b = appendJob(b, j)
-	}
-	r := bufio.NewReader(bytes.NewReader(b))
-	for i, want := range jobs {
-		got, err := readJob(r)
-		if err != nil || got.Index != want.Index || got.Record != want.Record || got.File != want.File ||
-			got.Source != want.Source || !bytes.Equal(got.Msg, want.Msg) {
-			t.Fatalf("job %d: %+v, %v", i, got, err)
-		}
-	}
-	if _, err := readJob(r); err != io.EOF {
-		t.Fatalf("after the last job: %v, want io.EOF", err)
-	}
-	one := appendJob(nil, jobs[0])
-	for _, tc := range []struct {
-		name, want string
-		in         []byte
-	}{
-		{"cut in the length", "inside a job's length", one[:2]},
-		{"cut in the frame", "inside a job of", one[:len(one)-1]},
-		{"empty frame", "malformed job of 0 bytes", []byte{0, 0, 0, 0}},
-		{"absurd length", "more than the", []byte{0xff, 0xff, 0xff, 0xff}},
-		{"field past the end", "malformed job", append([]byte{16, 0, 0, 0}, append(make([]byte, 8), 9, 0, 0, 0, 1, 2, 3, 4)...)},
-		{"bytes after the fields", "malformed job", append(append([]byte{21, 0, 0, 0}, make([]byte, 20)...), 1)},
-	} {
-		if _, err := readJob(bufio.NewReader(bytes.NewReader(tc.in))); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
-		}
 	}
 }

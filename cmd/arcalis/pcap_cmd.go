@@ -61,7 +61,7 @@ func vectorsFromPcap(c *cli.Context) error {
 		var ce *pcap.CaptureError
 		switch {
 		case errors.As(err, &ce) && res != nil && c.Bool("keep-partial"):
-			failColor.Fprint(ew, "warning")
+			paint(ew, failColor, "warning")
 			fmt.Fprintf(ew, ": %v; keeping the %d messages of the packets before it (--keep-partial)\n", err, len(res.Messages))
 		case errors.As(err, &ce) && res != nil:
 			return fmt.Errorf("vectors from-pcap: %w (nothing written; --keep-partial keeps the %d messages of the packets before it)", err, len(res.Messages))
@@ -76,7 +76,7 @@ func vectorsFromPcap(c *cli.Context) error {
 	if err := vectors.WriteFile(out, recs); err != nil {
 		return fmt.Errorf("vectors from-pcap: %w", err)
 	}
-	okColor.Fprint(w, "wrote")
+	paint(w, okColor, "wrote")
 	fmt.Fprintf(w, " %d records from %d captures to %s\n", len(recs), len(files), out)
 	return nil
 }

@@ -4,61 +4,107 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"unsafe"
 
+	"arcalis/regress"
 	"arcalis/tb"
 )
 
-// Tests of arcalis run --jobs, --shard and --junit, and arcalis merge. They
-// run a built arcalis binary, as a user would: the workers of --jobs are
-// that binary started again.
+// Tests of arcalis run, merge and the conventions every command keeps (exit
+// status, streams, colour, the model's path). They run a built arcalis
+// binary, as a user would: the workers of --jobs are that binary started
+// again.
 
-// arcalisBin builds the arcalis command into the temporary directory of the
-// top-level test (its subtests share it).
+// arcalisBin builds the arcalis command once for the whole test binary.
 func arcalisBin(t *testing.T) string {
 	t.Helper()
-	top, _, _ := strings.Cut(t.Name(), "/")
-	if bin, ok := built[top]; ok {
-		return bin
+	if builtBin != "" {
+		return builtBin
 	}
-	bin := filepath.Join(t.TempDir(), "arcalis")
+	dir, err := os.MkdirTemp("", "arcalis-bin-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "arcalis")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("building arcalis: %v: %s", err, out)
 	}
-	built[top] = bin
+	builtBin = bin
 	return bin
 }
 
-// built maps a top-level test's name to its arcalis binary; the tests here
-// run one at a time.
-var built = map[string]string{}
+var builtBin string // removed by TestMain
 
-// arcalis runs the built binary with the model of this checkout and
-// returns its stdout, stderr and whether it exited 0.
-func arcalis(t *testing.T, env []string, args ...string) (stdout, stderr string, ok bool) {
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBin != "" {
+		os.RemoveAll(filepath.Dir(builtBin))
+	}
+	os.Exit(code)
+}
+
+// invocation is one run of the built binary.
+type invocation struct {
+	stdout, stderr string
+	code           int // exit status
+}
+
+// arcalisIn runs the built binary in dir ("" for here) with env added to
+// this process's (ARCALIS_MODEL and NO_COLOR removed from it, so that each
+// test sets what it means).
+func arcalisIn(t *testing.T, dir string, env []string, args ...string) invocation {
 	t.Helper()
 	cmd := exec.Command(arcalisBin(t), args...)
-	cmd.Env = append(append(os.Environ(), "ARCALIS_MODEL="+tb.FindModel()), env...)
+	cmd.Dir = dir
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "ARCALIS_MODEL=") && !strings.HasPrefix(e, "NO_COLOR=") {
+			cmd.Env = append(cmd.Env, e)
+		}
+	}
+	cmd.Env = append(cmd.Env, env...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
-	if _, exit := err.(*exec.ExitError); err != nil && !exit {
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
 		t.Fatalf("arcalis %v: %v", args, err)
 	}
-	return out.String(), errOut.String(), err == nil
+	return invocation{out.String(), errOut.String(), cmd.ProcessState.ExitCode()}
+}
+
+// arcalis runs the built binary with the model of this checkout.
+func arcalis(t *testing.T, args ...string) invocation {
+	t.Helper()
+	return arcalisIn(t, "", []string{"ARCALIS_MODEL=" + model(t)}, args...)
+}
+
+func model(t *testing.T) string {
+	t.Helper()
+	lib, err := filepath.Abs(tb.FindModel())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(lib); err != nil {
+		t.Fatalf("Verilated model: %v (build it with `make verilate`)", err)
+	}
+	return lib
 }
 
 // results decodes arcalis run --json output.
-func results(t *testing.T, out string) []vectorResult {
+func results(t *testing.T, out string) []regress.Result {
 	t.Helper()
-	var rs []vectorResult
+	var rs []regress.Result
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		var r vectorResult
+		var r regress.Result
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatalf("bad JSON line %q: %v", line, err)
 		}
@@ -69,165 +115,72 @@ func results(t *testing.T, out string) []vectorResult {
 
 func TestRunJobsSameAsOne(t *testing.T) {
 	waves := t.TempDir()
-	one, _, ok1 := arcalis(t, nil, "run", "--json", "--wave", waves, defaultSet)
-	two, _, ok2 := arcalis(t, nil, "run", "--json", "--jobs", "2", "--wave", waves, defaultSet)
-	three, _, ok3 := arcalis(t, nil, "run", "--json", "-j", "3", "--wave", waves, defaultSet, defaultSet)
-	if !ok1 || !ok2 || !ok3 {
-		t.Fatalf("runs failed: %v %v %v", ok1, ok2, ok3)
+	one := arcalis(t, "run", "--json", "--wave", waves, defaultSet)
+	two := arcalis(t, "run", "--json", "--jobs", "2", "--wave", waves, defaultSet)
+	if one.code != 0 || two.code != 0 {
+		t.Fatalf("exit status %d and %d; stderr:\n%s\n%s", one.code, two.code, one.stderr, two.stderr)
 	}
-	if one != two {
+	if one.stdout != two.stdout {
 		t.Errorf("--jobs 2 printed other results than --jobs 1")
 	}
-	// The model on a thread of its own, here and in the workers.
-	for _, jobs := range []string{"1", "2"} {
-		if piped, _, ok := arcalis(t, nil, "run", "--json", "--sim-thread", "--jobs", jobs, "--wave", waves, defaultSet); !ok || piped != one {
-			t.Errorf("--sim-thread --jobs %s: exit ok %v, same results as without: %v", jobs, ok, piped == one)
-		}
-	}
-	rs := results(t, three)
-	if len(rs) != 2*282 {
-		t.Fatalf("--jobs 3 on the set twice: %d results, want %d", len(rs), 2*282)
+	rs := results(t, one.stdout)
+	if len(rs) != 282 {
+		t.Fatalf("%d results, want 282", len(rs))
 	}
 	for i, r := range rs {
-		if r.Index != i || r.Total != 2*282 || !r.Match {
-			t.Fatalf("result %d: index %d total %d match %v", i, r.Index, r.Total, r.Match)
-		}
-	}
-	// The second copy of the file differs from the first only where the
-	// index does: the start offset (index mod 64) and the fields it moves.
-	first := results(t, one)
-	for i, r := range rs[:282] {
-		if r.Status != first[i].Status || r.KeyHex != first[i].KeyHex || r.ValueSHA256 != first[i].ValueSHA256 {
-			t.Fatalf("record %d: %+v, alone %+v", i, r, first[i])
+		if r.Index != i || r.Total != 282 || !r.Match || r.Config == "" || r.Shard != "" {
+			t.Fatalf("result %d: %+v", i, r)
 		}
 	}
 }
 
 func TestShardsMergeToWholeRun(t *testing.T) {
 	dir := t.TempDir()
-	whole, _, ok := arcalis(t, nil, "run", "--json", "--wave", dir, defaultSet)
-	if !ok {
-		t.Fatal("unsharded run failed")
+	whole := arcalis(t, "run", "--json", "--wave", dir, defaultSet)
+	if whole.code != 0 {
+		t.Fatalf("unsharded run: exit status %d: %s", whole.code, whole.stderr)
 	}
 	var files []string
-	seen := 0
 	for i := 1; i <= 3; i++ {
 		shard := fmt.Sprintf("%d/3", i)
-		out, _, ok := arcalis(t, nil, "run", "--json", "--shard", shard, "--wave", dir, defaultSet)
-		if !ok {
-			t.Fatalf("shard %s failed", shard)
+		run := arcalis(t, "run", "--json", "--shard", shard, "--jobs", "2", "--wave", dir, defaultSet)
+		if run.code != 0 {
+			t.Fatalf("shard %s: exit status %d: %s", shard, run.code, run.stderr)
 		}
-		for _, r := range results(t, out) {
+		for _, r := range results(t, run.stdout) {
 			if r.Index%3 != i-1 || r.Shard != shard {
 				t.Fatalf("shard %s ran vector %d (shard field %q)", shard, r.Index, r.Shard)
 			}
-			seen++
 		}
 		f := filepath.Join(dir, fmt.Sprintf("shard%d.jsonl", i))
-		if err := os.WriteFile(f, []byte(out), 0o644); err != nil {
+		if err := os.WriteFile(f, []byte(run.stdout), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, f)
 	}
-	if seen != 282 {
-		t.Fatalf("the shards ran %d vectors, want 282", seen)
-	}
 	junit := filepath.Join(dir, "merged.xml")
-	merged, _, ok := arcalis(t, nil, append([]string{"merge", "--json", "--junit", junit}, files[2], files[0], files[1])...)
-	if !ok {
-		t.Fatal("merge failed")
+	merged := arcalis(t, "merge", "--json", "--junit", junit, files[2], files[0], files[1])
+	if merged.code != 0 || merged.stdout != whole.stdout {
+		t.Errorf("merge: exit status %d, same as the unsharded run: %v", merged.code, merged.stdout == whole.stdout)
 	}
-	if merged != whole {
-		t.Error("merged shards differ from the unsharded run")
+	if !strings.Contains(merged.stderr, "PASS RTL matches the reference on all 282 vectors") {
+		t.Errorf("merge --json: no summary on stderr: %q", merged.stderr)
 	}
-	var doc junitSuites
+	var doc struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Errors   int `xml:"errors,attr"`
+	}
 	if b, err := os.ReadFile(junit); err != nil || xml.Unmarshal(b, &doc) != nil || doc.Tests != 282 || doc.Failures+doc.Errors != 0 {
 		t.Errorf("merged JUnit: %+v, %v", doc, err)
 	}
-
-	// Incomplete, duplicated and mixed inputs are refused with the reason.
-	other := filepath.Join(dir, "other.jsonl")
-	out, _, _ := arcalis(t, nil, "run", "--json", "--shard", "1/3", "--mem-latency", "7", "--wave", dir, defaultSet)
-	os.WriteFile(other, []byte(out), 0o644)
-	cut := filepath.Join(dir, "cut.jsonl")
-	b, _ := os.ReadFile(files[1])
-	os.WriteFile(cut, b[:len(b)/2], 0o644)
-	for _, tc := range []struct {
-		name  string
-		files []string
-		want  string
-	}{
-		{"a shard missing", files[:2], "94 of the run's 282 vectors are missing (indices 2, 5, 8"},
-		{"a shard twice", append(files, files[0]), "vector 0 again (first in " + files[0] + ":1)"},
-		{"another run's shard", []string{files[1], files[2], other}, "the results come from different runs"},
-		{"a file cut short", []string{files[0], cut, files[2]}, cut + ":"},
-		{"not results", []string{defaultSet}, "not a line of `arcalis run --json`"},
-	} {
-		_, stderr, ok := arcalis(t, nil, append([]string{"merge"}, tc.files...)...)
-		if ok || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%s: ok %v, stderr %q, want it to contain %q", tc.name, ok, stderr, tc.want)
-		}
+	// Without --json: the summary on stdout.
+	if m := arcalis(t, append([]string{"merge"}, files...)...); m.code != 0 || !strings.Contains(m.stdout, "282 vectors\n") || !strings.Contains(m.stdout, "PASS") {
+		t.Errorf("merge: exit status %d, stdout %q", m.code, m.stdout)
 	}
-}
-
-func TestWorkerCrashAndHang(t *testing.T) {
-	dir := t.TempDir()
-	whole, _, _ := arcalis(t, nil, "run", "--json", "--wave", dir, defaultSet)
-	want := results(t, whole)
-	junit := filepath.Join(dir, "crash.xml")
-	for _, tc := range []struct {
-		fault  string
-		index  int
-		status string
-		args   []string
-	}{
-		{"crash:17", 17, "CRASH", []string{"--junit", junit}},
-		{"hang:40", 40, "TIMEOUT", []string{"--timeout", "1s"}},
-	} {
-		t.Run(tc.status, func(t *testing.T) {
-			args := append([]string{"run", "--json", "--jobs", "2", "--wave", dir}, tc.args...)
-			out, stderr, ok := arcalis(t, []string{"ARCALIS_WORKER_FAULT=" + tc.fault}, append(args, defaultSet)...)
-			if ok {
-				t.Fatal("run with a lost vector exited 0")
-			}
-			got := results(t, out)
-			if len(got) != len(want) {
-				t.Fatalf("%d results, want %d (stderr %s)", len(got), len(want), stderr)
-			}
-			for i, r := range got {
-				if i == tc.index {
-					if r.Status != tc.status || r.Match || r.Expected != want[i].Expected ||
-						!strings.Contains(r.Replay, "--record 17 --offset 17") && tc.index == 17 || len(r.Diffs) == 0 {
-						t.Errorf("lost vector: %+v", r)
-					}
-					continue
-				}
-				r.seconds, want[i].seconds = 0, 0
-				if b1, _ := json.Marshal(r); !bytes.Equal(b1, mustJSON(want[i])) {
-					t.Errorf("vector %d after a lost one: %s, want %s", i, b1, mustJSON(want[i]))
-				}
-			}
-			if !strings.Contains(stderr, "1 of 282 vectors disagree") {
-				t.Errorf("summary: %s", stderr)
-			}
-		})
+	if m := arcalis(t, "merge", files[0], files[1]); m.code != 2 || !strings.Contains(m.stderr, "94 of the run's 282 vectors are missing") {
+		t.Errorf("merge of two of three shards: exit status %d, stderr %q", m.code, m.stderr)
 	}
-	var doc junitSuites
-	if b, err := os.ReadFile(junit); err != nil || xml.Unmarshal(b, &doc) != nil {
-		t.Fatalf("JUnit file: %v", err)
-	}
-	if doc.Tests != 282 || doc.Errors != 1 || doc.Failures != 0 || len(doc.Suites) != 1 {
-		t.Fatalf("JUnit counts: %d tests, %d errors, %d failures", doc.Tests, doc.Errors, doc.Failures)
-	}
-	tc := doc.Suites[0].Cases[17]
-	if tc.Error == nil || tc.Error.Type != "CRASH" || !strings.Contains(tc.Error.Text, "replay: arcalis run --record 17") {
-		t.Errorf("JUnit case 17: %+v", tc)
-	}
-}
-
-func mustJSON(r vectorResult) []byte {
-	b, _ := json.Marshal(r)
-	return b
 }
 
 func TestRunFlagErrors(t *testing.T) {
@@ -239,13 +192,266 @@ func TestRunFlagErrors(t *testing.T) {
 		{[]string{"--shard", "4/3"}, `--shard "4/3"`},
 		{[]string{"--shard", "2"}, `--shard "2"`},
 		{[]string{"--jobs", "0"}, "--jobs 0: want 1..1024"},
+		{[]string{"--offset", "64"}, "--offset 64: want 0..63"},
+		{[]string{"--timeout", "0s"}, "--timeout 0s"},
 	} {
 		_, err := runApp(t, append(append([]string{"run"}, tc.args...), defaultSet)...)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("run %v: %v, want %q", tc.args, err, tc.want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || exitCode(err) != exitError {
+			t.Errorf("run %v: %v (exit %d), want %q and exit 2", tc.args, err, exitCode(err), tc.want)
 		}
 	}
 	if _, err := runApp(t, "merge"); err == nil || !strings.Contains(err.Error(), "no result files") {
 		t.Errorf("merge without files: %v", err)
+	}
+}
+
+// failingLines is a run's --json output with vector 1 of 3 disagreeing.
+func failingLines(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	for i := range 3 {
+		r := regress.Result{Index: i, File: "x.vec", Record: i, Source: "s", Status: "ok", Match: true, Expected: "ok", Total: 3, Config: "abc"}
+		if i == 1 {
+			r.Status, r.Match, r.Diffs = "PARSE_ERROR", false, []string{"status result PARSE_ERROR, reference OK"}
+			r.Wave, r.Replay = "waves/x-r1-v1-RUN.fst", "arcalis run --record 1 --offset 1 --mem-latency 4 --seed 2 --wave waves x.vec"
+		}
+		b.Write(r.MarshalLine())
+		b.WriteByte('\n')
+	}
+	p := filepath.Join(dir, "fail.jsonl")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Exit status 0 when all match, 1 when any vector disagrees, 2 for usage
+// and input errors; the error itself on stderr.
+func TestExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(defaultSet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	corrupt := filepath.Join(dir, "corrupt.vec")
+	os.WriteFile(corrupt, data[:100], 0o644)
+	notVec := filepath.Join(dir, "not.vec")
+	os.WriteFile(notVec, []byte("hello\n"), 0o644)
+	fail := failingLines(t, dir)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"all match", []string{"run", "--record", "3", defaultSet}, 0, ""},
+		{"help", []string{"--help"}, 0, ""},
+		{"a vector disagrees (merge)", []string{"merge", fail}, 1, "1 of 3 vectors: RTL and reference disagree"},
+		{"records fail verify", []string{"vectors", "verify", corrupt}, 1, "1 failures in 1 of 1 files"},
+		{"unknown flag", []string{"run", "--bogus", defaultSet}, 2, "flag provided but not defined: -bogus"},
+		{"unknown command", []string{"bogus"}, 2, `unknown command "bogus"`},
+		{"no command", nil, 2, "missing command"},
+		{"bad flag value", []string{"run", "--jobs", "x", defaultSet}, 2, `invalid value "x"`},
+		{"no vector files", []string{"run"}, 2, "no vector files given"},
+		{"unreadable vector file", []string{"run", filepath.Join(dir, "nope.vec")}, 2, "nope.vec: no such file"},
+		{"corrupt vector file", []string{"run", corrupt}, 2, corrupt + ": record 0 (byte offset 8): truncated message"},
+		{"not a vector file", []string{"run", notVec}, 2, notVec},
+		{"record past the end", []string{"run", "--record", "999", defaultSet}, 2, "the file has 282 records"},
+		{"missing model", []string{"run", "--model", filepath.Join(dir, "none.so"), defaultSet}, 2, filepath.Join(dir, "none.so")},
+		{"not results", []string{"merge", defaultSet}, 2, "not a line of `arcalis run --json`"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := arcalis(t, tc.args...)
+			if got.code != tc.code || !strings.Contains(got.stderr, tc.stderr) {
+				t.Errorf("exit status %d, stderr %q; want %d and %q", got.code, got.stderr, tc.code, tc.stderr)
+			}
+			if tc.code == 2 && !strings.HasPrefix(got.stderr, "arcalis: ") && tc.name != "help" {
+				t.Errorf("stderr %q: want the error after \"arcalis: \"", got.stderr)
+			}
+		})
+	}
+	// The help says what the codes mean.
+	help := arcalis(t, "--help").stdout
+	for _, want := range []string{"EXIT STATUS", "0  every vector matches", "1  a finding", "2  a usage or input error", "NO_COLOR", "ARCALIS_MODEL", "docs/cli.md"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("arcalis --help does not say %q:\n%s", want, help)
+		}
+	}
+}
+
+// Results and the PASS/FAIL summary on stdout, diagnostics and progress on
+// stderr; with --json, stdout holds the JSON lines alone.
+func TestStreams(t *testing.T) {
+	run := arcalis(t, "run", "--record", "5", defaultSet)
+	if run.code != 0 || !strings.Contains(run.stdout, "PASS RTL matches the reference on all 1 vectors") || strings.Contains(run.stderr, "PASS") {
+		t.Errorf("run: stdout %q, stderr %q", run.stdout, run.stderr)
+	}
+	js := arcalis(t, "run", "--json", "--record", "5", defaultSet)
+	if rs := results(t, js.stdout); len(rs) != 1 || rs[0].Record != 5 || !rs[0].Match {
+		t.Errorf("run --json: stdout %q", js.stdout)
+	}
+	if !strings.Contains(js.stderr, "PASS") {
+		t.Errorf("run --json: no summary on stderr: %q", js.stderr)
+	}
+	// A failure: its lines, with waveform and replay, then FAIL, on stdout.
+	fail := arcalis(t, "merge", failingLines(t, t.TempDir()))
+	for _, want := range []string{"MISMATCH x.vec record 1 (s): RTL PARSE_ERROR, reference ok\n",
+		"    status result PARSE_ERROR, reference OK\n",
+		"    waveform: waves/x-r1-v1-RUN.fst\n",
+		"    replay:   arcalis run --record 1 --offset 1 --mem-latency 4 --seed 2 --wave waves x.vec\n",
+		"FAIL 1 of 3 vectors disagree\n"} {
+		if !strings.Contains(fail.stdout, want) {
+			t.Errorf("merge of a failure: stdout does not contain %q:\n%s", want, fail.stdout)
+		}
+	}
+	if fail.stderr != "arcalis: 1 of 3 vectors: RTL and reference disagree\n" {
+		t.Errorf("merge of a failure: stderr %q", fail.stderr)
+	}
+}
+
+// openPTY opens a pseudo-terminal and returns its two ends.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatalf("opening a pseudo-terminal: %v", err)
+	}
+	var n uint32
+	var unlock int32
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
+		t.Fatal(e)
+	}
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
+		t.Fatal(e)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, s
+}
+
+// onTerminal runs the binary with one of its streams on a terminal and the
+// other on a pipe, and returns what each received.
+func onTerminal(t *testing.T, stream string, env []string, args ...string) (tty, pipe string) {
+	t.Helper()
+	m, s := openPTY(t)
+	defer m.Close()
+	cmd := exec.Command(arcalisBin(t), args...)
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "NO_COLOR=") {
+			cmd.Env = append(cmd.Env, e)
+		}
+	}
+	cmd.Env = append(cmd.Env, append(env, "ARCALIS_MODEL="+model(t))...)
+	var other bytes.Buffer
+	if stream == "stdout" {
+		cmd.Stdout, cmd.Stderr = s, &other
+	} else {
+		cmd.Stdout, cmd.Stderr = &other, s
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	got := make(chan []byte)
+	go func() { b, _ := io.ReadAll(m); got <- b }() // ends with EIO once the child exits
+	cmd.Wait()
+	return string(<-got), other.String()
+}
+
+// Colour only on a terminal, decided per stream, never with NO_COLOR.
+func TestColour(t *testing.T) {
+	const esc = "\x1b["
+	args := []string{"run", "--record", "2", defaultSet}
+	tty, pipe := onTerminal(t, "stdout", nil, args...)
+	if !strings.Contains(tty, esc+"32") || !strings.Contains(tty, "PASS") || strings.Contains(pipe, esc) {
+		t.Errorf("stdout a terminal: stdout %q, stderr %q; want colour on stdout only", tty, pipe)
+	}
+	// --json puts the summary on stderr: colour there, none in the JSON.
+	tty, pipe = onTerminal(t, "stderr", nil, append([]string{"run", "--json"}, args[1:]...)...)
+	if !strings.Contains(tty, esc+"32") || strings.Contains(pipe, esc) {
+		t.Errorf("stderr a terminal: stderr %q, stdout %q; want colour on stderr only", tty, pipe)
+	}
+	tty, pipe = onTerminal(t, "stderr", nil, args...)
+	if strings.Contains(pipe, esc) || !strings.Contains(pipe, "PASS") {
+		t.Errorf("stderr a terminal, stdout a pipe: colour in stdout %q", pipe)
+	}
+	for _, v := range []string{"1", "0", "false"} {
+		tty, _ = onTerminal(t, "stdout", []string{"NO_COLOR=" + v}, args...)
+		if strings.Contains(tty, esc) || !strings.Contains(tty, "PASS") {
+			t.Errorf("NO_COLOR=%s: colour on a terminal: %q", v, tty)
+		}
+	}
+	// Never on a pipe or file, whatever the other stream is.
+	if got := arcalis(t, "vectors", "verify", defaultSet); strings.Contains(got.stdout+got.stderr, esc) {
+		t.Errorf("colour on a pipe: %q", got.stdout)
+	}
+}
+
+// --model and ARCALIS_MODEL name the model, the flag first; a missing one
+// is an error naming the path tried, with `make verilate` only for the
+// default path.
+func TestModelPath(t *testing.T) {
+	dir := t.TempDir()
+	copyLib := filepath.Join(dir, "copy.so")
+	if err := os.Symlink(model(t), copyLib); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.so")
+	vec := []string{"--record", "1", "--wave", dir, defaultSet}
+	for _, tc := range []struct {
+		name       string
+		env        []string
+		flags      []string
+		code       int
+		want, dont []string
+	}{
+		{"flag", nil, []string{"--model", copyLib}, 0, []string{"PASS"}, nil},
+		{"environment", []string{"ARCALIS_MODEL=" + copyLib}, nil, 0, []string{"PASS"}, nil},
+		{"flag over environment, in workers too", []string{"ARCALIS_MODEL=" + missing}, []string{"--model", copyLib, "--jobs", "2"}, 0, []string{"PASS"}, nil},
+		{"flag missing", []string{"ARCALIS_MODEL=" + copyLib}, []string{"--model", missing}, 2,
+			[]string{"run: Verilated model " + missing + " (from --model) not found"}, []string{"make verilate"}},
+		{"environment missing", []string{"ARCALIS_MODEL=" + missing}, nil, 2,
+			[]string{"run: Verilated model " + missing + " (from ARCALIS_MODEL) not found"}, []string{"make verilate"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := arcalisIn(t, "", tc.env, append(append([]string{"run"}, tc.flags...), vec...)...)
+			out := got.stdout + got.stderr
+			if got.code != tc.code {
+				t.Errorf("exit status %d, want %d: %s", got.code, tc.code, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output does not contain %q: %s", w, out)
+				}
+			}
+			for _, w := range tc.dont {
+				if strings.Contains(out, w) {
+					t.Errorf("output contains %q: %s", w, out)
+				}
+			}
+		})
+	}
+	// The default path, from a directory outside any checkout.
+	abs, _ := filepath.Abs(defaultSet)
+	got := arcalisIn(t, dir, nil, "run", abs)
+	want := "run: Verilated model " + filepath.Join(dir, tb.ModelLib) + " not found: build it with `make verilate`"
+	if got.code != 2 || !strings.Contains(got.stderr, want) {
+		t.Errorf("default model missing: exit status %d, stderr %q, want %q", got.code, got.stderr, want)
+	}
+}
+
+// The workers' fault hooks exist in the regress package's test binary
+// only: nothing in arcalis reads a fault from the environment.
+func TestNoTestHooksInBinary(t *testing.T) {
+	b, err := os.ReadFile(arcalisBin(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"ARCALIS_WORKER_FAULT", "REGRESS_TEST_FAULT", "REGRESS_TEST_WORKER", "crashing on vector"} {
+		if bytes.Contains(b, []byte(s)) {
+			t.Errorf("the arcalis binary contains %q", s)
+		}
 	}
 }

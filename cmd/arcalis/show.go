@@ -44,7 +44,7 @@ func showRecord(w io.Writer, rec vectors.Record) {
 	fmt.Fprintf(w, "  size:    %d bytes\n", len(rec.Msg))
 	wk := newWalker(w, rec.Msg)
 	if err := wk.message(); err != nil {
-		failColor.Fprint(w, "  parse error")
+		paint(w, failColor, "  parse error")
 		fmt.Fprintf(w, " at byte %d: %v\n", wk.at(), err)
 		fmt.Fprintf(w, "  first %d of %d bytes:\n", min(showDumpBytes, len(rec.Msg)), len(rec.Msg))
 		hexDump(w, rec.Msg[:min(showDumpBytes, len(rec.Msg))], "    ")

@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/fatih/color"
 	"github.com/urfave/cli/v2"
 
 	"arcalis/vectors"
@@ -118,12 +117,6 @@ func lookupFlag(flags []cli.Flag, name string) cli.Flag {
 	return nil
 }
 
-var (
-	okColor   = color.New(color.FgGreen, color.Bold)
-	failColor = color.New(color.FgRed, color.Bold)
-	dimColor  = color.New(color.Faint)
-)
-
 func vectorsImport(c *cli.Context) error {
 	files, err := positional(c)
 	if err != nil {
@@ -151,7 +144,7 @@ func vectorsImport(c *cli.Context) error {
 	if err := vectors.WriteFile(out, recs); err != nil {
 		return fmt.Errorf("vectors import: %w", err)
 	}
-	okColor.Fprint(c.App.Writer, "imported")
+	paint(c.App.Writer, okColor, "imported")
 	fmt.Fprintf(c.App.Writer, " %d messages (%d bytes) into %s\n", len(recs), total, out)
 	return nil
 }
@@ -194,7 +187,7 @@ func vectorsVerify(c *cli.Context) error {
 		}
 	}
 	if failures > 0 {
-		return fmt.Errorf("vectors verify: %d failures in %d of %d files", failures, badFiles, len(files))
+		return findingsf("vectors verify: %d failures in %d of %d files", failures, badFiles, len(files))
 	}
 	return nil
 }
@@ -252,9 +245,9 @@ func verifyFile(w io.Writer, progress *ticker, path string) int {
 		}
 	}()
 	if len(lines) == 0 {
-		okColor.Fprint(w, "OK  ")
+		paint(w, okColor, "OK  ")
 	} else {
-		failColor.Fprint(w, "FAIL")
+		paint(w, failColor, "FAIL")
 	}
 	fmt.Fprintf(w, " %s: %d records, %d ok", path, records, ok)
 	if rejected > 0 {
@@ -335,7 +328,7 @@ func vectorsCat(c *cli.Context) error {
 	if err := vectors.WriteFile(out, all); err != nil {
 		return fmt.Errorf("vectors cat: %w", err)
 	}
-	okColor.Fprint(c.App.Writer, "wrote")
+	paint(c.App.Writer, okColor, "wrote")
 	fmt.Fprintf(c.App.Writer, " %d records from %d files to %s\n", len(all), len(files), out)
 	return nil
 }

@@ -1,0 +1,401 @@
+// Package regress runs vector files through the Verilated accelerator and the
+// Go reference, in this process or in worker processes, and merges shards.
+package regress
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"arcalis/golden"
+	"arcalis/tb"
+	"arcalis/vectors"
+)
+
+// Options say how a regression runs. The zero value of every field but
+// Model is usable; Offset -1 places each vector at its index mod 64.
+type Options struct {
+	tb.RunOptions        // start offset, App.Recv capacity, waveform directory
+	Latency       int    // memory latency in cycles
+	Seed          int64  // seed of the memory model's random choices
+	Record        int    // run only this record of each file; -1: all
+	Model         string // the Verilated model library
+
+	Jobs    int           // worker processes; 0 or 1: run in this process
+	Timeout time.Duration // with workers: longest wait for one vector's result
+	Full    bool          // decode every worker result in full (JUnit needs all fields)
+	// WorkerCmd starts a worker: a program that calls Serve on its standard
+	// streams. Default: this executable with the argument "worker".
+	WorkerCmd []string
+
+	Shard, Shards int // run shard Shard of Shards (1-based); 0/0: the whole run
+
+	// RunID names this run in waveform file names (see WaveName); "" picks
+	// one from the time and a random number.
+	RunID string
+	// ReplayModel, if set, is passed as --model in replay commands: the
+	// model named explicitly, which a replay would not find by default.
+	ReplayModel string
+}
+
+// Result is one vector's line of `arcalis run --json`.
+type Result struct {
+	Index       int      `json:"index"`
+	File        string   `json:"file"`
+	Record      int      `json:"record"`
+	Source      string   `json:"source"`
+	Status      string   `json:"status"`
+	Match       bool     `json:"match"`
+	Expected    string   `json:"expected"` // the reference's status
+	Method      string   `json:"method"`
+	SeqID       int32    `json:"seqid"`
+	ReqID       int64    `json:"req_id"`
+	KeyHex      string   `json:"key_hex"`
+	ValueLen    uint32   `json:"value_len"`
+	ValueSHA256 string   `json:"value_sha256"`
+	Flags       int32    `json:"flags"`
+	Exptime     int32    `json:"exptime"`
+	Cycles      uint64   `json:"cycles"`
+	Offset      int      `json:"start_offset"`
+	Diffs       []string `json:"diffs,omitempty"`
+	Wave        string   `json:"wave,omitempty"`
+	Replay      string   `json:"replay,omitempty"`
+	Total       int      `json:"total"`           // vectors in the whole (unsharded) run
+	Config      string   `json:"config"`          // the run's fingerprint: options and vector files
+	Shard       string   `json:"shard,omitempty"` // i/n, if this run was a shard
+
+	seconds float64 // wall time of the vector (JUnit only: not reproducible)
+}
+
+// Vector is one vector of a run: its index in the whole run and its record.
+type Vector struct {
+	Index int
+	File  string
+	Rec   vectors.Record
+}
+
+// Plan is a run read from its vector files: the vectors of this shard and
+// what every result is stamped with.
+type Plan struct {
+	Vectors []Vector
+	Total   int    // vectors in the whole run, all shards
+	Config  string // fingerprint of the options and the files' contents
+	Shard   string // "i/n", or "" for the whole run
+}
+
+// Load reads every vector file (a damaged one stops the run before any
+// simulation) and selects the shard's vectors. Its errors are the input's.
+func Load(files []string, opt Options) (*Plan, error) {
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no vector files")
+	}
+	shard, nshards := opt.Shard, opt.Shards
+	if nshards == 0 && shard == 0 {
+		shard, nshards = 1, 1
+	}
+	if nshards < 1 || shard < 1 || shard > nshards {
+		return nil, fmt.Errorf("shard %d/%d: want i/n with 1 <= i <= n", shard, nshards)
+	}
+	var all []Vector
+	sum := sha256.New()
+	fmt.Fprintf(sum, "mem-latency=%d seed=%d cap-lines=%d offset=%d record=%d\n", opt.Latency, opt.Seed, opt.CapLines, opt.Offset, opt.Record)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(sum, "%s %x\n", f, sha256.Sum256(data))
+		recs, err := vectors.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if opt.Record >= len(recs) {
+			return nil, fmt.Errorf("%s: --record %d: the file has %d records", f, opt.Record, len(recs))
+		}
+		for _, r := range recs {
+			if opt.Record < 0 || r.Index == opt.Record {
+				all = append(all, Vector{len(all), f, r})
+			}
+		}
+	}
+	p := &Plan{Total: len(all), Config: hex.EncodeToString(sum.Sum(nil))[:16]}
+	if nshards > 1 {
+		p.Shard = fmt.Sprintf("%d/%d", shard, nshards)
+	}
+	for _, v := range all {
+		if v.Index%nshards == shard-1 {
+			p.Vectors = append(p.Vectors, v)
+		}
+	}
+	return p, nil
+}
+
+// ParseShard reads "i/n" (1 <= i <= n); "" is the whole run, 1/1.
+func ParseShard(s string) (i, n int, err error) {
+	if s == "" {
+		return 1, 1, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("--shard %q: want i/n with 1 <= i <= n, e.g. 2/4", s)
+	}
+	return i, n, nil
+}
+
+// NewRunID is a run's name for its waveform files: the UTC time to the
+// second and a random suffix, so that runs started together differ.
+func NewRunID() string {
+	var b [3]byte
+	rand.Read(b[:])
+	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// WaveName is the file name of a failing vector's waveform:
+// <vector file base>-r<record>-v<index in the run>-<run id>.fst. The index
+// tells apart the same file given twice; the run id, two runs.
+func WaveName(file string, record, index int, runID string) string {
+	base := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	return fmt.Sprintf("%s-r%d-v%d-%s.fst", base, record, index, runID)
+}
+
+// Stats is what a run leaves besides the results it emitted.
+type Stats struct {
+	Results []Result // in input order
+	Cycles  uint64   // simulated, commands included
+}
+
+// setup is what running a vector and describing its result need besides
+// the vector: the options and the run's stamps. A worker reads it as the
+// first line of its input.
+type setup struct {
+	Offset      int
+	CapLines    int
+	WaveDir     string
+	Latency     int
+	Seed        int64
+	Model       string
+	RunID       string
+	ReplayModel string
+	Total       int
+	Config      string
+	Shard       string
+}
+
+func (s *setup) runOptions() tb.RunOptions {
+	return tb.RunOptions{Offset: s.Offset, CapLines: s.CapLines, WaveDir: s.WaveDir}
+}
+
+// Run runs the plan's vectors and calls emit with each result in input
+// order, with, from a worker, its JSON line as the worker wrote it (nil
+// otherwise). Unless opt.Full, a passing vector's result from a worker holds
+// only its index, status and match; its line is complete. A vector that
+// disagrees is a result, not an error: errors say the run itself could not
+// be made (model, workers).
+func Run(ctx context.Context, p *Plan, opt Options, emit func(r Result, line []byte)) (Stats, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if opt.RunID == "" {
+		opt.RunID = NewRunID()
+	}
+	s := &setup{
+		Offset: opt.Offset, CapLines: opt.CapLines, WaveDir: opt.WaveDir, Latency: opt.Latency, Seed: opt.Seed,
+		Model: opt.Model, RunID: opt.RunID, ReplayModel: opt.ReplayModel,
+		Total: p.Total, Config: p.Config, Shard: p.Shard,
+	}
+	sel := p.Vectors
+	results := make([]Result, len(sel))
+	lines := make([][]byte, len(sel))
+	done := make([]bool, len(sel))
+	printed := 0
+	// put takes the result of sel[pos] and emits every result now complete
+	// in input order.
+	put := func(pos int, res Result, line []byte) {
+		results[pos], done[pos], lines[pos] = res, true, line
+		for printed < len(sel) && done[printed] {
+			if emit != nil {
+				emit(results[printed], lines[printed])
+			}
+			lines[printed] = nil
+			printed++
+		}
+	}
+	var cycles uint64
+	var err error
+	if opt.Jobs <= 1 {
+		cycles, err = runHere(sel, s, put)
+	} else {
+		timeout := opt.Timeout
+		if timeout <= 0 {
+			timeout = 2 * time.Minute
+		}
+		cycles, err = runWorkers(ctx, sel, s, opt, timeout, put)
+	}
+	if err != nil {
+		return Stats{}, err
+	}
+	return Stats{Results: results, Cycles: cycles}, nil
+}
+
+// testMemory, set only by this package's tests, changes the memory model's
+// configuration (a faulty memory makes vectors fail, for their waveforms).
+var testMemory func(*tb.MemConfig)
+
+// openAccel opens the model and programs the command window.
+func openAccel(s *setup) (*tb.Accel, error) {
+	mem := tb.MemConfig{Latency: s.Latency, Seed: s.Seed}
+	if testMemory != nil {
+		testMemory(&mem)
+	}
+	acc, err := tb.Open(s.Model, mem)
+	if err != nil {
+		return nil, err
+	}
+	if err := acc.Configure(tb.WindowBase, tb.WindowSize); err != nil {
+		acc.Close()
+		return nil, err
+	}
+	return acc, nil
+}
+
+// runVector runs one vector on acc and describes it.
+func runVector(acc *tb.Accel, index, record int, file, source string, msg []byte, s *setup) Result {
+	ro := s.runOptions()
+	ro.WaveName = WaveName(file, record, index, s.RunID)
+	r := acc.RunVector(index, source, msg, ro)
+	return describe(index, file, record, r, s)
+}
+
+// runHere runs the vectors on a model in this process and returns the
+// simulated cycles.
+func runHere(sel []Vector, s *setup, put func(int, Result, []byte)) (uint64, error) {
+	acc, err := openAccel(s)
+	if err != nil {
+		return 0, err
+	}
+	defer acc.Close()
+	var cycles uint64
+	for pos, v := range sel {
+		start, cyc := time.Now(), acc.Cycle()
+		res := runVector(acc, v.Index, v.Rec.Index, v.File, v.Rec.Source, v.Rec.Msg, s)
+		res.seconds = time.Since(start).Seconds()
+		cycles += acc.Cycle() - cyc
+		put(pos, res, nil)
+	}
+	return cycles, nil
+}
+
+// describe turns a run into its JSON line: the RTL's own outputs, and whether
+// they match the reference.
+func describe(index int, file string, record int, r tb.Run, s *setup) Result {
+	res := Result{
+		Index: index, File: file, Record: record, Source: r.Source, Match: r.OK(),
+		Offset: r.Offset, Cycles: r.Outcome.Cycles, Diffs: r.Verdict.Diffs, Wave: r.Wave,
+		Total: s.Total, Config: s.Config, Shard: s.Shard,
+	}
+	if r.Err != nil {
+		res.Status = "HANG"
+		res.Diffs = append([]string{r.Err.Error()}, res.Diffs...)
+	} else {
+		res.Status = statusName(golden.Code(r.Outcome.Status.Result()))
+	}
+	res.Expected = statusName(r.Verdict.Ref.Code)
+	h := r.Verdict.RTL
+	res.Method = map[uint8]string{golden.MethodSet: "Set", golden.MethodGet: "Get"}[h.Method]
+	res.SeqID, res.ReqID, res.Flags, res.Exptime, res.ValueLen = h.SeqID, h.ReqID, h.Flags, h.Exptime, h.ValueLen
+	img := r.Outcome.Image
+	if k := int(h.KeyLen); k <= golden.KeyMax && golden.KeyOffset+k <= len(img) {
+		res.KeyHex = hex.EncodeToString(img[golden.KeyOffset : golden.KeyOffset+k])
+	}
+	if v := int(h.ValueLen); golden.ValueOffset+v <= len(img) {
+		sum := sha256.Sum256(img[golden.ValueOffset : golden.ValueOffset+v])
+		res.ValueSHA256 = hex.EncodeToString(sum[:])
+	}
+	if !res.Match {
+		res.Replay = replayLine(record, r.Offset, index, file, s)
+	}
+	return res
+}
+
+// replayLine is the command that runs one vector alone exactly as it ran:
+// same start offset, memory, capacity, model, and the memory seed RunVector
+// derived from the run's seed and the vector's index.
+func replayLine(record, offset, index int, file string, s *setup) string {
+	wave := s.WaveDir
+	if wave == "" {
+		wave = "waves"
+	}
+	extra := ""
+	if s.CapLines != 0 {
+		extra = fmt.Sprintf(" --cap-lines %d", s.CapLines)
+	}
+	if s.ReplayModel != "" {
+		extra += " --model " + shellQuote(s.ReplayModel)
+	}
+	return fmt.Sprintf("arcalis run --record %d --offset %d --mem-latency %d%s --seed %d --wave %s %s",
+		record, offset, s.Latency, extra, s.Seed+int64(index), shellQuote(wave), shellQuote(file))
+}
+
+// shellQuote quotes s for a POSIX shell if it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:+,@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// capFor is the App.Recv capacity a message ran with: capLines, or by
+// default just enough for its value (tb.TightCapLines).
+func capFor(capLines int, msg []byte) int {
+	if capLines == 0 {
+		return tb.TightCapLines(len(msg))
+	}
+	return capLines
+}
+
+// statusName is "ok" for OK and the ABI's name for every other code.
+func statusName(c golden.Code) string {
+	if c == golden.CodeOK {
+		return "ok"
+	}
+	return c.String()
+}
+
+// Tally counts the results by status, sorted by name, and the failures.
+func Tally(results []Result) (statuses []StatusCount, failed int) {
+	by := map[string]int{}
+	for _, r := range results {
+		by[r.Status]++
+		if !r.Match {
+			failed++
+		}
+	}
+	for s, n := range by {
+		statuses = append(statuses, StatusCount{s, n})
+	}
+	sort.Slice(statuses, func(i, j int) bool { return statuses[i].Status < statuses[j].Status })
+	return statuses, failed
+}
+
+// StatusCount is how many results had one status.
+type StatusCount struct {
+	Status string
+	N      int
+}
+
+// MarshalLine is r's JSON line, without the newline.
+func (r Result) MarshalLine() []byte {
+	b, _ := json.Marshal(r)
+	return b
+}
