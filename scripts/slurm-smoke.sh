@@ -242,8 +242,9 @@ run_array() {
   read -r total queue span longest mean wait merge used tasks merge_rc <<<"$(ctld_times "$jid" "$mid")" ||
     die "slurmctld.log: no times for jobs $jid, $mid"
   [ "$total" != x ] || die "slurmctld.log: no allocation or completion lines for jobs $jid, $mid"
-  [ "$tasks" = "$s" ] || die "$((tasks < 0 ? -tasks : tasks)) of $s array tasks ended, some with a status other than the unsharded run's $whole_rc (see $work/results/*.log)"
-  [ "$merge_rc" = "$whole_rc" ] || die "the merge job exited $merge_rc, the unsharded run $whole_rc (see results/merge.log)"
+  [ "${tasks#-}" = "$s" ] || die "slurmctld.log: ${tasks#-} of $s array tasks ran"
+  [ "$tasks" -gt 0 ] || die "an array task exited with another status than the unsharded run's $whole_rc (KEEP=1 keeps results/*.log)"
+  [ "$merge_rc" = "$whole_rc" ] || die "the merge job exited $merge_rc, the unsharded run $whole_rc (results/merge.log is above)"
 
   local r=$work/results i
   for i in $(seq "$s"); do [ -s "$r/shard-$i.jsonl" ] || die "results/shard-$i.jsonl missing or empty"; done
