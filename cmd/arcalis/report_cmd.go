@@ -15,7 +15,6 @@ import (
 	"arcalis/report/timing"
 	"arcalis/report/vivado"
 	"arcalis/report/yosys"
-	"arcalis/tb"
 )
 
 // reportCommand groups the resource and power reports (docs/reports.md).
@@ -37,7 +36,7 @@ func reportCommand() *cli.Command {
 					&cli.StringFlag{Name: "script", Value: "scripts/yosys/synth.ys", Usage: "Yosys script", TakesFile: true},
 					&cli.StringFlag{Name: "work", Value: "build/report", Usage: "scratch `DIR` (lowered RTL, Yosys files, waveforms)", TakesFile: true},
 					&cli.StringFlag{Name: "vectors", Value: "vectors/default.vec", Usage: "workload for the activity", TakesFile: true},
-					&cli.StringFlag{Name: "model", Usage: "Verilated model library (default: build/model/libvmodel.so of this checkout)", TakesFile: true},
+					modelFlag(),
 					&cli.IntFlag{Name: "mem-latency", Value: 4, Usage: "memory latency in `CYCLES` of the workload run"},
 					&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the memory model's random choices"},
 				},
@@ -102,9 +101,9 @@ func reportYosys(c *cli.Context) error {
 	if freq <= 0 || freq > 2000 {
 		return fmt.Errorf("report yosys: --freq %g: want 0 < MHz <= 2000", freq)
 	}
-	model := c.String("model")
-	if model == "" {
-		model = tb.FindModel()
+	model, _, err := modelPath(c)
+	if err != nil {
+		return err
 	}
 	logw := c.App.ErrWriter
 	rep, err := flow.Run(context.Background(), flow.Options{

@@ -433,6 +433,19 @@ func TestModelPath(t *testing.T) {
 			}
 		})
 	}
+	// report yosys loads the model too: checked before any synthesis.
+	for _, tc := range []struct {
+		env, flags []string
+		want       string
+	}{
+		{nil, []string{"--model", missing}, "report yosys: Verilated model " + missing + " (from --model) not found"},
+		{[]string{"ARCALIS_MODEL=" + missing}, nil, "report yosys: Verilated model " + missing + " (from ARCALIS_MODEL) not found"},
+	} {
+		args := append(append([]string{"report", "yosys", "--work", dir, "--out", dir}, tc.flags...), "../../rtl/arcalis_pkg.sv")
+		if got := arcalisIn(t, "", tc.env, args...); got.code != 2 || !strings.Contains(got.stderr, tc.want) {
+			t.Errorf("report yosys %v: exit status %d, stderr %q, want %q", tc.flags, got.code, got.stderr, tc.want)
+		}
+	}
 	// The default path, from a directory outside any checkout.
 	abs, _ := filepath.Abs(defaultSet)
 	got := arcalisIn(t, dir, nil, "run", abs)
