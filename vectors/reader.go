@@ -172,7 +172,7 @@ func (r *Reader) next() (Record, error) {
 	}
 
 	rec := Record{Index: r.index, Msg: msg}
-	if kind, detail := decodeMeta(meta, &rec); kind != nil {
+	if detail, kind := decodeMeta(meta, &rec); kind != nil {
 		return Record{}, fail(kind, "%s", detail)
 	}
 	return rec, nil
@@ -211,35 +211,35 @@ func (r *Reader) end(hdr [RecordHeaderSize]byte, start int64, failRec func(error
 }
 
 // decodeMeta parses the metadata JSON into rec.Source and rec.Meta. On
-// failure it returns the kind of damage (ErrBadMeta or ErrMissingSource) and
-// what exactly is wrong.
-func decodeMeta(meta []byte, rec *Record) (kind error, detail string) {
+// failure it returns what exactly is wrong and the kind of damage (ErrBadMeta
+// or ErrMissingSource).
+func decodeMeta(meta []byte, rec *Record) (detail string, kind error) {
 	dec := json.NewDecoder(bytes.NewReader(meta))
 	dec.UseNumber()
 	var m map[string]any
 	if err := dec.Decode(&m); err != nil {
-		return ErrBadMeta, err.Error()
+		return err.Error(), ErrBadMeta
 	}
 	if m == nil {
-		return ErrBadMeta, "null, want a JSON object"
+		return "null, want a JSON object", ErrBadMeta
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return ErrBadMeta, "data after the JSON object"
+		return "data after the JSON object", ErrBadMeta
 	}
 	src, ok := m["source"]
 	if !ok {
-		return ErrMissingSource, `no "source" key`
+		return `no "source" key`, ErrMissingSource
 	}
 	s, ok := src.(string)
 	if !ok || s == "" {
-		return ErrMissingSource, fmt.Sprintf(`"source" is %s, want a non-empty string`, jsonText(src))
+		return fmt.Sprintf(`"source" is %s, want a non-empty string`, jsonText(src)), ErrMissingSource
 	}
 	delete(m, "source")
 	rec.Source = s
 	if len(m) > 0 {
 		rec.Meta = m
 	}
-	return nil, ""
+	return "", nil
 }
 
 func jsonText(v any) string {

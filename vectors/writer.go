@@ -96,7 +96,7 @@ func EncodeMeta(rec Record) ([]byte, error) {
 		return nil, errors.New("empty source")
 	}
 	if _, ok := rec.Meta["source"]; ok {
-		return nil, errors.New(`Meta holds a "source" key; use Record.Source`)
+		return nil, errors.New(`record Meta holds a "source" key; use Record.Source`)
 	}
 	m := make(map[string]any, len(rec.Meta)+1)
 	for k, v := range rec.Meta {

@@ -96,14 +96,13 @@ const (
 
 // tcpPkt is one segment to put in a capture.
 type tcpPkt struct {
-	src, dst     string // "ip:port"
-	seq, ack     uint32
-	syn, fin     bool
-	payload      []byte
-	ts           time.Duration // after the capture's start
-	raw          []byte        // if set, the packet's link-layer bytes as they are
-	truncateTo   int           // if > 0, keep only this many bytes of the packet (snaplen)
-	snapOriginal bool
+	src, dst   string // "ip:port"
+	seq, ack   uint32
+	syn, fin   bool
+	payload    []byte
+	ts         time.Duration // after the capture's start
+	raw        []byte        // if set, the packet's link-layer bytes as they are
+	truncateTo int           // if > 0, keep only this many bytes of the packet (snaplen)
 }
 
 func splitHostPort(t *testing.T, s string) (net.IP, uint16) {
@@ -226,11 +225,10 @@ func ngPcap(t *testing.T, link uint32, pkts []tcpPkt) []byte {
 
 // flow is one TCP connection the builder writes segments for.
 type flow struct {
-	c, s         string // client and server "ip:port"
-	cseq, sseq   uint32 // next sequence numbers
-	clock        *time.Duration
-	pkts         *[]tcpPkt
-	lastC, lastS []tcpPkt
+	c, s       string // client and server "ip:port"
+	cseq, sseq uint32 // next sequence numbers
+	clock      *time.Duration
+	pkts       *[]tcpPkt
 }
 
 func newFlow(pkts *[]tcpPkt, clock *time.Duration, c, s string, isnC, isnS uint32) *flow {

@@ -347,7 +347,7 @@ func firstLayer(lt uint32, data []byte) (gopacket.Decoder, []byte, error) {
 		return nil, nil, fmt.Errorf("raw IP packet with IP version %d", data[0]>>4)
 	case linkTypeLinuxSLL2:
 		if len(data) < sll2HeaderLen {
-			return nil, nil, fmt.Errorf("Linux SLL2 header cut short (%d bytes)", len(data))
+			return nil, nil, fmt.Errorf("SLL2 (Linux cooked v2) header cut short (%d bytes)", len(data))
 		}
 		switch et := layers.EthernetType(binary.BigEndian.Uint16(data)); et {
 		case layers.EthernetTypeIPv4:
@@ -355,7 +355,7 @@ func firstLayer(lt uint32, data []byte) (gopacket.Decoder, []byte, error) {
 		case layers.EthernetTypeIPv6:
 			return layers.LayerTypeIPv6, data[sll2HeaderLen:], nil
 		default:
-			return nil, nil, fmt.Errorf("Linux SLL2 protocol 0x%04x is not IP", uint16(et))
+			return nil, nil, fmt.Errorf("SLL2 (Linux cooked v2) protocol 0x%04x is not IP", uint16(et))
 		}
 	}
 	return nil, nil, fmt.Errorf("link type %d not supported", lt)

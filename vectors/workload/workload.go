@@ -219,7 +219,7 @@ func (g *Generator) encode(method string, seqid int32, args thrift.TStruct) ([]b
 		g.prot.WriteMessageEnd(ctx),
 		g.prot.Flush(ctx),
 	); err != nil {
-		return nil, fmt.Errorf("Apache Thrift serialization of %s: %w", method, err)
+		return nil, fmt.Errorf("serializing %s with Apache Thrift: %w", method, err)
 	}
 	return append([]byte(nil), g.buf.Bytes()...), nil
 }
