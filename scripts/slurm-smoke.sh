@@ -113,24 +113,6 @@ if [ "$ETC" -gt 0 ]; then
 fi
 unset ARCALIS_MODEL
 
-# ---- the unsharded run: the array's command without --shard ----
-say "unsharded run"
-t0=$(now)
-set +e
-(cd "$work" && build/arcalis run --jobs 2 --json --wave results/waves vectors/*.vec >"$tmp/whole.jsonl" 2>"$tmp/whole.log")
-whole_rc=$?
-set -e
-whole_s=$(secs "$t0" "$(now)")
-case $whole_rc in
-  0 | 1) ;;
-  *) tail -n 20 "$tmp/whole.log" >&2; die "the unsharded run exited $whole_rc" ;;
-esac
-nvec=$(wc -l <"$tmp/whole.jsonl")
-nbad=$(grep -c '"match":false' "$tmp/whole.jsonl" || true)
-[ "$nvec" -gt 0 ] || die "the unsharded run printed no results"
-say "unsharded: $nvec vectors, $nbad disagree, exit $whole_rc, ${whole_s}s"
-rm -rf "$work/results"
-
 # ---- the cluster ----
 cluster_start() {
   local n=$1 i host
@@ -239,6 +221,24 @@ run_array() {
   done
   squeue -h -j "$jid,$mid" 2>/dev/null | grep -q . && die "jobs $jid and $mid still queued after an hour"
   sleep 0.3 # the completion lines reach slurmctld's log just after the jobs leave the queue
+
+  # The unsharded run: the array's command without --shard, under the same
+  # run id (the array job's), so that waveform names match too.
+  local t0
+  t0=$(now)
+  set +e
+  (cd "$work" && build/arcalis run --jobs 2 --json --run-id "$jid" --wave results/waves vectors/*.vec >"$tmp/whole.jsonl" 2>"$tmp/whole.log")
+  whole_rc=$?
+  set -e
+  whole_s=$(secs "$t0" "$(now)")
+  case $whole_rc in
+    0 | 1) ;;
+    *) tail -n 20 "$tmp/whole.log" >&2; die "the unsharded run exited $whole_rc" ;;
+  esac
+  nvec=$(wc -l <"$tmp/whole.jsonl")
+  nbad=$(grep -c '"match":false' "$tmp/whole.jsonl" || true)
+  [ "$nvec" -gt 0 ] || die "the unsharded run printed no results"
+
   read -r total queue span longest mean wait merge used tasks merge_rc <<<"$(ctld_times "$jid" "$mid")" ||
     die "slurmctld.log: no times for jobs $jid, $mid"
   [ "$total" != x ] || die "slurmctld.log: no allocation or completion lines for jobs $jid, $mid"
@@ -267,8 +267,8 @@ run_array() {
     ! xmllint --noout --schema "$xsd" "$tmp/broken.xml" 2>/dev/null || die "scripts/junit.xsd accepts a testcase without a name"
     negative_done=1
   fi
-  say "$n node(s), $s shard(s): PASS, submit to merge end ${total}s (array ${span}s, longest task ${longest}s, $used node(s) used)"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$s" "$total" "$queue" "$span" "$longest" "$mean" "$wait" "$merge" "$used" >>"$rc_file"
+  say "$n node(s), $s shard(s): PASS, $nvec vectors ($nbad disagree), submit to merge end ${total}s (array ${span}s, longest task ${longest}s, $used node(s) used), unsharded ${whole_s}s"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$s" "$total" "$queue" "$span" "$longest" "$mean" "$wait" "$merge" "$used" "$whole_s" >>"$rc_file"
 }
 
 for n in $NODES; do
@@ -292,7 +292,7 @@ mkdir -p "$(dirname "$REPORT")"
     echo "- checkout: $head"
   fi
   echo "- vectors: vectors/default.vec$([ "$ETC" -gt 0 ] && echo " and $ETC ETC requests (\`vectors gen -w etc -n $ETC --seed 1\`)"): $nvec vectors, $nbad disagree (exit status $whole_rc)"
-  echo "- unsharded: \`build/arcalis run --jobs 2 --json --wave results/waves vectors/*.vec\`, outside Slurm: ${whole_s} s"
+  echo "- unsharded: \`build/arcalis run --jobs 2 --json --run-id JOBID --wave results/waves vectors/*.vec\` outside Slurm, on the same machine after each array (column *unsharded*)"
   echo "- every run below: the merged \`--json\` equal to the unsharded one byte for byte, and \`results/regression.xml\` valid against \`scripts/junit.xsd\` with $nvec testcases"
   echo
   echo "Times in seconds, from slurmctld's log. *Total*: from the array's submission to the merge job's end;"
@@ -300,11 +300,11 @@ mkdir -p "$(dirname "$REPORT")"
   echo "*wait*: last task's end to the merge's start (Slurm releasing the dependency); *merge*: the merge job."
   echo "Each task asks for 2 CPUs, so a node of $CPUS CPUs runs $((CPUS / 2)) task(s) at a time."
   echo
-  echo "| nodes x CPUs | shards | total | to start | array | longest task | mean task | wait | merge | nodes used | unsharded / total |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-  while IFS=$'\t' read -r n s total queue span longest mean wait merge used; do
-    printf '| %s x %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$CPUS" "$s" "$total" "$queue" "$span" \
-      "$longest" "$mean" "$wait" "$merge" "$used" "$(awk -v a="$whole_s" -v b="$total" 'BEGIN { printf "%.2f", a / b }')"
+  echo "| nodes x CPUs | shards | total | to start | array | longest task | mean task | wait | merge | nodes used | unsharded | unsharded / total |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  while IFS=$'\t' read -r n s total queue span longest mean wait merge used whole; do
+    printf '| %s x %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$CPUS" "$s" "$total" "$queue" "$span" \
+      "$longest" "$mean" "$wait" "$merge" "$used" "$whole" "$(awk -v a="$whole" -v b="$total" 'BEGIN { printf "%.2f", a / b }')"
   done <"$rc_file"
 } >"$REPORT"
 say "PASS: wrote $REPORT"
