@@ -200,7 +200,7 @@ func reportTiming(c *cli.Context) error {
 		x := rep.Worst[0]
 		fmt.Fprintf(w, "worst path (%s): %s -> %s, %s, %.3f ns (logic %.3f + route %.3f)\n", x.Kind, x.Start, x.End, x.Levels(), x.TotalNS, x.LogicNS, x.RouteNS)
 	}
-	fmt.Fprintf(w, "wrote %s (an estimate: keep 15 %% margin, docs/timing.md)\n", filepath.Join(out, "timing.{md,json}"))
+	fmt.Fprintf(w, "wrote %s (an estimate: keep %.0f %% margin, docs/timing.md)\n", filepath.Join(out, "timing.{md,json}"), timing.Margin*100)
 	switch {
 	case len(rep.InToOut) > 0 && rep.FmaxMHz < freq:
 		return findingsf("report timing: estimated Fmax %.1f MHz is below the %.1f MHz target, and %d output bits are reached from an input through logic alone (see %s)", rep.FmaxMHz, freq, len(rep.InToOut), filepath.Join(out, "timing.md"))

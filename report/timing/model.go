@@ -38,6 +38,10 @@ type Delays struct {
 	RouteFanout float64
 }
 
+// Margin is the share of the target frequency the estimate should exceed
+// it by, for the routing the model cannot see (docs/timing.md).
+const Margin = 0.20
+
 // Route is the modelled delay of a general (not dedicated) net with the
 // given number of loads.
 func (d *Delays) Route(fanout int) float64 {
@@ -67,7 +71,7 @@ func Default() *Delays {
 		SRLSetupD:   0.173,
 		SRLAddrToQ:  0.124,
 		PortInDelay: 0.456,
-		RouteBase:   0.45,
+		RouteBase:   0.60,
 		RouteFanout: 0.03,
 	}
 	// CARRY4 arcs in ps, the slowest per pin pair (docs/timing.md).

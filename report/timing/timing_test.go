@@ -24,7 +24,7 @@ const (
 	ramDI    = 0.461 // RAM32M DI setup
 	ramWE    = 0.654 // RAM32M WE setup
 	portIn   = 0.456 // an input port is driven by an outside register
-	routeB   = 0.45  // route: base
+	routeB   = 0.60  // route: base
 	routeFO  = 0.03  // route: per log2(fanout)
 	tolerate = 1e-9
 )

@@ -1,0 +1,26 @@
+# Static timing estimate of the synthesized netlist (issue 14, docs/timing.md).
+# Included after mk/report.mk, whose work dir holds the netlist.
+
+TIMING_FREQ ?= 280
+# The netlist is make report's (its work dir), the report goes to reports/
+# for the default width and reports/wN/ for WIDTH=N. When report.mk names
+# its work dir per width (build/report$(WSUFFIX)), this follows unchanged.
+TIMING_WORK ?= $(REPORT_WORK)
+TIMING_OUT  ?= reports$(if $(WSUFFIX),/w$(WIDTH))
+TIMING_NETLIST := $(TIMING_WORK)/netlist.json
+
+.PHONY: timing timing-check-width
+
+# Reuse make report's synthesis when its netlist is newer than the RTL and
+# the script; otherwise synthesize only (no activity run, no power).
+$(TIMING_NETLIST): $(RTL) scripts/yosys/synth.ys $(wildcard report/yosys/*.go)
+	nice $(GO) run ./cmd/arcalis report synth --work $(TIMING_WORK) $(RTL)
+
+# A non-default width needs a netlist of that width: refuse to time the
+# default width's netlist under another width's name.
+timing-check-width:
+	@case "$(TIMING_WORK)" in *$(WSUFFIX)) ;; *) echo "make timing WIDTH=$(WIDTH): the netlist dir $(TIMING_WORK) is not per width (mk/report.mk's REPORT_WORK); refusing to time the default width's netlist as width $(WIDTH)" >&2; exit 2;; esac
+
+## make timing       static timing ESTIMATE of the synthesized netlist at TIMING_FREQ (280) MHz: reports[/wN]/timing.{md,json}; fails below the target or on any input->output path
+timing: timing-check-width $(TIMING_NETLIST)
+	$(GO) run ./cmd/arcalis report timing --freq $(TIMING_FREQ) --netlist $(TIMING_NETLIST) --out $(TIMING_OUT)
