@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -169,9 +168,9 @@ type childResult struct {
 // process of exe (a copy of this program, -child), after one untimed pass
 // there, with the thread that runs it on CPU cpu (-1: wherever the kernel
 // puts it).
-func runChild(exe string, o options, w harnessWorkload, score, pipe bool, passes, cpu int) (throughput, []perRequest, error) {
+func runChild(exe string, o options, w harnessWorkload, score bool, passes, cpu int) (throughput, []perRequest, error) {
 	cmd := exec.Command(exe, "-child", w.Key, "-cpu", strconv.Itoa(cpu), "-latency", strconv.Itoa(w.Latency), "-passes", strconv.Itoa(passes), "-score="+strconv.FormatBool(score),
-		"-pipe="+strconv.FormatBool(pipe), "-model", o.model, "-vectors", o.vectors, "-large-requests", strconv.Itoa(o.largeN))
+		"-model", o.model, "-vectors", o.vectors, "-large-requests", strconv.Itoa(o.largeN))
 	out, err := cmd.Output()
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -189,7 +188,7 @@ func runChild(exe string, o options, w harnessWorkload, score, pipe bool, passes
 // childMain is the -child process: the workload o.child through a model of
 // its own, one pass to warm up, then passes timed; the result as JSON on
 // stdout.
-func childMain(o options, passes int, score, pipe bool) error {
+func childMain(o options, passes int, score bool) error {
 	if o.cpu >= 0 {
 		if err := pinThread(o.cpu); err != nil {
 			return err
@@ -214,9 +213,6 @@ func childMain(o options, passes int, score, pipe bool) error {
 		return err
 	}
 	defer a.Close()
-	if err := a.UsePipe(pipe); err != nil {
-		return err
-	}
 	if _, _, err := runGo(a, w, score, 1); err != nil {
 		return err
 	}
@@ -285,15 +281,13 @@ func runNative(bin, stream string, latency, passes, cpu int) (throughput, []perR
 
 // harnessResult is the side-by-side comparison on one workload.
 type harnessResult struct {
-	Workload                      harnessWorkload
-	Full, Sim, Pipe, Native       []throughput    // one per repetition
-	NativeAgain                   []throughput    // a second run of each repetition's native copy
-	CPUs                          []int           // each repetition's CPU (-1: none chosen)
-	MedFull, MedSim, MedPipe, Nat throughput      // medians (by seconds)
-	PipeRatios                    []float64       // each repetition's native time / the pipe's, in order
-	RoundTrips                    []time.Duration // coreRoundTrip before each repetition's pipe run
-	SameCycles                    bool            // every request took the same cycles with the same status
-	Requests, Passes              int
+	Workload             harnessWorkload
+	Full, Sim, Native    []throughput // one per repetition
+	NativeAgain          []throughput // a second run of each repetition's native copy
+	CPUs                 []int        // each repetition's CPU (-1: none chosen)
+	MedFull, MedSim, Nat throughput   // medians (by seconds)
+	SameCycles           bool         // every request took the same cycles with the same status
+	Requests, Passes     int
 }
 
 // cpuRatio is how a runner did against the native testbench on one CPU.
@@ -344,10 +338,9 @@ func compareHarness(native, dir string, o options, w harnessWorkload, reps int) 
 	}
 	for rep := 0; rep < reps; rep++ {
 		err := withCopies(dir, native, o.model, func(files []string) error {
-			nat, full, sim, pipe, err := runRepetition(files, stream, o, w, cpuFor(rep), &res)
+			nat, full, sim, err := runRepetition(files, stream, o, w, cpuFor(rep), &res)
 			if err == nil {
-				res.PipeRatios = append(res.PipeRatios, nat.Seconds/pipe.Seconds)
-				res.Full, res.Sim, res.Pipe, res.Native = append(res.Full, full), append(res.Sim, sim), append(res.Pipe, pipe), append(res.Native, nat)
+				res.Full, res.Sim, res.Native = append(res.Full, full), append(res.Sim, sim), append(res.Native, nat)
 			}
 			return err
 		})
@@ -355,7 +348,7 @@ func compareHarness(native, dir string, o options, w harnessWorkload, reps int) 
 			return res, err
 		}
 	}
-	res.MedFull, res.MedSim, res.MedPipe, res.Nat = median(res.Full), median(res.Sim), median(res.Pipe), median(res.Native)
+	res.MedFull, res.MedSim, res.Nat = median(res.Full), median(res.Sim), median(res.Native)
 	return res, nil
 }
 
@@ -382,15 +375,15 @@ func withCopies(dir, native, model string, f func(files []string) error) error {
 	return errors.Join(f(files), os.RemoveAll(copies))
 }
 
-// runRepetition runs the four once, from files (freshCopies of the native
+// runRepetition runs the three once, from files (freshCopies of the native
 // testbench, this program and the model library), the simulation's thread
-// on CPU cpu but for the pipe's two, and notes in res the CPU, whether they
-// agreed request by request and the core round trip before the pipe's run.
-func runRepetition(files []string, stream string, o options, w harnessWorkload, cpu int, res *harnessResult) (nat, full, sim, pipe throughput, err error) {
+// on CPU cpu, and notes in res the CPU and whether they agreed request by
+// request.
+func runRepetition(files []string, stream string, o options, w harnessWorkload, cpu int, res *harnessResult) (nat, full, sim throughput, err error) {
 	native, exe := files[0], files[1]
 	o.model = files[2]
 	res.CPUs = append(res.CPUs, cpu)
-	full, perFull, err := runChild(exe, o, w, true, false, res.Passes, cpu)
+	full, perFull, err := runChild(exe, o, w, true, res.Passes, cpu)
 	if err != nil {
 		return
 	}
@@ -405,19 +398,14 @@ func runRepetition(files []string, stream string, o options, w harnessWorkload, 
 		return
 	}
 	res.NativeAgain = append(res.NativeAgain, again)
-	sim, perSim, err := runChild(exe, o, w, false, false, res.Passes, cpu)
-	if err != nil {
-		return
-	}
-	res.RoundTrips = append(res.RoundTrips, coreRoundTrip())
-	pipe, perPipe, err := runChild(exe, o, w, true, true, res.Passes, -1)
+	sim, perSim, err := runChild(exe, o, w, false, res.Passes, cpu)
 	if err != nil {
 		return
 	}
 	for _, g := range []struct {
 		t   throughput
 		per []perRequest
-	}{{full, perFull}, {sim, perSim}, {pipe, perPipe}} {
+	}{{full, perFull}, {sim, perSim}} {
 		if g.t.Cycles != nat.Cycles || !slices.Equal(g.per, perNat) {
 			res.SameCycles = false
 		}
@@ -493,7 +481,7 @@ func compareLatencies(native, dir string, o options, w harnessWorkload, lats []i
 			for i, lat := range lats {
 				lw := w
 				lw.Latency = lat
-				full, _, err := runChild(files[1], lo, lw, true, false, passes[i], cpuFor(rep))
+				full, _, err := runChild(files[1], lo, lw, true, passes[i], cpuFor(rep))
 				if err != nil {
 					return err
 				}
@@ -581,44 +569,4 @@ func medianOf(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	return s[len(s)/2]
-}
-
-// coreRoundTrip is how long two threads take to hand a cache line to each
-// other and back (the median of 50 batches of 2000), which bounds how
-// fast the pipe's two threads can trade frames and samples. On this kind
-// of virtual machine it has been seen to move between about 60 ns and about
-// 500 ns within minutes.
-func coreRoundTrip() time.Duration {
-	if runtime.GOMAXPROCS(0) < 2 {
-		return 0 // the two would take turns on one thread: not measured
-	}
-	var ball atomic.Uint64
-	done := make(chan struct{})
-	const batches, per = 50, 2000
-	go func() {
-		runtime.LockOSThread()
-		defer close(done)
-		for v := uint64(1); v < 2*batches*per; v += 2 {
-			for ball.Load() != v {
-			}
-			ball.Store(v + 1)
-		}
-	}()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	times := make([]time.Duration, batches)
-	v := uint64(1)
-	for b := range times {
-		t0 := time.Now()
-		for i := 0; i < per; i++ {
-			ball.Store(v)
-			for ball.Load() != v+1 {
-			}
-			v += 2
-		}
-		times[b] = time.Since(t0) / per
-	}
-	<-done
-	slices.Sort(times)
-	return times[batches/2]
 }

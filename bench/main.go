@@ -48,13 +48,12 @@ func run() error {
 	flag.IntVar(&o.cpu, "cpu", -1, "with -child: the CPU of the thread that runs the harness (-1: any)")
 	passes := flag.Int("passes", 1, "with -child: timed passes")
 	score := flag.Bool("score", false, "with -child: through RunVector (the scoreboard), not Receive alone")
-	pipe := flag.Bool("pipe", false, "with -child: the model on a thread of its own (tb.Accel.UsePipe)")
 	flag.Parse()
 	if o.model == "" {
 		o.model = tb.FindModel()
 	}
 	if o.child != "" {
-		return childMain(o, *passes, *score, *pipe)
+		return childMain(o, *passes, *score)
 	}
 	if _, err := os.Stat(o.native); err != nil {
 		return fmt.Errorf("native testbench: %w (build it with `make bench-native`)", err)

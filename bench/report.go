@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 )
@@ -66,26 +65,6 @@ func (r *report) meanCycles(name string) float64 {
 		}
 	}
 	return 0
-}
-
-// percents lists ratios as whole percentages.
-func percents(v []float64) string {
-	var b strings.Builder
-	for i, x := range v {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%.0f%%", 100*x)
-	}
-	return b.String()
-}
-
-// spanOf is the range of round trips, "not measured" if any was not.
-func spanOf(d []time.Duration) string {
-	if len(d) == 0 || slices.Contains(d, 0) {
-		return "not measured"
-	}
-	return fmt.Sprintf("%d..%d ns", slices.Min(d).Nanoseconds(), slices.Max(d).Nanoseconds())
 }
 
 // rateSpan is the slowest and fastest of runs in simulated Mcycles/s.
@@ -192,12 +171,6 @@ func (r *report) targets() [][3]string {
 		sim, _ := ratios(h.byCPU(h.Sim), 0.8)
 		rows = append(rows, [3]string{"Go harness >= 80% of native throughput: " + h.Workload.Name,
 			fmt.Sprintf("%s with the scoreboard; %s simulation and models alone", full, sim), passFail(ok)})
-	}
-	for _, h := range r.Harness {
-		pipe, ok := ratios(h.byCPU(h.Pipe), 0.8)
-		rows = append(rows, [3]string{"the same with the model on a thread of its own (`--sim-thread`, two cores): " + h.Workload.Name,
-			fmt.Sprintf("%s (the native testbench's CPU; repetitions %s; core round trip %s)", pipe, percents(h.PipeRatios), spanOf(h.RoundTrips)),
-			passFail(ok)})
 	}
 	minSpeed, maxAlloc := 1e9, 0.0
 	for _, mix := range []string{"memc-tiny", "memc-small", "etc"} {
@@ -332,15 +305,15 @@ func (r *report) harnessSection(p printer) {
 		"reference) and through `tb.Accel.Receive` alone (simulation and models, what the native\n"+
 		"testbench does), both as `arcalis run` does by default: the memory's traffic answered inside\n"+
 		"the shim by its line memory (`vpi.LineMem`, for a plain memory like this one), and a request's\n"+
-		"commands, poll and status read in one call; and through `RunVector` once more with the model\n"+
-		"evaluated on a thread of its own (`tb.Accel.UsePipe`, `arcalis run --sim-thread`; see below). Memory latency 4\n"+
-		"(`arcalis run`'s default). Each repetition runs the four\n"+
+		"commands, poll and status read in one call. The line memory is mechanism only (an answer\n"+
+		"queue, page access and a log); `tb.Memory` judges every call's log in Go. Memory latency 4\n"+
+		"(`arcalis run`'s default). Each repetition runs the three\n"+
 		"one after the other, each in a process of its own (the Go runs after one untimed pass) and\n"+
 		"over enough passes of the workload for the native run to take about 150 ms; throughputs\n"+
 		"are medians of %d repetitions, and \"vs native\" is the median of the repetitions' ratios\n"+
 		"(native time / Go time).\n\n"+
 		"Each repetition runs from fresh copies of the native testbench, the Go program and the model\n"+
-		"library, and each of its runners but the pipe's with the thread that simulates on one CPU, the\n"+
+		"library, and each of its runners with the thread that simulates on one CPU, the\n"+
 		"first CPU in odd repetitions and the second in even ones (`taskset` for the native testbench,\n"+
 		"`sched_setaffinity` on the Go harness's simulating thread only, so that the Go runtime's other\n"+
 		"threads run where they would). Both guard against this kind of virtual machine: one of its two\n"+
@@ -356,8 +329,7 @@ func (r *report) harnessSection(p printer) {
 			name string
 			t    throughput
 			runs []throughput
-		}{{"native C++", h.Nat, h.Native}, {"Go: RunVector (with scoreboard)", h.MedFull, h.Full}, {"Go: Receive (simulation and models)", h.MedSim, h.Sim},
-			{"Go: RunVector, model on a thread of its own (two cores)", h.MedPipe, h.Pipe}} {
+		}{{"native C++", h.Nat, h.Native}, {"Go: RunVector (with scoreboard)", h.MedFull, h.Full}, {"Go: Receive (simulation and models)", h.MedSim, h.Sim}} {
 			vs, _ := ratios(h.byCPU(row.runs), 0)
 			p("| %s (%s) | %s | %.0f | %.2f | %s |\n", h.Workload.Name, h.Workload.What, row.name,
 				row.t.RequestsPerSec(), row.t.CyclesPerSec()/1e6, vs)
@@ -365,7 +337,7 @@ func (r *report) harnessSection(p printer) {
 	}
 	p("\n")
 	for _, h := range r.Harness {
-		same := "every request took the same number of cycles and reported the same status word in all four"
+		same := "every request took the same number of cycles and reported the same status word in all three"
 		if !h.SameCycles {
 			same = "**the runners disagree on some request's cycles or status: the comparison is not sound**"
 		}
@@ -379,7 +351,6 @@ func (r *report) harnessSection(p printer) {
 			rateSpan(h.Native), rateSpan(h.Full), 100*within, 100*across)
 	}
 	r.latencySection(p)
-	r.pipeSection(p)
 	p("\n### Where the Go harness's time goes\n\n")
 	p("CPU profile (`runtime/pprof`) of `RunVector` over each workload. \"Simulator\" is the time inside the\n" +
 		"C shim (model evaluation and port copies); \"cgo crossings\" the cgo entry and exit around it;\n" +
@@ -428,32 +399,6 @@ func (r *report) latencySection(p printer) {
 	for _, l := range r.Latencies {
 		p("| %d | %.1f | %.2f | %.2f | %.0f%% |\n", l.Latency, l.CyclesPerRequest, l.Native.CyclesPerSec()/1e6, l.Full.CyclesPerSec()/1e6, 100*l.Ratio)
 	}
-}
-
-// pipeSection explains the two-thread runner and shows how it went with
-// the machine's core-to-core round trip, repetition by repetition.
-func (r *report) pipeSection(p printer) {
-	p("\n### The model on a thread of its own\n\n" +
-		"With `UsePipe` the shim evaluates the model on a thread of its own (`vpi.Pipe`), from input\n" +
-		"frames the testbench pushes into a ring, while the testbench takes the edges of the cycles\n" +
-		"run and fixes the frames of the cycles after them: the memory model and the scoreboard then\n" +
-		"overlap the model's evaluation instead of adding to it, and no cycle crosses cgo. The memory's\n" +
-		"answers are known only latency+1 cycles ahead, so the two threads trade a frame and a sample\n" +
-		"every cycle, and every such trade moves cache lines from one core to the other: the runner's\n" +
-		"speed follows the machine's core-to-core round trip, measured right before each of its runs\n" +
-		"(two threads handing one cache line back and forth). Since that round trip moves on this\n" +
-		"machine, the harness runs cycles in windows of 16,384 (or 5 ms), most through whichever way\n" +
-		"was faster when last measured and every eighth the other way (`tb/pipe.go`, `governor`).\n\n")
-	p("| workload | repetition | core round trip | vs native | the native testbench's CPU |\n|---|---:|---:|---:|---:|\n")
-	for _, h := range r.Harness {
-		for i, rt := range h.RoundTrips {
-			p("| %s | %d | %d ns | %.0f%% | %d |\n", h.Workload.Name, i+1, rt.Nanoseconds(), 100*h.PipeRatios[i], h.CPUs[i])
-		}
-	}
-	p("\nIt costs a second core, which the native testbench does not use, and is not the default. Its\n" +
-		"frames take their memory answers from the Go memory model, latency+1 cycles ahead at most, so\n" +
-		"it no longer pays against one thread with the line memory, through which the governor runs\n" +
-		"the windows it does not give the pipe.\n")
 }
 
 // callsSection splits the harness's wall time between the simulator calls

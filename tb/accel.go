@@ -78,14 +78,11 @@ type Accel struct {
 	stops             [stopPoll + 1][]vpi.Cond // frames' stop conditions by stopOn
 	pollFrom          []vpi.Cond               // stops[stopPoll] from a cycle on, reused
 	guarded           []vpi.Cond               // frames' stop conditions with the guard, reused
-	pipe              *vpi.Pipe                // see UsePipe
 	lm                *vpi.LineMem             // see lineMemRun; nil if it could not attach
-	lmCov             *Coverage                // where lm counts states and phases
 	handoffs          int                      // edges lm handed back to Memory (tests)
 	replies           [2][LineSize]byte        // Outcome.Reply's, in turn
 	nextReply         int
-	noLineMem         bool     // answer every cycle's memory traffic in Go (tests)
-	gov               governor // when the pipe is used
+	noLineMem         bool // answer every cycle's memory traffic in Go (tests)
 	script            ucScript
 	then              ucScript // exchangeLineMem's tail
 	onEdge            func()   // if set, called at every edge with its sample (tests)
@@ -217,11 +214,6 @@ func (a *Accel) Step() error {
 // counted by flushCov, which every exported method calls before it returns.
 func (a *Accel) step() error {
 	m, now := a.Mem, a.cycle+1
-	if a.piped() {
-		// On the pipe's thread, where the model's state stays in cache.
-		_, err := a.framesPiped(1, stopNone, 0, nil, nil, nil)
-		return err
-	}
 	ld, ack := m.nextLoad(now), m.nextAck(now)
 	a.ldReady, a.stReady = m.loadReady(), m.storeReady()
 	a.drive(ld, ack)
@@ -268,9 +260,6 @@ func (a *Accel) drive(ld, ack *answer) {
 // issue any (UC accesses); a guard that stops a call early costs a call.
 func (a *Accel) frames(max int, on stopOn, next, after func(i int), guard bool) (int, error) {
 	m, first := a.Mem, a.cycle+1
-	if a.piped() {
-		return a.framesPiped(max, on, 0, next, after, nil)
-	}
 	stop := a.stops[on]
 	ahead := m.lookahead()
 	k := min(max, ahead)
@@ -343,14 +332,16 @@ func (a *Accel) edge(now uint64, ldReady, stReady bool, smp []byte) {
 // now transferred, if its ports were ready, and sets busy.
 func (a *Accel) takeMem(now uint64, smp []byte) {
 	m, o := a.Mem, &a.out
-	a.busy = false
-	if a.ldReady && o.ldReqValid.BitIn(smp) {
+	ld, st := a.ldReady && o.ldReqValid.BitIn(smp), a.stReady && o.stReqValid.BitIn(smp)
+	a.busy = ld || st
+	if ld && loadsFirst {
 		m.takeLoad(now, o.ldReqAddr.U64In(smp), o.ldReqTag.U64In(smp))
-		a.busy = true
 	}
-	if a.stReady && o.stReqValid.BitIn(smp) {
+	if st {
 		m.takeStore(now, o.stReqAddr.U64In(smp), o.stReqTag.U64In(smp), o.stReqData.BytesIn(smp), o.stReqStrb.U64In(smp))
-		a.busy = true
+	}
+	if ld && !loadsFirst {
+		m.takeLoad(now, o.ldReqAddr.U64In(smp), o.ldReqTag.U64In(smp))
 	}
 }
 
@@ -436,7 +427,7 @@ func (a *Accel) advance(max int, polling bool) (int, error) {
 		return a.lineMemRun(max, a.stops[on], 0, nil, nil)
 	}
 	m := a.Mem
-	if q := m.quietCycles(a.cycle + 1); q > m.lookahead() && !m.Idle() && a.sampled && !a.busy && !a.noQuiet && !a.piped() {
+	if q := m.quietCycles(a.cycle + 1); q > m.lookahead() && !m.Idle() && a.sampled && !a.busy && !a.noQuiet {
 		return a.quiet(min(q, max), polling)
 	}
 	if m.lookahead() >= 2 {

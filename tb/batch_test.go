@@ -30,28 +30,23 @@ type batchResult struct {
 }
 
 // Ways of running cycles: one per simulator call, frames but no quiet
-// stretches, both, frames through the pipe (UsePipe) but no quiet
-// stretches, all of these with Memory answering every cycle in Go; and the
-// default, the shim's line memory wherever Memory is plain (else batched).
+// stretches, both, all of these with Memory answering every cycle in Go;
+// and the default, the shim's line memory wherever Memory is plain (else
+// batched).
 const (
 	stepwise = iota
 	framesOnly
 	batched
-	piped
 	lineMem
 )
 
-var modeNames = []string{"stepwise", "frames only", "batched", "piped", "line memory"}
+var modeNames = []string{"stepwise", "frames only", "batched", "line memory"}
 
 // setMode puts dut in one of the modes above.
 func setMode(t *T, mode int) {
 	t.Helper()
-	dut.stepwise, dut.noQuiet = mode == stepwise, mode == framesOnly || mode == piped
+	dut.stepwise, dut.noQuiet = mode == stepwise, mode == framesOnly
 	dut.noLineMem = mode != lineMem
-	dut.gov.always = true // every cycle through the pipe, however fast
-	if err := dut.UsePipe(mode == piped); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // runRequests runs msgs through RunVector as `arcalis run` does (start
@@ -149,8 +144,8 @@ func TestGuardedScript(t *testing.T) {
 				statusLoads   []uint64
 				scriptCalls   uint64
 			}
-			var res [3]result
-			for i, mode := range []int{stepwise, batched, piped} {
+			var res [2]result
+			for i, mode := range []int{stepwise, batched} {
 				freshEngine(t)
 				m := dut.Mem
 				if err := m.SetConfig(MemConfig{Latency: lat, Seed: 1}); err != nil {
@@ -198,11 +193,11 @@ func TestGuardedScript(t *testing.T) {
 					t.Errorf("latency %d, %s: violations %v", lat, modeNames[mode], m.Violations)
 				}
 			}
-			for i, r := range res[1:] {
+			for _, r := range res[1:] {
 				if !slices.Equal(res[0].statusLoads, r.statusLoads) || res[0].hash != r.hash ||
 					res[0].cycles != r.cycles || res[0].status != r.status || res[0].final != r.final ||
 					res[0].loads != r.loads || res[0].stores != r.stores {
-					t.Errorf("latency %d: stepwise %+v, %s %+v", lat, res[0], modeNames[i+2], r)
+					t.Errorf("latency %d: stepwise %+v, %s %+v", lat, res[0], modeNames[batched], r)
 				}
 			}
 			// 16 cycles, more than the lookahead, with loads in most.
@@ -304,7 +299,7 @@ func TestBatchingMatchesStepwise(t *testing.T) {
 			for _, r := range step {
 				cycles += r.cycles
 			}
-			for _, mode := range []int{framesOnly, batched, piped, lineMem} {
+			for _, mode := range []int{framesOnly, batched, lineMem} {
 				name := cfg + ", " + modeNames[mode]
 				res, cov, calls := runRequests(t, tc.cfg, mode, tc.msgs)
 				for _, d := range diffResults(step, res, mode != batched && mode != lineMem) {

@@ -113,38 +113,16 @@ func (a *Accel) claimed(cmds []command, r []ucResponse) error {
 
 // commandsThenPoll calls first, if not nil, then issues cmds and polls
 // like poll, and returns the edge that took the last command with the
-// status. Through the pipe the two are one run of frames, so that its
-// thread does not stop between them, and first runs while the pipe
-// thread runs the first frames: it must change nothing the frames or the
-// memory's answers before the first edge depend on. Otherwise they are
-// first, commands and poll, with the same cycles.
+// status.
 func (a *Accel) commandsThenPoll(budget int, first func(), cmds ...command) (start uint64, s Status, err error) {
-	if a.stepwise || a.Mem.lookahead() < 2 || !a.piped() {
-		if first != nil {
-			first()
-		}
-		if err := a.commands(cmds...); err != nil {
-			return 0, 0, err
-		}
-		start = a.cycle - 1
-		s, err = a.poll(budget, 0)
-		return start, s, err
+	if first != nil {
+		first()
 	}
-	sc := &a.script
-	script := a.pollScript(cmds)
-	start = a.cycle + uint64(script) - 1
-	a.scriptSet(0)
-	n, err := a.framesPiped(script+budget, stopPoll, script, sc.set, sc.after, first)
-	sc.poll = false
-	if err == nil {
-		err = a.scriptClaimed(cmds)
-	}
-	if err != nil {
-		a.in.ucValid.Set(0)
-		a.flushCov()
+	if err := a.commands(cmds...); err != nil {
 		return 0, 0, err
 	}
-	s, err = a.poll(budget, n-script)
+	start = a.cycle - 1
+	s, err = a.poll(budget, 0)
 	return start, s, err
 }
 

@@ -9,14 +9,21 @@ import (
 // The shim's line memory (vpi.LineMem) answers the memory ports inside the
 // simulator call, so that a call runs a request's whole stretch of memory
 // traffic instead of at most Latency+1 cycles, with no Go between cycles.
-// It stands in for Memory only where Memory is plain (streamable: fixed
-// latency, in order, always ready, nothing drawn) and only during a call:
-// Memory's queues go in before it and come back after, and whatever the
-// line memory would not take exactly as Memory would (a violation, a page
-// it has not been given) it hands back untaken, for Memory to take with its
-// own checks and messages. The results are the same cycle for cycle
-// (batch_test.go runs every memory behaviour both ways, linemem_test.go
-// hands requests of each kind back).
+// It is mechanism only: a fixed-delay answer queue, line access to
+// Memory's pages, and a log of what it took and answered. Every rule is
+// Memory's: before a call, Memory gives it its queues, the delay
+// (answerDelay), the order of one edge's load and store (loadsFirst) and
+// the lines it may take requests for (those Memory takes without a
+// violation); after it, Memory judges the log as if it had taken each
+// request itself (accept, answer timing, violations, counts), and Accel
+// counts coverage from it. Whatever the line memory leaves untaken (a
+// request outside those lines, a page it has not been given) is handed
+// back for Memory to take with its own checks and messages. It stands in
+// for Memory only where Memory is plain (streamable: fixed latency, in
+// order, always ready, nothing drawn). The results are the same cycle for
+// cycle (batch_test.go runs every memory behaviour both ways,
+// linemem_test.go hands requests of each kind back, and vpi's
+// TestLineMemMatchesMemory drives random traffic both ways).
 
 // attachLineMem attaches the line memory to the model's memory ports and
 // gives it Memory's pages, now and as Memory makes them.
@@ -27,7 +34,7 @@ func (a *Accel) attachLineMem() error {
 		StReqReady: in.stReqReady, StAckValid: in.stAckValid, StAckTag: in.stAckTag,
 		LdReqValid: o.ldReqValid, LdReqAddr: o.ldReqAddr, LdReqTag: o.ldReqTag,
 		StReqValid: o.stReqValid, StReqAddr: o.stReqAddr, StReqTag: o.stReqTag, StReqData: o.stReqData, StReqStrb: o.stReqStrb,
-		Count: [2]*vpi.Port{o.state, o.rxPhase},
+		Watch: [2]*vpi.Port{o.state, o.rxPhase},
 	})
 	if err != nil {
 		return fmt.Errorf("attaching the line memory: %w", err)
@@ -48,7 +55,7 @@ func (a *Accel) attachLineMem() error {
 // nothing watches every edge, and Memory's waiting answers fit.
 func (a *Accel) lineMemOK() bool {
 	m := a.Mem
-	if a.lm == nil || a.lm.State == nil || a.noLineMem || a.stepwise || a.onEdge != nil || a.piped() || !m.streamable() || m.cfg.Latency < 0 {
+	if a.lm == nil || a.lm.State == nil || a.noLineMem || a.stepwise || a.onEdge != nil || !m.streamable() || m.cfg.Latency < 0 {
 		return false
 	}
 	lw, aw := m.loads.items[m.loads.head:], m.acks.items[m.acks.head:]
@@ -67,7 +74,9 @@ func (a *Accel) lineMemOK() bool {
 // them for frame i >= 1 (frame 0 takes them as they are), the last tail of
 // them a tail (vpi.LineMem.Run), and runs up to max cycles before the tail
 // through the line memory in one call, Memory's queues going in and
-// coming back. The caller takes the edges. It returns the cycles run.
+// coming back; Memory then judges the call's log and the coverage counts
+// the states and phases it watched. The caller takes the edges. It
+// returns the cycles run.
 func (a *Accel) lineMemCall(max int, stop []vpi.Cond, k, tail int, next func(i int)) (int, error) {
 	m, st := a.Mem, a.lm.State
 	for i := 0; i < k; i++ {
@@ -77,16 +86,16 @@ func (a *Accel) lineMemCall(max int, stop []vpi.Cond, k, tail int, next func(i i
 		a.sim.Stage()
 	}
 	a.flushCov()
-	if a.lmCov != a.Cov { // a test swapped it
-		c := a.Cov
-		a.lm.CountInto(c, c.States[:], c.Phases[:], &c.Transitions, &c.last, &c.started)
-		a.lmCov = c
-	}
 	m.toLineMem(st)
+	first := a.cycle + 1
 	n, _, err := a.lm.Run(stop, max, tail)
-	m.fromLineMem(st)
 	if n > 0 {
 		a.ldReady, a.stReady = true, true
+		ev := st.Events()
+		a.Cov.watched(ev, first+uint64(n))
+		if jerr := m.fromLineMem(st, ev, first, first+uint64(n)-1); jerr != nil && err == nil {
+			err = jerr
+		}
 	}
 	return n, err
 }
@@ -216,12 +225,19 @@ func (a *Accel) exchangeLineMem(budget int, first func(), atReady func(uint64, S
 	return sc.checked()
 }
 
-// toLineMem gives the line memory Memory's regions, latency and waiting
-// answers (lineMemOK: they fit, none is an error).
+// toLineMem gives the line memory Memory's answer delay, the order of one
+// edge's load and store, the lines it may take requests for, and the
+// waiting answers (lineMemOK: they fit, none is an error). The lines are
+// those whose requests Memory takes without a violation: loads of lines
+// that touch Readable, stores of lines inside Writable (a store to a line
+// only part writable goes to Memory, which writes the part).
 func (m *Memory) toLineMem(st *vpi.LineMemState) {
-	st.Latency = uint64(m.cfg.Latency)
-	st.RdBase, st.RdSize = m.Readable.Base, m.Readable.Size
-	st.WrBase, st.WrSize = m.Writable.Base, m.Writable.Size
+	st.Delay = m.answerDelay()
+	st.StoreFirst = uint32(b2u(!loadsFirst))
+	r, w := m.Readable, m.Writable
+	st.LdLo, st.LdHi = r.Base&^(LineSize-1), (r.Base+r.Size+LineSize-1)&^(LineSize-1)
+	st.StLo, st.StHi = (w.Base+LineSize-1)&^(LineSize-1), (w.Base+w.Size)&^(LineSize-1)
+	st.StHi = max(st.StHi, st.StLo)
 	lw, aw := m.loads.items[m.loads.head:], m.acks.items[m.acks.head:]
 	for i := range lw {
 		l := &st.Loads[i]
@@ -233,26 +249,118 @@ func (m *Memory) toLineMem(st *vpi.LineMemState) {
 	st.NLoads, st.NAcks = uint32(len(lw)), uint32(len(aw))
 }
 
-// fromLineMem takes back the answers still waiting after a line memory
-// call and counts what it took.
-func (m *Memory) fromLineMem(st *vpi.LineMemState) {
-	m.loads.clear()
-	m.acks.clear()
-	for i := range st.NLoads {
+// fromLineMem judges a line memory call that ran the edges first..last
+// from its log, as Memory would have taken and answered each request
+// itself: it accepts every request taken (counts, violations, the
+// answer's due edge), and checks that each answer was driven at the edge
+// and with the tag Memory would have driven it, that none due was left
+// out, and that the answers still waiting are Memory's, whose load data
+// it then takes from the line memory (read at the edge that took them).
+// An error means the line memory and Memory disagree.
+func (m *Memory) fromLineMem(st *vpi.LineMemState, ev []vpi.MemEvent, first, last uint64) error {
+	lastLd, lastAck := first-1, first-1 // the last edge each port answered at
+	for i := range ev {
+		e := &ev[i]
+		switch e.Kind {
+		case vpi.MemLoadTaken:
+			m.acceptLoad(e.Edge, e.Addr, e.Tag)
+		case vpi.MemStoreTaken:
+			if !m.acceptStore(e.Edge, e.Addr, e.Tag, e.Strb) {
+				return fmt.Errorf("line memory: edge %d: it wrote a store to line %#x (strobe %#x) that Memory writes only in part", e.Edge, e.Addr, e.Strb)
+			}
+		case vpi.MemLoadAnswer:
+			if err := m.judgeAnswer(&m.loads, "load answer", e, &lastLd); err != nil {
+				return err
+			}
+			m.nextLoad(e.Edge)
+		case vpi.MemAckAnswer:
+			if err := m.judgeAnswer(&m.acks, "store acknowledgement", e, &lastAck); err != nil {
+				return err
+			}
+			m.nextAck(e.Edge)
+		}
+	}
+	for _, q := range []struct {
+		q    *queue
+		what string
+		last uint64
+	}{{&m.loads, "load answer", lastLd}, {&m.acks, "store acknowledgement", lastAck}} {
+		if w := q.q.items[q.q.head:]; len(w) > 0 && max(w[0].due, q.last+1) <= last {
+			return fmt.Errorf("line memory: the %s of tag %d, due at edge %d, was not driven by edge %d", q.what, w[0].tag, max(w[0].due, q.last+1), last)
+		}
+	}
+	lw, aw := m.loads.items[m.loads.head:], m.acks.items[m.acks.head:]
+	if len(lw) != int(st.NLoads) || len(aw) != int(st.NAcks) {
+		return fmt.Errorf("line memory: %d loads and %d stores waiting after edge %d, Memory has %d and %d", st.NLoads, st.NAcks, last, len(lw), len(aw))
+	}
+	for i := range lw {
 		l := &st.Loads[i]
-		a := m.loads.add(l.Due)
-		a.tag, a.data = l.Tag, l.Data
+		if l.Due != lw[i].due || l.Tag != lw[i].tag {
+			return fmt.Errorf("line memory: waiting load %d: tag %d due at edge %d, Memory has tag %d due at edge %d", i, l.Tag, l.Due, lw[i].tag, lw[i].due)
+		}
+		lw[i].data = l.Data
 	}
-	for i := range st.NAcks {
-		m.acks.add(st.Acks[i].Due).tag = st.Acks[i].Tag
+	for i := range aw {
+		if k := &st.Acks[i]; k.Due != aw[i].due || k.Tag != aw[i].tag {
+			return fmt.Errorf("line memory: waiting store %d: tag %d due at edge %d, Memory has tag %d due at edge %d", i, k.Tag, k.Due, aw[i].tag, aw[i].due)
+		}
 	}
-	m.ldInflight, m.stInflight = int(st.NLoads), int(st.NAcks)
-	m.inflight = m.ldInflight + m.stInflight
-	m.LoadCount += int(st.TakenLoads)
-	m.StoreCount += int(st.TakenStores)
-	st.TakenLoads, st.TakenStores = 0, 0
-	if st.StoredHi > st.StoredLo {
-		m.touch(st.StoredLo, int(st.StoredHi-st.StoredLo))
-		st.StoredLo, st.StoredHi = 0, 0
+	return nil
+}
+
+// judgeAnswer checks an answer the line memory drove against q's oldest:
+// in order, each port answers its oldest at the first edge that it is due
+// and the port is free (one answer per edge).
+func (m *Memory) judgeAnswer(q *queue, what string, e *vpi.MemEvent, last *uint64) error {
+	w := q.items[q.head:]
+	if len(w) == 0 {
+		return fmt.Errorf("line memory: edge %d: a %s (tag %d) with nothing waiting", e.Edge, what, e.Tag)
+	}
+	if want := max(w[0].due, *last+1); e.Edge != want || e.Tag != w[0].tag {
+		return fmt.Errorf("line memory: edge %d: a %s of tag %d; Memory answers tag %d at edge %d", e.Edge, what, e.Tag, w[0].tag, want)
+	}
+	*last = e.Edge
+	return nil
+}
+
+// watched counts the cycles of a call's edges up to end-1 into c's states and
+// phases, and the state's changes into its transitions, as sample would a
+// cycle at a time, from the values the line memory logged of state_o
+// (Watch[0]) and rx_phase_o (Watch[1]): each on a call's first cycle and
+// whenever it changes.
+func (c *Coverage) watched(ev []vpi.MemEvent, end uint64) {
+	var st, ph, stFrom, phFrom uint64
+	seenSt, seenPh := false, false
+	for i := range ev {
+		e := &ev[i]
+		switch e.Kind {
+		case vpi.MemWatch0:
+			if seenSt {
+				countBin(c.States[:], st, e.Edge-stFrom)
+			}
+			if c.started && e.Addr != c.last && e.Addr < 16 && c.last < 16 {
+				c.Transitions[c.last][e.Addr]++
+			}
+			c.last, c.started = e.Addr, true
+			st, stFrom, seenSt = e.Addr, e.Edge, true
+		case vpi.MemWatch1:
+			if seenPh {
+				countBin(c.Phases[:], ph, e.Edge-phFrom)
+			}
+			ph, phFrom, seenPh = e.Addr, e.Edge, true
+		}
+	}
+	if seenSt {
+		countBin(c.States[:], st, end-stFrom)
+	}
+	if seenPh {
+		countBin(c.Phases[:], ph, end-phFrom)
+	}
+}
+
+// countBin adds n to bins[v], if there is such a bin.
+func countBin(bins []int, v, n uint64) {
+	if v < uint64(len(bins)) {
+		bins[v] += int(n)
 	}
 }

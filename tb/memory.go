@@ -241,8 +241,16 @@ func (m *Memory) storeReady() bool {
 	return (m.cfg.MaxInFlight <= 0 || m.stInflight < m.cfg.MaxInFlight) && m.ready()
 }
 
+// answerDelay is how many edges after the edge that takes a request the
+// memory answers it, before any random stall.
+func (m *Memory) answerDelay() uint64 { return 1 + uint64(m.cfg.Latency) }
+
+// loadsFirst says how the memory orders a load and a store taken at one
+// edge: the load reads the line as it was before the store writes it.
+const loadsFirst = true
+
 func (m *Memory) delay(now uint64) uint64 {
-	d := now + 1 + uint64(m.cfg.Latency)
+	d := now + m.answerDelay()
 	if m.cfg.MaxStall > 0 {
 		d += uint64(m.random().Intn(m.cfg.MaxStall + 1))
 	}
@@ -251,26 +259,57 @@ func (m *Memory) delay(now uint64) uint64 {
 
 // takeLoad accepts a line load at edge now.
 func (m *Memory) takeLoad(now, addr, tag uint64) {
-	m.LoadCount++
-	m.inflight++
-	m.ldInflight++
-	if addr%LineSize != 0 {
-		m.violate("load address %#x is not line aligned", addr)
-	}
-	if !(addr < m.Readable.Base+m.Readable.Size && addr+LineSize > m.Readable.Base) {
-		m.violate("load of line %#x outside %s [%#x, %#x)", addr, m.Readable.Name, m.Readable.Base, m.Readable.Base+m.Readable.Size)
-	}
-	a := m.loads.add(m.delay(now))
-	a.tag, a.data = tag, *m.line(addr)
+	a := m.acceptLoad(now, addr, tag)
+	a.data = *m.line(addr)
 	if m.cfg.LoadFault > 0 && m.random().Float64() < m.cfg.LoadFault || m.cfg.FaultLine != nil && m.cfg.FaultLine(addr) {
 		a.err = true
 		m.Faulted = append(m.Faulted, addr)
 	}
 }
 
+// acceptLoad counts and judges a load taken at edge now and queues its
+// answer, whose data is still to be filled in.
+func (m *Memory) acceptLoad(now, addr, tag uint64) *answer {
+	m.LoadCount++
+	m.inflight++
+	m.ldInflight++
+	if addr%LineSize != 0 {
+		m.violate("load address %#x is not line aligned", addr)
+	}
+	if !m.loadable(addr) {
+		m.violate("load of line %#x outside %s [%#x, %#x)", addr, m.Readable.Name, m.Readable.Base, m.Readable.Base+m.Readable.Size)
+	}
+	a := m.loads.add(m.delay(now))
+	a.tag = tag
+	return a
+}
+
+// loadable reports whether a load of the line at addr touches the
+// readable region.
+func (m *Memory) loadable(addr uint64) bool {
+	return addr < m.Readable.Base+m.Readable.Size && addr+LineSize > m.Readable.Base
+}
+
 // takeStore applies a line store at edge now. Stores take effect in the order
 // they are taken; only their acknowledgements are delayed.
 func (m *Memory) takeStore(now, addr, tag uint64, data []byte, strb uint64) {
+	whole := m.acceptStore(now, addr, tag, strb)
+	l := m.line(addr)
+	if whole && strb == ^uint64(0) {
+		copy(l[:], data)
+		return
+	}
+	for s := strb; s != 0; s &= s - 1 {
+		if i := bits.TrailingZeros64(s); m.Writable.contains(addr + uint64(i)) {
+			l[i] = data[i]
+		}
+	}
+}
+
+// acceptStore counts and judges a store taken at edge now and queues its
+// acknowledgement; it reports whether every byte strb selects may be
+// written (the others are not).
+func (m *Memory) acceptStore(now, addr, tag uint64, strb uint64) bool {
 	m.StoreCount++
 	m.inflight++
 	m.stInflight++
@@ -278,20 +317,17 @@ func (m *Memory) takeStore(now, addr, tag uint64, data []byte, strb uint64) {
 		m.violate("store address %#x is not line aligned", addr)
 	}
 	m.touch(addr, LineSize)
-	l := m.line(addr)
-	if strb == ^uint64(0) && m.Writable.contains(addr) && m.Writable.contains(addr+LineSize-1) {
-		copy(l[:], data)
-	} else {
+	whole := true
+	if strb != ^uint64(0) || !m.Writable.contains(addr) || !m.Writable.contains(addr+LineSize-1) {
 		for s := strb; s != 0; s &= s - 1 {
-			i := bits.TrailingZeros64(s)
-			if a := addr + uint64(i); !m.Writable.contains(a) {
+			if a := addr + uint64(bits.TrailingZeros64(s)); !m.Writable.contains(a) {
 				m.violate("store to byte %#x outside %s [%#x, %#x)", a, m.Writable.Name, m.Writable.Base, m.Writable.Base+m.Writable.Size)
-				continue
+				whole = false
 			}
-			l[i] = data[i]
 		}
 	}
 	m.acks.add(m.delay(now)).tag = tag
+	return whole
 }
 
 // quietCycles is how many cycles from cycle now on the memory answers

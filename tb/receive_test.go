@@ -3,7 +3,6 @@ package tb
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -315,35 +314,23 @@ func TestDefaultVectors(t *testing.T) {
 }
 
 // A failing vector's replay writes an FST waveform (RunVector does this when
-// the verdict is a mismatch; here the replay is called directly), also with
-// the model on the pipe's thread, which then writes it.
+// the verdict is a mismatch; here the replay is called directly).
 func TestReplayWaveform(t *testing.T) {
 	on(t, func(t *T) {
-		sizes := map[bool]int{}
-		dut.gov.always = true
-		defer func() { dut.gov.always = false }()
-		for _, pipe := range []bool{false, true} {
-			if err := dut.UsePipe(pipe); err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(t.TempDir(), "w", "vector-7.fst")
-			req := Request{Msg: setMsg(7, []byte("wave"), pattern(200, 1)), Offset: 9}
-			err := dut.replay(7, req, path)
-			if err := errors.Join(err, dut.UsePipe(false)); err != nil {
-				t.Fatal(err)
-			}
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// An FST file starts with its header block (type 0) of 329 bytes.
-			if len(b) < 330 || b[0] != 0 || binary.BigEndian.Uint64(b[1:]) != 329 {
-				t.Fatalf("pipe %v: %s: %d bytes, not an FST file", pipe, path, len(b))
-			}
-			sizes[pipe] = len(b)
-			expect(t, "after the replay", setMsg(8, []byte("k"), nil), RunOptions{Offset: 0})
+		path := filepath.Join(t.TempDir(), "w", "vector-7.fst")
+		req := Request{Msg: setMsg(7, []byte("wave"), pattern(200, 1)), Offset: 9}
+		if err := dut.replay(7, req, path); err != nil {
+			t.Fatal(err)
 		}
-		t.Logf("FST sizes: %d bytes on one thread, %d with the pipe", sizes[false], sizes[true])
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// An FST file starts with its header block (type 0) of 329 bytes.
+		if len(b) < 330 || b[0] != 0 || binary.BigEndian.Uint64(b[1:]) != 329 {
+			t.Fatalf("%s: %d bytes, not an FST file", path, len(b))
+		}
+		expect(t, "after the replay", setMsg(8, []byte("k"), nil), RunOptions{Offset: 0})
 	})
 }
 

@@ -16,20 +16,20 @@ const (
 	MemLine  = C.VM_MEM_LINE
 	MemPage  = C.VM_MEM_PAGE
 	MemQueue = C.VM_MEM_QUEUE
+	MemLog   = C.VM_MEM_LOG
 )
 
 // LineMemPorts names the ports of a design's cache-line memory interface
 // for AttachLineMem: inputs registered with Sim.Input, outputs with
 // Sim.Output; valid, ready and err ports 1 bit wide, data ports MemLine
-// bytes, the others at most 64 bits. Count, if set, are outputs whose
-// values the line memory counts every cycle (CountInto), Count[0]'s
-// changes too.
+// bytes, the others at most 64 bits. Watch, if set, are outputs whose
+// value (low 64 bits) Run logs on its first cycle and whenever it changes.
 type LineMemPorts struct {
 	LdReqReady, LdRspValid, LdRspTag, LdRspData, LdRspErr *Port
 	StReqReady, StAckValid, StAckTag                      *Port
 	LdReqValid, LdReqAddr, LdReqTag                       *Port
 	StReqValid, StReqAddr, StReqTag, StReqData, StReqStrb *Port
-	Count                                                 [2]*Port
+	Watch                                                 [2]*Port
 }
 
 // MemLoad is a load answer waiting in the line memory: due is the edge
@@ -42,28 +42,38 @@ type MemLoad struct {
 // MemAck is a store acknowledgement waiting.
 type MemAck struct{ Due, Tag uint64 }
 
+// MemEventKind is what a MemEvent records (shim.h VM_MEM_LOAD...).
+type MemEventKind uint32
+
+const (
+	MemLoadTaken  MemEventKind = C.VM_MEM_LOAD        // Addr, Tag
+	MemStoreTaken MemEventKind = C.VM_MEM_STORE       // Addr, Tag, Strb; its bytes are written
+	MemLoadAnswer MemEventKind = C.VM_MEM_LOAD_ANSWER // Tag
+	MemAckAnswer  MemEventKind = C.VM_MEM_ACK         // Tag
+	MemWatch0     MemEventKind = C.VM_MEM_WATCH0      // Addr: Watch[0]'s value before the edge
+	MemWatch1     MemEventKind = C.VM_MEM_WATCH1      // Addr: Watch[1]'s
+)
+
+// MemEvent is one entry of the line memory's log: what happened at Edge
+// (numbered like Sim.Cycles).
+type MemEvent struct {
+	Edge, Addr, Tag, Strb uint64
+	Kind                  MemEventKind
+	_                     uint32
+}
+
 // LineMemState is shim.h's vm_mem_state, laid out alike (checked when the
 // package compiles: see the end of this file): the line memory's state in
 // the shim's memory, which the caller reads and writes between calls.
 type LineMemState struct {
-	Latency        uint64
-	RdBase, RdSize uint64 // loads may touch the lines overlapping this range
-	WrBase, WrSize uint64 // stores may write the bytes inside this one
-	NLoads, NAcks  uint32 // the answers waiting, oldest first
-	Loads          [MemQueue]MemLoad
-	Acks           [MemQueue]MemAck
-
-	// Added to by Run; zero them when you like.
-	TakenLoads, TakenStores uint64
-	StoredLo, StoredHi      uint64 // the lines stored to lie in [StoredLo, StoredHi)
-
-	// Where the Count ports' values are counted, in pinned Go memory (see
-	// CountInto).
-	CountAt [2]uintptr // *int (int64_t): [CountN[k]] counters of Count[k]'s values
-	CountN  [2]uint64  // at most 16; values from CountN[k] on are not counted
-	TransAt uintptr    // *int (int64_t): [16*16] counters of Count[0]'s changes, [16*from+to]
-	Last    uintptr    // *uint64: Count[0]'s last value
-	Started uintptr    // *bool: whether Last holds one
+	Delay      uint64 // edges from the edge that takes a request to the one that answers it
+	LdLo, LdHi uint64 // the lines [LdLo, LdHi) loads may be taken from
+	StLo, StHi uint64 // and stores to
+	StoreFirst uint32 // a load and a store of one edge: the load reads after the store wrote
+	NLoads     uint32 // the answers waiting, oldest first
+	NAcks      uint32
+	Loads      [MemQueue]MemLoad
+	Acks       [MemQueue]MemAck
 
 	Tail uint64 // set by Run: how many of its frames are the tail
 
@@ -72,22 +82,29 @@ type LineMemState struct {
 	Stop    uint64
 	Handoff uint32 // its edge transferred a request left to the caller
 	Busy    uint32 // its edge transferred a load or a store
+
+	NLog uint32 // set by Run: Log[:NLog] is what it did, in order
+	_    uint32
+	Log  [MemLog]MemEvent
 }
+
+// Events returns the log of the last Run, in place (valid until the next).
+func (st *LineMemState) Events() []MemEvent { return st.Log[:st.NLog] }
 
 // LineMem is a memory on a design's cache-line ports that the shim answers
 // itself, so that one call runs whole stretches of cycles with memory
-// traffic in them (shim.h, vm_mem_*). It is the plain memory only: both
-// request ports always ready, each answer Latency+1 cycles after the edge
-// that took its request, in order, never an error. A request it would not
-// take exactly so (a load not line aligned or outside [RdBase, RdBase+RdSize),
-// a store with a strobed byte outside the writable range, an unmapped page,
-// a full queue) ends Run after its cycle, untaken (Handoff), for the caller
-// to take.
+// traffic in them (shim.h, vm_mem_*). It is mechanism only: both request
+// ports always ready, each answer Delay edges after the edge that took its
+// request, in order, never an error; loads read and stores write the
+// mapped pages at the edge that takes them; every request, answer and
+// change of a Watch port is logged (State.Events) for the caller to judge.
+// A request outside its window, not line aligned, on a page not mapped or
+// with its queue full ends Run after its cycle, untaken (Handoff), for the
+// caller to take.
 type LineMem struct {
-	s      *Sim
-	State  *LineMemState
-	pins   runtime.Pinner // the mapped pages, until Close
-	counts runtime.Pinner // CountInto's object
+	s     *Sim
+	State *LineMemState
+	pins  runtime.Pinner // the mapped pages, until Close
 }
 
 // AttachLineMem attaches the line memory to the model's ports; the state
@@ -118,13 +135,13 @@ func (s *Sim) AttachLineMem(p LineMemPorts) (*LineMem, error) {
 		}
 		*f.dst = f.p.index
 	}
-	for k, c := range p.Count {
-		cp.count[k] = -1
+	for k, c := range p.Watch {
+		cp.watch[k] = -1
 		if c != nil {
 			if c.s != s || c.input {
-				return nil, &Error{Op: op, Err: ErrInvalid, Detail: fmt.Sprintf("count port %v: not an output of this Sim", c)}
+				return nil, &Error{Op: op, Err: ErrInvalid, Detail: fmt.Sprintf("watch port %v: not an output of this Sim", c)}
 			}
-			cp.count[k] = c.index
+			cp.watch[k] = c.index
 		}
 	}
 	var st *C.vm_mem_state
@@ -189,28 +206,8 @@ func (m *LineMem) Run(conds []Cond, max, tail int) (cycles int, ok bool, err err
 	return s.untilResult(r, op)
 }
 
-// CountInto has Run count the Count ports' values into states (Count[0]),
-// phases (Count[1]) and trans ([from][to], Count[0]'s changes), and keep
-// Count[0]'s last value and whether there is one in last and started: all
-// fields of the object owner, which stays pinned until the next CountInto
-// or Close. Values from 16 on, or from len(states) or len(phases), are not
-// counted.
-func (m *LineMem) CountInto(owner any, states, phases []int, trans *[16][16]int, last *uint64, started *bool) {
-	m.counts.Unpin()
-	m.counts.Pin(owner)
-	st := m.State
-	st.CountAt[0], st.CountN[0] = uintptr(unsafe.Pointer(unsafe.SliceData(states))), uint64(min(len(states), 16))
-	st.CountAt[1], st.CountN[1] = uintptr(unsafe.Pointer(unsafe.SliceData(phases))), uint64(min(len(phases), 16))
-	st.TransAt = uintptr(unsafe.Pointer(trans))
-	st.Last, st.Started = uintptr(unsafe.Pointer(last)), uintptr(unsafe.Pointer(started))
-}
-
-// unpin lets the mapped pages and the counters go (Sim.Close, after the
-// model is freed).
-func (m *LineMem) unpin() {
-	m.pins.Unpin()
-	m.counts.Unpin()
-}
+// unpin lets the mapped pages go (Sim.Close, after the model is freed).
+func (m *LineMem) unpin() { m.pins.Unpin() }
 
 // LineMemState must be vm_mem_state field for field: each index below is 0
 // when the two agree, and a compile error (out of range or overflow) when not.
@@ -218,14 +215,14 @@ var (
 	goState LineMemState
 	cState  C.vm_mem_state
 	_       = [1]int{}[unsafe.Sizeof(goState)-unsafe.Sizeof(cState)]
+	_       = [1]int{}[unsafe.Offsetof(goState.StoreFirst)-unsafe.Offsetof(cState.store_first)]
 	_       = [1]int{}[unsafe.Offsetof(goState.Loads)-unsafe.Offsetof(cState.loads)]
 	_       = [1]int{}[unsafe.Offsetof(goState.Acks)-unsafe.Offsetof(cState.acks)]
-	_       = [1]int{}[unsafe.Offsetof(goState.TakenLoads)-unsafe.Offsetof(cState.taken_loads)]
-	_       = [1]int{}[unsafe.Offsetof(goState.CountAt)-unsafe.Offsetof(cState.count_at)]
-	_       = [1]int{}[unsafe.Offsetof(goState.Started)-unsafe.Offsetof(cState.started)]
 	_       = [1]int{}[unsafe.Offsetof(goState.Tail)-unsafe.Offsetof(cState.tail)]
 	_       = [1]int{}[unsafe.Offsetof(goState.Handoff)-unsafe.Offsetof(cState.handoff)]
 	_       = [1]int{}[unsafe.Offsetof(goState.Busy)-unsafe.Offsetof(cState.busy)]
+	_       = [1]int{}[unsafe.Offsetof(goState.NLog)-unsafe.Offsetof(cState.nlog)]
+	_       = [1]int{}[unsafe.Offsetof(goState.Log)-unsafe.Offsetof(cState.log)]
 	_       = [1]int{}[unsafe.Sizeof(MemLoad{})-unsafe.Sizeof(C.vm_mem_load{})]
-	_       = [1]int{}[unsafe.Sizeof(int(0))-unsafe.Sizeof(C.int64_t(0))] // CountInto's counters
+	_       = [1]int{}[unsafe.Sizeof(MemEvent{})-unsafe.Sizeof(C.vm_mem_event{})]
 )

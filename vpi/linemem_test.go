@@ -18,7 +18,7 @@ func TestAttachLineMemChecksPorts(t *testing.T) {
 		StReqReady: p.en, StAckValid: p.load, StAckTag: p.step,
 		LdReqValid: p.hit, LdReqAddr: p.cycles, LdReqTag: p.tagOut,
 		StReqValid: p.hit, StReqAddr: p.count, StReqTag: p.tagOut, StReqData: p.lineOut, StReqStrb: p.cycles,
-		Count: [2]*Port{p.tagOut, nil},
+		Watch: [2]*Port{p.tagOut, nil},
 	}
 	m, err := s.AttachLineMem(good)
 	if err != nil {
@@ -37,7 +37,7 @@ func TestAttachLineMemChecksPorts(t *testing.T) {
 		{"address too wide", func(q *LineMemPorts) { q.StReqAddr = p.lineOut }, "st_req_addr: wider than 64 bits"},
 		{"output for an input", func(q *LineMemPorts) { q.StAckValid = p.hit }, "wrong direction"},
 		{"missing", func(q *LineMemPorts) { q.StReqStrb = nil }, "missing"},
-		{"count an input", func(q *LineMemPorts) { q.Count[1] = p.en }, "count port"},
+		{"watch an input", func(q *LineMemPorts) { q.Watch[1] = p.en }, "watch port"},
 	} {
 		q := good
 		tc.set(&q)

@@ -8,7 +8,7 @@
 #define VM_ENTRY_POINTS(X)                                                 \
     X(vm_open) X(vm_close) X(vm_error) X(vm_signal) X(vm_get) X(vm_put)    \
     X(vm_port) X(vm_buffer) X(vm_cycle) X(vm_run_until) X(vm_run_until_any) \
-    X(vm_run_frames) X(vm_pipe_start) X(vm_pipe_stop) X(vm_trace_on) X(vm_trace_off) \
+    X(vm_run_frames) X(vm_trace_on) X(vm_trace_off) \
     X(vm_coverage_write) X(vm_mem_attach) X(vm_mem_map) X(vm_mem_run)
 
 // Each field has the type of the shim.h function it points to.
@@ -61,10 +61,6 @@ vm_result call_run_frames(vm_lib* l, const vm_cond* conds, int32_t n, uint64_t m
                           uint32_t in_size, uint8_t* out, uint32_t out_size, uint64_t frames) {
     return l->vm_run_frames(conds, n, max, in, in_size, out, out_size, frames);
 }
-int32_t call_pipe_start(vm_lib* l, uint32_t depth, const vm_cond* conds, int32_t n, vm_pipe_ring* ring) {
-    return l->vm_pipe_start(depth, conds, n, ring);
-}
-int32_t call_pipe_stop(vm_lib* l) { return l->vm_pipe_stop(); }
 int32_t call_trace_on(vm_lib* l, const char* path) { return l->vm_trace_on(path); }
 int32_t call_trace_off(vm_lib* l) { return l->vm_trace_off(); }
 int32_t call_coverage_write(vm_lib* l, const char* path) { return l->vm_coverage_write(path); }

@@ -27,8 +27,6 @@ vm_result call_run_until(vm_lib* l, int32_t port, uint64_t mask, uint64_t value,
 vm_result call_run_until_any(vm_lib* l, const vm_cond* conds, int32_t n, uint64_t max);
 vm_result call_run_frames(vm_lib* l, const vm_cond* conds, int32_t n, uint64_t max, const uint8_t* in,
                           uint32_t in_size, uint8_t* out, uint32_t out_size, uint64_t frames);
-int32_t call_pipe_start(vm_lib* l, uint32_t depth, const vm_cond* conds, int32_t n, vm_pipe_ring* ring);
-int32_t call_pipe_stop(vm_lib* l);
 int32_t call_trace_on(vm_lib* l, const char* path);
 int32_t call_trace_off(vm_lib* l);
 int32_t call_coverage_write(vm_lib* l, const char* path);

@@ -20,22 +20,15 @@
 #include "verilated_cov.h"
 #endif
 
-#include <linux/futex.h>
 #include <pthread.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#include <xmmintrin.h>
 
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
-#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -87,26 +80,6 @@ struct Plan {
     std::vector<Port> wide;
 };
 
-// A cache-line aligned buffer.
-struct Lines {
-    std::vector<uint64_t> words;
-    uint8_t* at = nullptr;
-    void alloc(size_t bytes) {
-        words.assign(bytes / 8 + 8, 0);
-        at = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(words.data()) + 63) & ~uintptr_t{63});
-    }
-};
-
-// The pipe thread's side of vm_pipe_start: the rings and the condition
-// table.
-struct Pipe {
-    alignas(64) vm_pipe ctl;
-    Lines in, out;
-    std::vector<vm_cond> conds;
-    uint32_t depth = 0, inBytes = 0, inStride = 0, outStride = 0;
-    std::thread thread;
-};
-
 // The line memory (vm_mem_*): its ports, its state and its page table.
 struct LineMem {
     // The ports as registered: vm_mem_run reads and writes the model's
@@ -115,8 +88,8 @@ struct LineMem {
     Port stReqReady, stAckValid, stAckTag;
     Port ldReqValid, ldReqAddr, ldReqTag;
     Port stReqValid, stReqAddr, stReqTag, stReqData, stReqStrb;
-    Port count[2];
-    bool counted[2] = {false, false};
+    Port watch[2];
+    bool watched[2] = {false, false};
     // The 1-bit ports' storage (a CData for any 1-bit signal): read and
     // written every cycle, without put's and get's switch on the type.
     CData *ldReqReadyBit, *ldRspValidBit, *ldRspErrBit, *stReqReadyBit, *stAckValidBit;
@@ -147,7 +120,6 @@ struct Sim {
     std::vector<Port> ports[2];
     Plan plan[2];
     std::vector<uint64_t> buf[2];  // 8-byte words, so every slot is aligned
-    std::unique_ptr<Pipe> pipe;
     std::unique_ptr<LineMem> mem;
 };
 
@@ -164,17 +136,12 @@ int32_t fail(int32_t code, const char* fmt, ...) {
     return code;
 }
 
-// check guards every entry point: a model is open, this is its thread and,
-// unless idle is false, the pipe has no frames left to run. The thread test
-// is one pthread_self and one compare.
-int32_t check(bool idle = true) {
+// check guards every entry point: a model is open and this is its thread
+// (one pthread_self and one compare).
+int32_t check() {
     if (!g_sim) return fail(VM_ENOTOPEN, "no model is open");
     if (!pthread_equal(pthread_self(), g_sim->owner)) {
         return fail(VM_ETHREAD, "called from a thread other than the one that opened the model");
-    }
-    if (const Pipe* p = g_sim->pipe.get();
-        idle && p && __atomic_load_n(&p->ctl.pushed, __ATOMIC_ACQUIRE) != __atomic_load_n(&p->ctl.done, __ATOMIC_ACQUIRE)) {
-        return fail(VM_EINVAL, "the pipe has frames to run");
     }
     return VM_OK;
 }
@@ -383,118 +350,7 @@ int32_t finished() {
                 static_cast<unsigned long long>(g_sim->cycles));
 }
 
-// ---- The pipe (vm_pipe_start) ----
-
-// kSpins is how many times a waiting pipe thread polls before it sleeps:
-// about 0.2 ms (a pause took 23 ns here), longer than the owner takes
-// between the frames of a request or between requests, even 64 KiB ones.
-constexpr int kSpins = 10000;
-
-void futex(uint32_t* word, int op, uint32_t val, const timespec* timeout = nullptr) {
-    syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val, timeout, nullptr, 0);
-}
-
-// kMaxSleep bounds a sleep of the pipe thread: the owner publishes frames
-// with a release store and then looks at sleeping without a fence (a fence
-// per frame cost more than the rest of the push), so now and then its
-// wake-up is missed; the pipe thread then finds the frame when it wakes.
-constexpr timespec kMaxSleep{0, 1000000};
-
-template <typename T>
-T loadAcq(const T* p) {
-    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
-// runnable reports whether frame i may run: it is published and the owner
-// has cleared any halt.
-bool runnable(const vm_pipe* c, uint64_t i) { return loadAcq(&c->halt) == VM_OK && loadAcq(&c->pushed) > i; }
-
-// pipeWait waits until frame i may run; false when told to quit.
-bool pipeWait(vm_pipe* c, uint64_t i) {
-    for (int spin = 0;; ++spin) {
-        if (loadAcq(&c->quit)) return false;
-        if (runnable(c, i)) return true;
-        if (spin < kSpins) {
-            _mm_pause();
-            continue;
-        }
-        // Sleep on wake. Announcing sleeping before the last look lets the
-        // owner's kick see it, except for a push still in the owner's store
-        // buffer: hence kMaxSleep.
-        const uint32_t w = loadAcq(&c->wake);
-        __atomic_store_n(&c->sleeping, 1, __ATOMIC_SEQ_CST);
-        if (!__atomic_load_n(&c->quit, __ATOMIC_SEQ_CST) && !(__atomic_load_n(&c->halt, __ATOMIC_SEQ_CST) == VM_OK &&
-                                                              __atomic_load_n(&c->pushed, __ATOMIC_SEQ_CST) > i)) {
-            futex(&c->wake, FUTEX_WAIT, w, &kMaxSleep);
-        }
-        __atomic_store_n(&c->sleeping, 0, __ATOMIC_RELAXED);
-        // Woken with nothing to run (the owner runs its cycles some other
-        // way for now): sleep again at once, rather than spin a while after
-        // every timed-out sleep and keep the other core busy for nothing.
-        spin = kSpins;
-    }
-}
-
-void pipeLoop(Sim* s, Pipe* p) {
-    Verilated::threadContextp(s->ctx.get());  // for the runtime's messages
-    vm_pipe* c = &p->ctl;
-    const uint64_t slot = p->depth - 1;
-    const uint8_t* in = p->in.at;
-    uint8_t* out = p->out.at;
-    const vm_cond* conds = p->conds.data();
-    // avail is pushed as last read: the owner writes that line every frame,
-    // so it is read again only when the frames known run out. pushed goes
-    // down only after a halt, which forgets avail: the owner may have
-    // dropped frames and cleared the halt before this thread looks again.
-    // halt is this thread's to set, and the owner's to clear only while
-    // this thread waits: it is looked at in pipeWait only.
-    uint64_t avail = 0;
-    bool halted = false;
-    for (uint64_t i = c->done;;) {
-        if (i >= avail || halted) {
-            if (!pipeWait(c, i)) return;
-            avail = loadAcq(&c->pushed);
-            halted = false;
-        }
-        if (VL_UNLIKELY(s->ctx->gotFinish())) {
-            __atomic_store_n(&c->halt, VM_EFINISHED, __ATOMIC_RELEASE);
-            halted = true;
-            continue;
-        }
-        const uint64_t k = i & slot;
-        if (i + 1 < avail) {  // the owner wrote the next frame on its core
-            const uint64_t n = (i + 1) & slot;
-            for (uint32_t b = 0; b < p->inStride; b += 64) __builtin_prefetch(in + n * p->inStride + b, 0);
-            for (uint32_t b = 0; b < p->outStride; b += 64) __builtin_prefetch(out + n * p->outStride + b, 1);
-        }
-        const uint8_t* frame = in + k * p->inStride;
-        uint8_t* sample = out + k * p->outStride;
-        step(s, frame, sample);
-        uint32_t mask;
-        std::memcpy(&mask, frame + p->inBytes, sizeof mask);
-        bool hit = false;
-        for (uint32_t m = mask; m != 0 && !hit; m &= m - 1) hit = holds(s, conds[__builtin_ctz(m)], sample);
-        if (hit) {
-            __atomic_store_n(&c->halted, i + 1, __ATOMIC_RELEASE);
-            __atomic_store_n(&c->halt, VM_MATCHED, __ATOMIC_RELEASE);
-            halted = true;
-        }
-        __atomic_store_n(&c->done, ++i, __ATOMIC_RELEASE);
-    }
-}
-
-void stopPipe(Sim* s) {
-    Pipe* p = s->pipe.get();
-    if (!p) return;
-    __atomic_store_n(&p->ctl.quit, 1, __ATOMIC_SEQ_CST);
-    __atomic_add_fetch(&p->ctl.wake, 1, __ATOMIC_SEQ_CST);
-    futex(&p->ctl.wake, FUTEX_WAKE, 1);
-    p->thread.join();
-    s->pipe.reset();
-}
-
 void destroy(Sim* s) {
-    stopPipe(s);
     if (s->trace) {
         s->trace->close();
         s->trace.reset();
@@ -522,6 +378,12 @@ int32_t slowSignal(int32_t id, uint32_t len, const char* op, const Signal** out)
 }
 
 // ---- The line memory (vm_mem_*) ----
+//
+// Mechanism only: a queue that answers each request state.delay edges
+// after the edge that took it, line access to the caller's pages, and a
+// log of every request, answer and watched change with its edge. What a
+// request may touch, what is a violation, what is counted: the caller
+// judges all of it from the log (tb.Memory).
 
 // memLine returns the line at addr (line aligned) in the mapped page, or
 // nullptr if the page is not mapped. way is the page cache's entry to use
@@ -584,8 +446,8 @@ int32_t memPorts(const Sim* s, const vm_mem_ports& ps, LineMem* m) {
         }
     }
     for (int k = 0; k < 2; ++k) {
-        if (ps.count[k] >= 0 && static_cast<size_t>(ps.count[k]) >= s->ports[VM_OUT].size()) {
-            return fail(VM_EINVAL, "line memory count port %d: bad output port %d", k, ps.count[k]);
+        if (ps.watch[k] >= 0 && static_cast<size_t>(ps.watch[k]) >= s->ports[VM_OUT].size()) {
+            return fail(VM_EINVAL, "line memory watch port %d: bad output port %d", k, ps.watch[k]);
         }
     }
     for (const Want& w : wants) *w.p = s->ports[w.dir][w.port];
@@ -597,8 +459,8 @@ int32_t memPorts(const Sim* s, const vm_mem_ports& ps, LineMem* m) {
     m->ldReqValidBit = static_cast<const CData*>(m->ldReqValid.datap);
     m->stReqValidBit = static_cast<const CData*>(m->stReqValid.datap);
     for (int k = 0; k < 2; ++k) {
-        m->counted[k] = ps.count[k] >= 0;
-        if (m->counted[k]) m->count[k] = s->ports[VM_OUT][ps.count[k]];
+        m->watched[k] = ps.watch[k] >= 0;
+        if (m->watched[k]) m->watch[k] = s->ports[VM_OUT][ps.watch[k]];
     }
     m->planned[VM_IN] = m->planned[VM_OUT] = ~size_t{0};  // memPlans anew
     return VM_OK;
@@ -650,19 +512,15 @@ inline void put(const Port& p, uint64_t v) {
 // kMemConds bounds vm_mem_run's conditions.
 constexpr int32_t kMemConds = 32;
 
-// memLoadOK reports whether the plain memory takes a load of addr as is.
-inline bool memLoadOK(const vm_mem_state& st, uint64_t addr) {
-    return addr % VM_MEM_LINE == 0 && addr < st.rd_base + st.rd_size && addr + VM_MEM_LINE > st.rd_base;
-}
+// kCycleEvents is the most a cycle logs: two requests, two answers, two
+// watched changes.
+constexpr uint32_t kCycleEvents = 6;
 
-// memStoreOK reports whether every byte strb selects of the line at addr
-// is inside the writable range.
-inline bool memStoreOK(const vm_mem_state& st, uint64_t addr, uint64_t strb) {
-    if (addr % VM_MEM_LINE != 0) return false;
-    if (strb == 0) return true;
-    const uint64_t lo = addr + static_cast<uint64_t>(__builtin_ctzll(strb));
-    const uint64_t hi = addr + 63 - static_cast<uint64_t>(__builtin_clzll(strb));
-    return lo >= st.wr_base && lo - st.wr_base < st.wr_size && hi >= st.wr_base && hi - st.wr_base < st.wr_size;
+// logEvent appends an event to the state's log (vm_mem_run keeps room for
+// a whole cycle's).
+inline void logEvent(vm_mem_state& st, uint32_t kind, uint64_t edge, uint64_t addr, uint64_t tag, uint64_t strb) {
+    vm_mem_event& e = st.log[st.nlog++];
+    e.edge = edge, e.addr = addr, e.tag = tag, e.strb = strb, e.kind = kind, e.pad = 0;
 }
 
 // memDrive sets the line memory's inputs in the model for the cycle of
@@ -676,17 +534,33 @@ inline void memDrive(LineMem* m, uint64_t now, uint32_t& lh, uint32_t& ah) {
         put(m->ldRspTag, a.tag);
         copyWords(m->ldRspData.datap, a.data, VM_MEM_LINE / 4);
         *m->ldRspErrBit = 0;
+        logEvent(st, VM_MEM_LOAD_ANSWER, now, 0, a.tag, 0);
     } else {
         *m->ldRspValidBit = 0;
     }
     if (ah < st.nacks && st.acks[ah].due <= now) {
         *m->stAckValidBit = 1;
-        put(m->stAckTag, st.acks[ah++].tag);
+        put(m->stAckTag, st.acks[ah].tag);
+        logEvent(st, VM_MEM_ACK, now, 0, st.acks[ah].tag, 0);
+        ++ah;
     } else {
         *m->stAckValidBit = 0;
     }
     *m->ldReqReadyBit = 1;
     *m->stReqReadyBit = 1;
+}
+
+// memWatch logs the watched ports' values at edge now: each one that
+// changed, and every one on the call's first cycle (first).
+inline void memWatch(LineMem* m, uint64_t now, bool first, uint64_t (&last)[2]) {
+    for (int k = 0; k < 2; ++k) {
+        if (!m->watched[k]) continue;
+        const uint64_t v = get(m->watch[k]);
+        if (first || v != last[k]) {
+            logEvent(m->state, VM_MEM_WATCH0 + k, now, v, 0, 0);
+            last[k] = v;
+        }
+    }
 }
 
 // memInputs copies the line memory's inputs from the model into the input
@@ -697,49 +571,6 @@ void memInputs(const LineMem* m, uint8_t* in) {
         fromModel(*p, in);
     }
 }
-
-// Counters is vm_mem_state's counting for the length of a call: the
-// pointers and count[0]'s last value in registers, not reloaded after
-// every counter written through a pointer that might alias them.
-struct Counters {
-    const Port* port[2];  // or nullptr
-    int64_t* at[2];
-    uint64_t n[2];
-    int64_t* trans;
-    uint64_t last;
-    bool started;
-
-    Counters(const LineMem* m) {
-        const vm_mem_state& st = m->state;
-        for (int k = 0; k < 2; ++k) {
-            at[k] = st.count_at[k];
-            n[k] = st.count_n[k];
-            port[k] = at[k] && m->counted[k] ? &m->count[k] : nullptr;
-        }
-        trans = st.trans_at;
-        last = st.last ? *st.last : 0;
-        started = st.started && *st.started;
-    }
-    void save(vm_mem_state& st) const {
-        if (port[0]) *st.last = last, *st.started = started;
-    }
-    // count counts the count ports' values in the model.
-    void count() {
-        if (port[0]) {
-            const uint64_t v = get(*port[0]);
-            if (v < n[0]) {
-                ++at[0][v];
-                if (started && v != last && trans) ++trans[16 * last + v];
-                last = v;
-                started = true;
-            }
-        }
-        if (port[1]) {
-            const uint64_t v = get(*port[1]);
-            if (v < n[1]) ++at[1][v];
-        }
-    }
-};
 
 // memCompact moves the waiting answers to the front of their queues.
 void memCompact(vm_mem_state& st, uint32_t& lh, uint32_t& ah) {
@@ -755,33 +586,40 @@ void memCompact(vm_mem_state& st, uint32_t& lh, uint32_t& ah) {
     }
 }
 
-// memTake takes the requests the coming edge transfers (read from the
-// model before it), as the plain memory would, and returns false, taking
-// nothing, if it would not take them exactly.
+// inLines reports whether addr is a line in [lo, hi).
+inline bool inLines(uint64_t addr, uint64_t lo, uint64_t hi) { return addr % VM_MEM_LINE == 0 && addr >= lo && addr < hi; }
+
+// memTake takes the requests the coming edge, now, transfers (read from
+// the model before it) and logs them, or returns false, taking nothing,
+// if one is outside its window, on a page not mapped, or its queue is
+// full.
 inline bool memTake(LineMem* m, uint64_t now, uint32_t& lh, uint32_t& ah) {
     vm_mem_state& st = m->state;
     const bool ld = *m->ldReqValidBit, stv = *m->stReqValidBit;
     st.busy = ld || stv;
     if (!st.busy) return true;
-    const uint64_t due = now + 1 + st.latency;
     uint8_t* ldLine = nullptr;
     uint8_t* stLine = nullptr;
     const uint64_t ldAddr = get(m->ldReqAddr), stAddr = get(m->stReqAddr);
-    const uint64_t strb = get(m->stReqStrb);
     if ((ld && st.nloads == VM_MEM_QUEUE) || (stv && st.nacks == VM_MEM_QUEUE)) memCompact(st, lh, ah);
-    if (ld && (!memLoadOK(st, ldAddr) || st.nloads == VM_MEM_QUEUE || !(ldLine = memLine(m, ldAddr, 0)))) return false;
-    if (stv && (!memStoreOK(st, stAddr, strb) || st.nacks == VM_MEM_QUEUE || !(stLine = memLine(m, stAddr, 1)))) {
+    if (ld && (!inLines(ldAddr, st.ld_lo, st.ld_hi) || st.nloads == VM_MEM_QUEUE || !(ldLine = memLine(m, ldAddr, 0)))) {
         return false;
     }
-    if (ld) {  // before the store of the same edge, as the Go memory
-        vm_mem_load& a = st.loads[st.nloads++];
-        a.due = due;
-        a.tag = get(m->ldReqTag);
-        std::memcpy(a.data, ldLine, VM_MEM_LINE);
-        ++st.taken_loads;
+    if (stv && (!inLines(stAddr, st.st_lo, st.st_hi) || st.nacks == VM_MEM_QUEUE || !(stLine = memLine(m, stAddr, 1)))) {
+        return false;
+    }
+    const uint64_t due = now + st.delay;
+    vm_mem_load* a = nullptr;
+    if (ld) {
+        a = &st.loads[st.nloads++];
+        a->due = due;
+        a->tag = get(m->ldReqTag);
+        logEvent(st, VM_MEM_LOAD, now, ldAddr, a->tag, 0);
+        if (!st.store_first) std::memcpy(a->data, ldLine, VM_MEM_LINE);
     }
     if (stv) {
         const uint8_t* data = static_cast<const uint8_t*>(m->stReqData.datap);
+        const uint64_t strb = get(m->stReqStrb);
         if (strb == ~uint64_t{0}) {
             std::memcpy(stLine, data, VM_MEM_LINE);
         } else {
@@ -790,17 +628,12 @@ inline bool memTake(LineMem* m, uint64_t now, uint32_t& lh, uint32_t& ah) {
                 stLine[i] = data[i];
             }
         }
-        if (st.stored_lo >= st.stored_hi) {
-            st.stored_lo = stAddr, st.stored_hi = stAddr + VM_MEM_LINE;
-        } else {
-            st.stored_lo = std::min(st.stored_lo, stAddr);
-            st.stored_hi = std::max(st.stored_hi, stAddr + VM_MEM_LINE);
-        }
         vm_mem_ack& k = st.acks[st.nacks++];
         k.due = due;
         k.tag = get(m->stReqTag);
-        ++st.taken_stores;
+        logEvent(st, VM_MEM_STORE, now, stAddr, k.tag, strb);
     }
+    if (a && st.store_first) std::memcpy(a->data, ldLine, VM_MEM_LINE);
     return true;
 }
 
@@ -844,9 +677,8 @@ int32_t vm_open(const char* clock) {
 }
 
 int32_t vm_close(void) {
-    if (int32_t rc = check(false)) return rc;
+    if (int32_t rc = check()) return rc;
     Sim* s = g_sim;
-    stopPipe(s);
     // final blocks; a second $finish in them would exit the process.
     if (!s->ctx->gotFinish()) s->model->final();
     g_sim = nullptr;
@@ -944,7 +776,6 @@ int32_t vm_port(int32_t id, int32_t dir, uint32_t* offset) {
     Sim* s = g_sim;
     if (id < 0 || static_cast<size_t>(id) >= s->signals.size()) return fail(VM_EINVAL, "bad signal id %d", id);
     if (dir != VM_IN && dir != VM_OUT) return fail(VM_EINVAL, "bad direction %d", dir);
-    if (s->pipe) return fail(VM_EINVAL, "ports cannot be registered while the pipe runs");
     Signal& sig = s->signals[id];
     if (sig.port[dir] >= 0) {
         *offset = s->ports[dir][sig.port[dir]].offset;
@@ -1051,40 +882,6 @@ vm_result vm_run_frames(const vm_cond* conds, int32_t n, uint64_t max, const uin
     return vm_result{static_cast<int64_t>(i), status};
 }
 
-int32_t vm_pipe_start(uint32_t depth, const vm_cond* conds, int32_t n, vm_pipe_ring* ring) {
-    if (int32_t rc = check()) return rc;
-    Sim* s = g_sim;
-    if (s->pipe) return fail(VM_EINVAL, "the pipe is already running");
-    if (depth < 2 || depth > 4096 || (depth & (depth - 1)) != 0) return fail(VM_EINVAL, "bad pipe depth %u", depth);
-    if (n > 32) return fail(VM_EINVAL, "%d conditions, at most 32", n);
-    if (int32_t rc = checkConds(s, conds, n)) return rc;
-    if (!ring) return fail(VM_EINVAL, "nil ring");
-    std::unique_ptr<Pipe> p{new Pipe};
-    std::memset(&p->ctl, 0, sizeof p->ctl);
-    p->depth = depth;
-    const auto lines = [](size_t bytes) { return static_cast<uint32_t>((bytes + 63) / 64 * 64); };
-    p->inBytes = static_cast<uint32_t>(s->buf[VM_IN].size() * 8);
-    p->inStride = lines(p->inBytes + 8);
-    p->outStride = lines(s->buf[VM_OUT].size() * 8);
-    p->in.alloc(size_t{depth} * p->inStride);
-    p->out.alloc(size_t{depth} * p->outStride);
-    p->conds.assign(conds, conds + n);
-    *ring = vm_pipe_ring{&p->ctl, p->in.at, p->out.at, depth, p->inStride, p->outStride};
-    try {
-        p->thread = std::thread(pipeLoop, s, p.get());
-    } catch (const std::system_error& e) {
-        return fail(VM_EINVAL, "cannot start the pipe thread: %s", e.what());
-    }
-    s->pipe = std::move(p);
-    return VM_OK;
-}
-
-int32_t vm_pipe_stop(void) {
-    if (int32_t rc = check(false)) return rc;
-    stopPipe(g_sim);
-    return VM_OK;
-}
-
 int32_t vm_mem_attach(const vm_mem_ports* ports, vm_mem_state** state) {
     if (int32_t rc = check()) return rc;
     if (!ports || !state) return fail(VM_EINVAL, "nil ports or state");
@@ -1123,13 +920,6 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
     if (int32_t rc = checkConds(s, conds, n)) return vm_result{0, rc};
     if (int32_t rc = checkFrames(s, in, in_size, out, out_size, frames)) return vm_result{0, rc};
     vm_mem_state& st = m->state;
-    for (int k = 0; k < 2; ++k) {
-        if (st.count_at[k] && (st.count_n[k] > 16 || !st.last || !st.started)) {
-            return vm_result{0, fail(VM_EINVAL, "bad counters: %llu values, last and started %s",
-                                     static_cast<unsigned long long>(st.count_n[k]),
-                                     st.last && st.started ? "set" : "missing")};
-        }
-    }
     if (st.nloads > VM_MEM_QUEUE || st.nacks > VM_MEM_QUEUE) {
         return vm_result{0, fail(VM_EINVAL, "%u loads and %u acknowledgements waiting, at most %d each", st.nloads,
                                  st.nacks, VM_MEM_QUEUE)};
@@ -1150,7 +940,7 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
     constexpr uint64_t kNone = ~uint64_t{0};
     uint64_t tailed = kNone;  // tail cycles run, once the tail has begun
     uint32_t lh = 0, ah = 0;  // the queues' heads
-    Counters counters(m);
+    uint64_t watched[2] = {0, 0};
     memPlans(s, m);
     const uint8_t* lastIn = nullptr;   // the last frame run
     const uint8_t* lastOut = nullptr;  // the last cycle's sample, if in a frame
@@ -1158,12 +948,14 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
     int32_t status = VM_OK;
     st.handoff = st.busy = 0;
     st.stop = 0;
+    st.nlog = 0;
     uint64_t i = 0;
     while (tailed != kNone ? tailed < st.tail : i < max) {
         if (VL_UNLIKELY(s->ctx->gotFinish())) {
             status = finished();
             break;
         }
+        if (VL_UNLIKELY(st.nlog + kCycleEvents > VM_MEM_LOG)) break;  // the log is full: the caller goes on
         // Inputs change only with a frame, the first cycle's all of them
         // (from its frame or the buffer); after it the line memory drives
         // its own straight into the model, and a frame brings the others.
@@ -1178,10 +970,10 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
         memDrive(m, now, lh, ah);
         *s->clk = 0;
         evalAndDump(s);
-        // Before the edge: count, check, take; and a sample only for a
+        // Before the edge: watch, check, take; and a sample only for a
         // cycle the caller sees: a frame's, without the line memory's own
         // ports unless it is the last; the last; the one a condition held.
-        counters.count();
+        memWatch(m, now, i == 0, watched);
         bool stop = false;
         for (int32_t k = 0; k < n && !stop && tailed == kNone; ++k) {
             stop = inWindow(conds[k], i) && met(conds[k], get(*condPort[k]));
@@ -1193,7 +985,8 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
         } else {
             handoff = !memTake(m, now, lh, ah);
         }
-        const bool full = stop || handoff || (tailed == kNone ? i + 1 == max : tailed + 1 == st.tail);
+        const bool full = stop || handoff || (tailed == kNone ? i + 1 == max : tailed + 1 == st.tail) ||
+                          st.nlog + kCycleEvents > VM_MEM_LOG;
         lastOut = nullptr;
         if (f != kNone) {
             lastOut = out + f * out_size;
@@ -1224,7 +1017,6 @@ vm_result vm_mem_run(const vm_cond* conds, int32_t n, uint64_t max, const uint8_
         }
     }
     memCompact(st, lh, ah);
-    counters.save(st);
     if (lastIn) copyBuffer(inBuf, lastIn, in_size);
     memInputs(m, inBuf);
     if (tailed != kNone) lastOut = stopOut;  // the output buffer keeps the sample whose condition held

@@ -7,9 +7,6 @@
  * vm_error must come from the OS thread that called vm_open; calls from any
  * other thread return VM_ETHREAD and touch nothing.
  *
- * (vm_pipe_start adds a thread of the shim's own that runs cycles; see
- * there.)
- *
  * Values cross the ABI little-endian, bit 0 in the low bit of byte 0,
  * ceil(width/8) bytes long. Port buffers hold each registered port at a
  * fixed offset, in a slot padded to a multiple of 8 bytes.
@@ -118,70 +115,19 @@ vm_result vm_run_until_any(const vm_cond* conds, int32_t n, uint64_t max);
  * frame's inputs. */
 vm_result vm_run_frames(const vm_cond* conds, int32_t n, uint64_t max, const uint8_t* in, uint32_t in_size,
                         uint8_t* out, uint32_t out_size, uint64_t frames);
-/* The pipe: cycles run on a thread of their own, from frames the owner
- * publishes in a ring, so that the owner prepares later cycles while the
- * model evaluates earlier ones. Every field is in memory both threads see;
- * read and write the counters atomically (acquire, release).
- *
- * The owner writes frame k at in + (k % depth) * in_stride: the inputs,
- * laid out like the input buffer, then a uint32 condition mask right after
- * them; then it sets pushed to k+1. It may publish frames up to depth
- * ahead of done. The pipe thread runs frame `done`, as vm_run_frames runs a
- * frame, writes its pre-edge sample at out + (k % depth) * out_stride and
- * sets done to k+1. Strides are whole cache lines, so that the two threads
- * never write the same line for different frames.
- * If any condition of the pipe's table selected by the frame's mask (bit j:
- * condition j; `before` and `from` are ignored) holds on that sample, it first sets
- * halted to k+1 and halt to VM_MATCHED (so that whoever reads done = k+1
- * sees both); if the design has finished, it sets halt to
- * VM_EFINISHED without running the frame. While halt is not VM_OK it runs
- * nothing: the owner drops the frames it will not run by setting pushed
- * back to done, then clears halt. The other entry points but vm_close and
- * vm_pipe_stop fail while pushed != done. */
-typedef struct {
-    /* One cache line per writer and rate: what changes every frame is not
-     * next to what the other side polls. */
-    uint64_t pushed; /* owner: frames published */
-    uint64_t pad0[7];
-    uint64_t done;   /* pipe thread: frames run */
-    uint64_t halted; /* pipe thread: done once the frame that halted ran */
-    int32_t halt;    /* pipe thread sets, owner clears */
-    uint32_t pad1[11];
-    uint32_t sleeping; /* pipe thread: 1 while it may wait on wake */
-    uint32_t wake;     /* owner: add 1 and FUTEX_WAKE it after changing
-                        * pushed or halt while sleeping is 1 (a wake the
-                        * owner misses costs at most a millisecond) */
-    uint32_t quit;     /* owner (vm_pipe_stop) */
-} vm_pipe;
-
-/* Where vm_pipe_start put the pipe. */
-typedef struct {
-    vm_pipe* ctl;
-    uint8_t* in;  /* depth input frames, each with its mask */
-    uint8_t* out; /* depth samples */
-    uint32_t depth;
-    uint32_t in_stride, out_stride;
-} vm_pipe_ring;
-
-/* vm_pipe_start starts the pipe thread with rings of depth frames (a power
- * of two, 2 to 4096) and a table of up to 32 conditions. Registering ports
- * fails while the pipe runs. The input and output buffers hold what they
- * held until the owner copies a frame and its sample into them. */
-int32_t vm_pipe_start(uint32_t depth, const vm_cond* conds, int32_t n, vm_pipe_ring* ring);
-/* vm_pipe_stop ends the pipe thread; vm_close does too. */
-int32_t vm_pipe_stop(void);
-
 /* The line memory: a memory on a design's cache-line ports that the shim
  * answers itself, so that one call runs whole stretches of cycles with
- * memory traffic in them (vm_mem_run) instead of at most latency+1. It is
- * the plain memory only: both request ports always ready, each answer
- * exactly latency+1 cycles after the edge that took its request, answers in
- * order, at most one per port per cycle, never an error. A request it
- * would not take exactly as that memory (a load not line aligned or of a
- * line outside the readable range, a store not line aligned or with a
- * strobed byte outside the writable range, an unmapped page, a full queue)
- * ends the call after the cycle whose edge transferred it, untaken: the
- * caller takes that edge's requests itself (handoff).
+ * memory traffic in them (vm_mem_run). It is mechanism only, and judges
+ * nothing: both request ports always ready; each request taken goes into
+ * its port's queue, answered in order, never with an error, state.delay
+ * edges after the edge that took it, at most one per port per cycle; a
+ * load reads its line of the caller's pages at the edge that takes it, a
+ * store writes its strobed bytes there; and every request taken, answer
+ * driven and change of a watched port is logged with its edge, for the
+ * caller to judge. A request outside its window (state.ld_lo.., st_lo..),
+ * not line aligned, on a page not mapped or with its queue full ends the
+ * call after the cycle whose edge transferred it, untaken: the caller
+ * takes that edge's requests itself (handoff).
  *
  * Storage is the caller's: 64 KiB pages it maps with vm_mem_map and keeps
  * in place until vm_close. So are the answers waiting between calls:
@@ -190,6 +136,7 @@ int32_t vm_pipe_stop(void);
 #define VM_MEM_LINE 64
 #define VM_MEM_PAGE 65536
 #define VM_MEM_QUEUE 256
+#define VM_MEM_LOG 16384
 
 /* The ports, as vm_port indices. Data ports are VM_MEM_LINE bytes wide. */
 typedef struct {
@@ -199,9 +146,9 @@ typedef struct {
     /* VM_OUT */
     int32_t ld_req_valid, ld_req_addr, ld_req_tag;
     int32_t st_req_valid, st_req_addr, st_req_tag, st_req_data, st_req_strb;
-    /* Two output ports whose values every cycle counts (vm_mem_state's
-     * count_at), and count[0]'s changes too; -1: none. */
-    int32_t count[2];
+    /* Two output ports (at most 64 bits are logged) whose value is logged
+     * on a call's first cycle and whenever it changes; -1: none. */
+    int32_t watch[2];
 } vm_mem_ports;
 
 typedef struct {
@@ -213,32 +160,36 @@ typedef struct {
     uint64_t due, tag;
 } vm_mem_ack;
 
+/* What a log entry records. */
+enum {
+    VM_MEM_LOAD = 1,        /* a load taken: addr, tag */
+    VM_MEM_STORE = 2,       /* a store taken and written: addr, tag, strb */
+    VM_MEM_LOAD_ANSWER = 3, /* a load answer driven: tag */
+    VM_MEM_ACK = 4,         /* a store acknowledgement driven: tag */
+    VM_MEM_WATCH0 = 5,      /* watch[0]'s value before the edge: addr */
+    VM_MEM_WATCH1 = 6       /* watch[1]'s */
+};
+
+/* One log entry: kind at edge (numbered like vm_cycles). */
+typedef struct {
+    uint64_t edge, addr, tag, strb;
+    uint32_t kind, pad;
+} vm_mem_event;
+
 /* The line memory's state, in the shim's memory, read and written by the
  * caller between calls. Edges are numbered like vm_cycles: the edge of the
  * next cycle is vm_cycles()+1. */
 typedef struct {
     /* Set by the caller. */
-    uint64_t latency;
-    uint64_t rd_base, rd_size; /* loads may touch lines overlapping this */
-    uint64_t wr_base, wr_size; /* stores may write bytes inside this */
+    uint64_t delay;        /* edges from the one that takes a request to the one that answers it */
+    uint64_t ld_lo, ld_hi; /* the lines [lo, hi) loads may be taken from */
+    uint64_t st_lo, st_hi; /* and stores to */
+    uint32_t store_first;  /* a load and a store of one edge: the load reads after the store wrote */
     /* The answers waiting, oldest first: the caller's before a call,
      * vm_mem_run's after it. */
     uint32_t nloads, nacks;
     vm_mem_load loads[VM_MEM_QUEUE];
     vm_mem_ack acks[VM_MEM_QUEUE];
-    /* Added to by vm_mem_run; the caller zeroes them when it likes. */
-    uint64_t taken_loads, taken_stores;
-    uint64_t stored_lo, stored_hi; /* the lines stored to lie in [lo, hi) */
-    /* Where the count ports' values are counted, in the caller's memory:
-     * each cycle adds 1 to count_at[k][v] for count[k]'s value v if it is
-     * below count_n[k] (at most 16), and for a change of count[0] from f to
-     * v, to trans_at[16*f+v]; *last and *started are count[0]'s last value
-     * and whether there is one. NULL: nothing counted. */
-    int64_t* count_at[2];
-    uint64_t count_n[2];
-    int64_t* trans_at;
-    uint64_t* last;
-    uint8_t* started;
     /* Set by the caller: how many of vm_mem_run's frames are its tail. */
     uint64_t tail;
     /* Set by vm_mem_run: the cycles it ran up to the one whose condition
@@ -246,6 +197,11 @@ typedef struct {
     uint64_t stop;
     uint32_t handoff; /* its edge transferred a request left to the caller */
     uint32_t busy;    /* its edge transferred a load or a store */
+    /* Set by vm_mem_run: what it did, in order. A call ends early, after
+     * a whole cycle, when the log has no room for another. */
+    uint32_t nlog;
+    uint32_t pad;
+    vm_mem_event log[VM_MEM_LOG];
 } vm_mem_state;
 
 /* vm_mem_attach checks the ports and returns the line memory's state
@@ -257,11 +213,12 @@ int32_t vm_mem_attach(const vm_mem_ports* ports, vm_mem_state** state);
 int32_t vm_mem_map(uint64_t page, uint8_t* data);
 /* vm_mem_run runs cycles like vm_run_frames, with the line memory driving
  * its input ports (over the frames' values) and taking the requests each
- * edge transfers; it also stops after a cycle that hands off. At most 32
- * conditions. It samples only the cycles the caller sees: a frame's (but
- * for the last cycle, the line memory's own output ports keep what an
- * earlier sample left there), the last, the one a condition held in. So
- * after VM_EFINISHED the output buffer may hold an earlier sample.
+ * edge transfers; it also stops after a cycle that hands off, and before
+ * a cycle the log has no room for. At most 32 conditions. It samples only
+ * the cycles the caller sees: a frame's (but for the last cycle, the line
+ * memory's own output ports keep what an earlier sample left there), the
+ * last, the one a condition held in. So after VM_EFINISHED the output
+ * buffer may hold an earlier sample.
  *
  * The last state.tail of the frames are a tail, what the caller would run
  * next once a condition holds: the cycles before it take the frames before

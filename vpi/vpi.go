@@ -8,9 +8,9 @@
 // call however many cycles and ports are involved. Inputs that change from
 // cycle to cycle can be staged ahead as frames (Stage), and the outputs of
 // each of those cycles read back afterwards (UseSample, or in place with
-// Sample): one call still. Or the model runs on a thread of the shim's own
-// from frames pushed into a ring (StartPipe), while the caller works on
-// another core.
+// Sample): one call still. A line memory (AttachLineMem) answers a design's
+// cache-line memory ports inside the shim, logging what it does for the
+// caller to judge.
 //
 // A Sim belongs to one OS thread: Open locks the calling goroutine to its
 // thread (runtime.LockOSThread) and every later call must come from that
@@ -44,7 +44,6 @@ var (
 	ErrInvalid     = errors.New("invalid argument")
 	ErrIO          = errors.New("i/o error")
 	ErrOpen        = errors.New("a Sim is already open on this library")
-	ErrStalled     = errors.New("the pipe ran no frame")
 )
 
 // Error is a failure reported by the shim.
@@ -84,8 +83,7 @@ type Sim struct {
 	samples []byte // the kept pre-edge samples, len(out) bytes each
 	kept    int
 
-	pipe *Pipe    // see StartPipe
-	mem  *LineMem // see AttachLineMem
+	mem *LineMem // see AttachLineMem
 
 	timing   bool          // see TimeCalls
 	callTime time.Duration // wall time inside the calls that ran cycles
@@ -131,7 +129,6 @@ func (s *Sim) Close() error {
 		return s.err(rc, "close")
 	}
 	s.closed = true
-	s.pipe = nil      // vm_close stopped its thread
 	if s.mem != nil { // vm_close freed its state and forgot its pages
 		s.mem.unpin()
 		s.mem.State = nil

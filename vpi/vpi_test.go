@@ -35,6 +35,14 @@ var (
 // build/vpi-test/<variant> and returns the library path.
 func buildLib(t testing.TB, b *builtLib, variant, flags string) string {
 	t.Helper()
+	return buildDesign(t, b, variant, "counter", testSources, flags)
+}
+
+// buildDesign builds the design top from sources (paths from the module
+// root) with extra verilator flags into build/vpi-test/<variant> and
+// returns the library path.
+func buildDesign(t testing.TB, b *builtLib, variant, top string, sources []string, flags string) string {
+	t.Helper()
 	b.once.Do(func() {
 		if _, err := exec.LookPath("verilator"); err != nil {
 			b.err = err
@@ -47,8 +55,8 @@ func buildLib(t testing.TB, b *builtLib, variant, flags string) string {
 		}
 		out := filepath.Join("build", "vpi-test", variant)
 		cmd := exec.Command("make", "-f", "vpi/build.mk", "--no-print-directory",
-			"VPI_TOP=counter",
-			"VPI_SOURCES="+strings.Join(testSources, " "),
+			"VPI_TOP="+top,
+			"VPI_SOURCES="+strings.Join(sources, " "),
 			"VPI_OUT="+out,
 			"VPI_FLAGS="+flags,
 			"vpi-model")
