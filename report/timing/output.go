@@ -1,6 +1,7 @@
 package timing
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,11 +15,14 @@ func (r *Report) WriteFiles(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	j, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
+	var j bytes.Buffer
+	enc := json.NewEncoder(&j)
+	enc.SetEscapeHTML(false) // keep "reg->reg" readable
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "timing.json"), append(j, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "timing.json"), j.Bytes(), 0o644); err != nil {
 		return err
 	}
 	f, err := os.Create(filepath.Join(dir, "timing.md"))
