@@ -19,9 +19,12 @@ const (
 	exitError    = 2 // usage or input error: nothing, or not all, could be checked
 )
 
-const exitHelp = `EXIT STATUS:
-   0  every vector matches the reference (run, merge) or every record passes (vectors verify)
-   1  a finding: a vector disagrees, crashed or timed out; a record fails vectors verify
+const exitHelp = `
+EXIT STATUS:
+   0  every vector matches the reference (run, merge), every record passes (vectors
+      verify), the command did what it was asked
+   1  a finding: a vector disagrees, crashed or timed out; a record fails vectors verify;
+      report timing's estimate misses --freq
    2  a usage or input error: bad flag or argument, unreadable or corrupt vector or
       result file, missing model, incomplete shards, a worker that cannot start
 

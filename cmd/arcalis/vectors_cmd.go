@@ -38,7 +38,8 @@ func vectorsCommand() *cli.Command {
 				Description: "A message must be read whole by Apache Thrift's Go library (ReadMessageBegin,\n" +
 					"Skip of the argument struct, ReadMessageEnd) with no byte left over. A record\n" +
 					"whose metadata says \"apache\": \"reject\" must instead fail that check.\n" +
-					"Exits non-zero if any record fails.",
+					"Exit status 1 if any record fails (a file that cannot be read counts as one),\n" +
+					"2 for a usage error.",
 				Action: vectorsVerify,
 			},
 			{
