@@ -1,6 +1,7 @@
 package tb
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -64,14 +65,16 @@ func TestOutsideWindow(t *testing.T) {
 	on(t, func(t *T) {
 		freshEngine(t)
 		for _, addr := range []uint64{WindowBase - 8, WindowBase + WindowSize, 0, ^uint64(0) - 7} {
-			hit, w, err := dut.UC(true, addr, Command(OpSendNetLen, 100))
-			if err != nil || hit || w != 0 {
-				t.Errorf("UC store at %#x: hit %v word %#x err %v, want ignored", addr, hit, w, err)
-			}
-			hit, w, err = dut.UC(false, addr, 0)
-			if err != nil || hit || w != 0 {
-				t.Errorf("UC load at %#x: hit %v word %#x err %v, want ignored", addr, hit, w, err)
-			}
+			t.Run(fmt.Sprintf("%#x", addr), func(t *T) {
+				hit, w, err := dut.UC(true, addr, Command(OpSendNetLen, 100))
+				if err != nil || hit || w != 0 {
+					t.Errorf("UC store at %#x: hit %v word %#x err %v, want ignored", addr, hit, w, err)
+				}
+				hit, w, err = dut.UC(false, addr, 0)
+				if err != nil || hit || w != 0 {
+					t.Errorf("UC load at %#x: hit %v word %#x err %v, want ignored", addr, hit, w, err)
+				}
+			})
 		}
 		if s := mustStatus(t); s.State() != StateIdleRecv || s.CmdErr() != 0 {
 			t.Errorf("accesses outside the window changed the engine: status %#x", uint64(s))
@@ -87,7 +90,9 @@ func TestUnknownOpcodes(t *testing.T) {
 	on(t, func(t *T) {
 		freshEngine(t)
 		for _, op := range []uint8{0, 7, 8, 9, 10, 11, 12, 13, 14, 15} {
-			expectCmdErr(t, "opcode", op, 123, CmdErrUnknownOpcode, StateIdleRecv)
+			t.Run(fmt.Sprint("opcode ", op), func(t *T) {
+				expectCmdErr(t, "opcode", op, 123, CmdErrUnknownOpcode, StateIdleRecv)
+			})
 		}
 	})
 }
@@ -183,25 +188,27 @@ func TestCommandsWhileBusy(t *testing.T) {
 func TestResetMidRequest(t *testing.T) {
 	on(t, func(t *T) {
 		for _, after := range []int{1, 5, 40, 200} {
-			freshEngine(t)
-			withMem(t, MemConfig{Latency: 20}, func() {
-				msg := setMsg(5, []byte("reset"), pattern(8000, 1))
-				dut.Mem.Write(NetRecvBase, msg)
-				dut.Mem.Readable = Region{"Net.Recv", NetRecvBase, uint64(len(msg))}
-				mustCommand(t, OpAppReadyFlag, AppReadyPayload(AppRecvBase, DefaultCapLines))
-				mustCommand(t, OpSendNetBuf, NetRecvBase)
-				mustCommand(t, OpSendNetLen, uint64(len(msg)))
-				for i := 0; i < after; i++ {
-					if err := dut.Step(); err != nil {
-						t.Fatal(err)
+			t.Run(fmt.Sprintf("after %d cycles", after), func(t *T) {
+				freshEngine(t)
+				withMem(t, MemConfig{Latency: 20}, func() {
+					msg := setMsg(5, []byte("reset"), pattern(8000, 1))
+					dut.Mem.Write(NetRecvBase, msg)
+					dut.Mem.Readable = Region{"Net.Recv", NetRecvBase, uint64(len(msg))}
+					mustCommand(t, OpAppReadyFlag, AppReadyPayload(AppRecvBase, DefaultCapLines))
+					mustCommand(t, OpSendNetBuf, NetRecvBase)
+					mustCommand(t, OpSendNetLen, uint64(len(msg)))
+					for i := 0; i < after; i++ {
+						if err := dut.Step(); err != nil {
+							t.Fatal(err)
+						}
 					}
+				})
+				freshEngine(t)
+				if s := mustStatus(t); s.State() != StateIdleRecv || s.Result() != 0 || s.Ready() {
+					t.Errorf("reset %d cycles into a request: status %#x, want IDLE_RECV with no result", after, uint64(s))
 				}
+				expect(t, "request after reset", setMsg(6, []byte("k"), pattern(100, 2)), RunOptions{Offset: 7})
 			})
-			freshEngine(t)
-			if s := mustStatus(t); s.State() != StateIdleRecv || s.Result() != 0 || s.Ready() {
-				t.Errorf("reset %d cycles into a request: status %#x, want IDLE_RECV with no result", after, uint64(s))
-			}
-			expect(t, "request after reset", setMsg(6, []byte("k"), pattern(100, 2)), RunOptions{Offset: 7})
 		}
 	})
 }

@@ -259,26 +259,43 @@ func TestFaultEveryLine(t *testing.T) {
 			t.Fatal(err)
 		}
 		classes := map[faultClass]int{}
-		i := 0
-		for _, m := range faultMessages() {
-			for _, off := range []int{0, 1, 37, 50, 55, 63} {
-				start := uint64(NetRecvBase + off)
-				nlines := int((start+uint64(len(m.msg))+LineSize-1)/LineSize - start/LineSize)
-				for k := 0; k < nlines; k++ {
-					bad := start&^(LineSize-1) + uint64(k)*LineSize
-					cfg := MemConfig{Latency: 3, FaultLine: func(a uint64) bool { return a == bad }}
-					name := fmt.Sprintf("%s, line %d of %d faulted", m.name, k, nlines)
-					_, c := runFaulty(t, name, Request{Msg: m.msg, Offset: off, CapLines: 64}, cfg)
-					classes[c]++
-					if c != faultClean {
-						afterFault(t, name, i)
+		offsets := []int{0, 1, 37, 50, 55, 63}
+		lines := func(off int, msg []byte) int {
+			start := uint64(NetRecvBase + off)
+			return int((start+uint64(len(msg))+LineSize-1)/LineSize - start/LineSize)
+		}
+		i, ran, requests := 0, 0, 0
+		msgs := faultMessages()
+		for _, m := range msgs {
+			first := i // each request's number (the clean request's seed) whichever cases run
+			for _, off := range offsets {
+				i += lines(off, m.msg)
+			}
+			ok := t.Run(m.name, func(t *T) {
+				ran++
+				i := first
+				for _, off := range offsets {
+					nlines := lines(off, m.msg)
+					for k := 0; k < nlines; k++ {
+						bad := uint64(NetRecvBase+off)&^(LineSize-1) + uint64(k)*LineSize
+						cfg := MemConfig{Latency: 3, FaultLine: func(a uint64) bool { return a == bad }}
+						name := fmt.Sprintf("%s, line %d of %d faulted", m.name, k, nlines)
+						_, c := runFaulty(t, name, Request{Msg: m.msg, Offset: off, CapLines: 64}, cfg)
+						classes[c]++
+						if c != faultClean {
+							afterFault(t, name, i)
+						}
+						i++
+						requests++
 					}
-					i++
 				}
+			})
+			if !ok {
+				restartAfterFailure(t)
 			}
 		}
-		t.Logf("%d faulted requests: %v", i, classes)
-		if classes[faultMust] == 0 || classes[faultClean] == 0 || classes[faultMayHit] == 0 || classes[faultMayMiss] == 0 {
+		t.Logf("%d faulted requests: %v", requests, classes)
+		if ran == len(msgs) && (classes[faultMust] == 0 || classes[faultClean] == 0 || classes[faultMayHit] == 0 || classes[faultMayMiss] == 0) {
 			t.Errorf("the cases do not reach every part of the rule: %v", classes)
 		}
 	})
@@ -312,32 +329,42 @@ func TestFaultInjectionSeeds(t *testing.T) {
 		}
 		classes := map[faultClass]int{}
 		results := map[golden.Code]int{}
+		ran := 0
 		for s := 0; s < *faultSeeds; s++ {
-			rng := rand.New(rand.NewPCG(uint64(s), 6))
-			capLines := 5 + rng.IntN(40)
-			var msg []byte
-			name := fmt.Sprintf("seed %d", s)
-			if rng.IntN(2) == 0 {
-				rec := recs[rng.IntN(len(recs))]
-				msg, capLines = rec.Msg, DefaultCapLines
-				name += fmt.Sprintf(" (default vector %d: %s)", rec.Index, rec.Source)
-			} else {
-				msg = genMessage(randomRecipe(rng), capLines*LineSize-golden.ValueOffset)
-				name += " (generated)"
+			if !t.Run(fmt.Sprintf("seed %d", s), func(t *T) { ran++; faultSeed(t, s, recs, classes, results) }) {
+				restartAfterFailure(t)
 			}
-			cfg := randomMem(rng, int64(s), true)
-			req := Request{Msg: msg, Offset: rng.IntN(LineSize), CapLines: capLines}
-			o, c := runFaulty(t, name, req, cfg)
-			classes[c]++
-			results[golden.Code(o.Status.Result())]++
-			cfg.LoadFault = 0
-			withMem(t, cfg, func() { afterFault(t, name, s) })
 		}
-		t.Logf("%d seeds: %v; results %v", *faultSeeds, classes, results)
-		if *faultSeeds >= 200 && (classes[faultMust] == 0 || classes[faultClean] == 0 || results[golden.CodeLoadFault] == 0) {
+		t.Logf("%d seeds: %v; results %v", ran, classes, results)
+		if ran == *faultSeeds && *faultSeeds >= 200 && (classes[faultMust] == 0 || classes[faultClean] == 0 || results[golden.CodeLoadFault] == 0) {
 			t.Errorf("the seeds do not reach every part of the rule: %v", classes)
 		}
 	})
+}
+
+// faultSeed is TestFaultInjectionSeeds's request s and the clean request
+// after it; it counts the request's fault class and result.
+func faultSeed(t *T, s int, recs []vectors.Record, classes map[faultClass]int, results map[golden.Code]int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(uint64(s), 6))
+	capLines := 5 + rng.IntN(40)
+	var msg []byte
+	name := fmt.Sprintf("seed %d", s)
+	if rng.IntN(2) == 0 {
+		rec := recs[rng.IntN(len(recs))]
+		msg, capLines = rec.Msg, DefaultCapLines
+		name += fmt.Sprintf(" (default vector %d: %s)", rec.Index, rec.Source)
+	} else {
+		msg = genMessage(randomRecipe(rng), capLines*LineSize-golden.ValueOffset)
+		name += " (generated)"
+	}
+	cfg := randomMem(rng, int64(s), true)
+	req := Request{Msg: msg, Offset: rng.IntN(LineSize), CapLines: capLines}
+	o, c := runFaulty(t, name, req, cfg)
+	classes[c]++
+	results[golden.Code(o.Status.Result())]++
+	cfg.LoadFault = 0
+	withMem(t, cfg, func() { afterFault(t, name, s) })
 }
 
 // randomRecipe is a recipe for genMessage (fuzz_test.go).
@@ -389,24 +416,26 @@ func outsideWindow(t *T, rng *rand.Rand) {
 func TestCommandsInWrongStates(t *testing.T) {
 	on(t, func(t *T) {
 		for s := 0; s < max(60, *faultSeeds/10); s++ {
-			rng := rand.New(rand.NewPCG(uint64(s), 7))
-			if err := dut.Restart(); err != nil {
-				t.Fatal(err)
-			}
-			// A ready poll before any command: IDLE_RECV, not ready, nothing latched.
-			if st, err := dut.ReadStatus(); err != nil || st != Status(0) {
-				t.Fatalf("seed %d: status after reset %#x (%v), want 0", s, uint64(st), err)
-			}
-			capLines := 5 + rng.IntN(30)
-			msg := genMessage(randomRecipe(rng), capLines*LineSize-golden.ValueOffset)
-			if rng.IntN(3) == 0 {
-				msg = setMsg(uint32(s), pattern(rng.IntN(50), 1), pattern(rng.IntN(capLines*LineSize-golden.ValueOffset+1), 2))
-			}
-			req := Request{Msg: msg, Offset: rng.IntN(LineSize), CapLines: capLines}
-			cfg := randomMem(rng, int64(s), rng.IntN(3) == 0)
-			withMem(t, cfg, func() { noisyRequest(t, rng, fmt.Sprintf("seed %d", s), req) })
-			cfg.LoadFault = 0
-			withMem(t, cfg, func() { afterFault(t, fmt.Sprintf("seed %d", s), s) })
+			t.Run(fmt.Sprintf("seed %d", s), func(t *T) {
+				rng := rand.New(rand.NewPCG(uint64(s), 7))
+				if err := dut.Restart(); err != nil {
+					t.Fatal(err)
+				}
+				// A ready poll before any command: IDLE_RECV, not ready, nothing latched.
+				if st, err := dut.ReadStatus(); err != nil || st != Status(0) {
+					t.Fatalf("seed %d: status after reset %#x (%v), want 0", s, uint64(st), err)
+				}
+				capLines := 5 + rng.IntN(30)
+				msg := genMessage(randomRecipe(rng), capLines*LineSize-golden.ValueOffset)
+				if rng.IntN(3) == 0 {
+					msg = setMsg(uint32(s), pattern(rng.IntN(50), 1), pattern(rng.IntN(capLines*LineSize-golden.ValueOffset+1), 2))
+				}
+				req := Request{Msg: msg, Offset: rng.IntN(LineSize), CapLines: capLines}
+				cfg := randomMem(rng, int64(s), rng.IntN(3) == 0)
+				withMem(t, cfg, func() { noisyRequest(t, rng, fmt.Sprintf("seed %d", s), req) })
+				cfg.LoadFault = 0
+				withMem(t, cfg, func() { afterFault(t, fmt.Sprintf("seed %d", s), s) })
+			})
 		}
 	})
 }
@@ -556,59 +585,61 @@ func noisyRequest(t *T, rng *rand.Rand, name string, req Request) {
 func TestResetMidRequestSeeds(t *testing.T) {
 	on(t, func(t *T) {
 		for s := 0; s < max(60, *faultSeeds/10); s++ {
-			rng := rand.New(rand.NewPCG(uint64(s), 8))
-			if err := dut.Restart(); err != nil {
-				t.Fatal(err)
-			}
-			cfg := randomMem(rng, int64(s), true)
-			msg := setMsg(uint32(s), pattern(rng.IntN(200), 1), pattern(rng.IntN(4000), 2))
-			after := rng.IntN(dut.Budget(len(msg)) / 4)
-			withMem(t, cfg, func() {
-				m := dut.Mem
-				m.Write(NetRecvBase, msg)
-				m.Readable = Region{"Net.Recv", NetRecvBase, uint64(len(msg))}
-				m.Writable = Region{"App.Recv", AppRecvBase, DefaultCapLines * LineSize}
-				for _, c := range []struct {
-					op uint8
-					v  uint64
-				}{{OpAppReadyFlag, AppReadyPayload(AppRecvBase, DefaultCapLines)}, {OpSendNetBuf, NetRecvBase}, {OpSendNetLen, uint64(len(msg))}} {
-					if err := dut.Command(c.op, c.v); err != nil {
-						t.Fatal(err)
-					}
-				}
-				for i := 0; i < after; i++ {
-					if err := dut.Step(); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if err := dut.Reset(); err != nil {
+			t.Run(fmt.Sprintf("seed %d", s), func(t *T) {
+				rng := rand.New(rand.NewPCG(uint64(s), 8))
+				if err := dut.Restart(); err != nil {
 					t.Fatal(err)
 				}
-				// The window is cleared: the status load is not claimed.
-				if hit, _, err := dut.UC(false, WindowBase, 0); err != nil || hit {
-					t.Errorf("seed %d, reset after %d cycles: status load claimed before the window is programmed (%v)", s, after, err)
-				}
-				if err := dut.Configure(WindowBase, WindowSize); err != nil {
-					t.Fatal(err)
-				}
-				loads, stores := m.LoadCount, m.StoreCount
-				for i := 0; i < 64; i++ {
-					if err := dut.Step(); err != nil {
+				cfg := randomMem(rng, int64(s), true)
+				msg := setMsg(uint32(s), pattern(rng.IntN(200), 1), pattern(rng.IntN(4000), 2))
+				after := rng.IntN(dut.Budget(len(msg)) / 4)
+				withMem(t, cfg, func() {
+					m := dut.Mem
+					m.Write(NetRecvBase, msg)
+					m.Readable = Region{"Net.Recv", NetRecvBase, uint64(len(msg))}
+					m.Writable = Region{"App.Recv", AppRecvBase, DefaultCapLines * LineSize}
+					for _, c := range []struct {
+						op uint8
+						v  uint64
+					}{{OpAppReadyFlag, AppReadyPayload(AppRecvBase, DefaultCapLines)}, {OpSendNetBuf, NetRecvBase}, {OpSendNetLen, uint64(len(msg))}} {
+						if err := dut.Command(c.op, c.v); err != nil {
+							t.Fatal(err)
+						}
+					}
+					for i := 0; i < after; i++ {
+						if err := dut.Step(); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if err := dut.Reset(); err != nil {
 						t.Fatal(err)
 					}
-				}
-				if m.LoadCount != loads || m.StoreCount != stores {
-					t.Errorf("seed %d, reset after %d cycles: %d loads and %d stores issued after the reset", s, after, m.LoadCount-loads, m.StoreCount-stores)
-				}
-				if st, err := dut.ReadStatus(); err != nil || st != Status(0) {
-					t.Errorf("seed %d, reset after %d cycles: status %#x (%v), want 0 (IDLE_RECV, no result)", s, after, uint64(st), err)
-				}
-				// The buffers are cleared: NET_LEN is not ready, there is nothing to reply to.
-				expectCmd(t, "SEND_NET_LEN after reset", OpSendNetLen, uint64(len(msg)), CmdErrNotReady)
-				expectCmd(t, "SEND_APP_RESP after reset", OpSendAppResp, 0, CmdErrWrongState)
+					// The window is cleared: the status load is not claimed.
+					if hit, _, err := dut.UC(false, WindowBase, 0); err != nil || hit {
+						t.Errorf("seed %d, reset after %d cycles: status load claimed before the window is programmed (%v)", s, after, err)
+					}
+					if err := dut.Configure(WindowBase, WindowSize); err != nil {
+						t.Fatal(err)
+					}
+					loads, stores := m.LoadCount, m.StoreCount
+					for i := 0; i < 64; i++ {
+						if err := dut.Step(); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if m.LoadCount != loads || m.StoreCount != stores {
+						t.Errorf("seed %d, reset after %d cycles: %d loads and %d stores issued after the reset", s, after, m.LoadCount-loads, m.StoreCount-stores)
+					}
+					if st, err := dut.ReadStatus(); err != nil || st != Status(0) {
+						t.Errorf("seed %d, reset after %d cycles: status %#x (%v), want 0 (IDLE_RECV, no result)", s, after, uint64(st), err)
+					}
+					// The buffers are cleared: NET_LEN is not ready, there is nothing to reply to.
+					expectCmd(t, "SEND_NET_LEN after reset", OpSendNetLen, uint64(len(msg)), CmdErrNotReady)
+					expectCmd(t, "SEND_APP_RESP after reset", OpSendAppResp, 0, CmdErrWrongState)
+				})
+				cfg.LoadFault = 0
+				withMem(t, cfg, func() { afterFault(t, fmt.Sprintf("reset, seed %d", s), s) })
 			})
-			cfg.LoadFault = 0
-			withMem(t, cfg, func() { afterFault(t, fmt.Sprintf("reset, seed %d", s), s) })
 		}
 	})
 }

@@ -26,7 +26,7 @@ func TestLineMemHandoffs(t *testing.T) {
 		{"both", Region{"a line of Net.Recv", NetRecvBase + 5*LineSize, LineSize}, Region{"a line of App.Recv", AppRecvBase + 2*LineSize, LineSize}, false},
 		{"a page not made", Region{"Net.Recv", NetRecvBase, uint64(len(msg))}, app, true},
 	} {
-		on(t, func(t *T) {
+		runOn(t, tc.name, func(t *T) {
 			appBase := uint64(AppRecvBase)
 			if tc.fresh { // the line memory runs first, so that it meets the page unmade
 				for appBase = 0x0C000000; dut.Mem.pages[appBase/pageSize] != nil; appBase += pageSize {

@@ -27,6 +27,39 @@ func (t *T) Fatalf(format string, args ...any) {
 }
 func (t *T) Fatal(args ...any) { t.T.Helper(); t.Error(args...); panic(fatal{}) }
 
+// runOn runs f as the subtest name of t, on the model's thread.
+func runOn(t *testing.T, name string, f func(t *T)) bool {
+	t.Helper()
+	return t.Run(name, func(t *testing.T) { on(t, f) })
+}
+
+// Run runs f as the subtest name, on the model's thread like its caller (a
+// job): while the subtest waits for its own job, this thread serves it.
+// Cases run in order and share the model's state, as in a plain loop, but
+// each can fail, or be run (-run 'TestX/case'), alone.
+func (t *T) Run(name string, f func(t *T)) bool {
+	t.T.Helper()
+	done := make(chan bool)
+	go func() { done <- t.T.Run(name, func(st *testing.T) { on(st, f) }) }()
+	for {
+		select {
+		case job := <-jobs:
+			job()
+		case ok := <-done:
+			return ok
+		}
+	}
+}
+
+// restartAfterFailure restarts the engine after a failed case, which may
+// have left it mid-request, so that the next case starts clean.
+func restartAfterFailure(t *T) {
+	t.Helper()
+	if err := dut.Restart(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // on runs f on the model's thread and waits for it.
 func on(t *testing.T, f func(t *T)) {
 	t.Helper()
