@@ -374,8 +374,8 @@ func TestColour(t *testing.T) {
 		t.Errorf("stderr a terminal: stderr %q, stdout %q; want colour on stderr only", tty, pipe)
 	}
 	tty, pipe = onTerminal(t, "stderr", nil, args...)
-	if strings.Contains(pipe, esc) || !strings.Contains(pipe, "PASS") {
-		t.Errorf("stderr a terminal, stdout a pipe: colour in stdout %q", pipe)
+	if strings.Contains(pipe, esc) || !strings.Contains(pipe, "PASS") || strings.Contains(tty, "PASS") {
+		t.Errorf("stderr a terminal, stdout a pipe: stdout %q, stderr %q; want PASS uncoloured on stdout", pipe, tty)
 	}
 	for _, v := range []string{"1", "0", "false"} {
 		tty, _ = onTerminal(t, "stdout", []string{"NO_COLOR=" + v}, args...)
