@@ -191,12 +191,12 @@ func (a *Analysis) loopError(waiting map[*Cell]int) error {
 		}
 	}
 	sort.Strings(left)
-	more := ""
-	if len(left) > 10 {
-		more = fmt.Sprintf(" and %d more", len(left)-10)
+	n, more := len(left), ""
+	if n > 10 {
+		more = fmt.Sprintf(" and %d more", n-10)
 		left = left[:10]
 	}
-	return fmt.Errorf("%s: combinational loop: %d cells on or behind a loop, e.g. %s%s", a.D.File, len(waiting), strings.Join(left, ", "), more)
+	return fmt.Errorf("%s: combinational loop: %d cells on or behind a loop: %s%s", a.D.File, n, strings.Join(left, ", "), more)
 }
 
 // pinArrival is when the net's value reaches pin p: the driver's arrival
