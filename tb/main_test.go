@@ -60,6 +60,36 @@ func restartAfterFailure(t *T) {
 	}
 }
 
+// memName names a memory behaviour for a subtest: the fields that are set.
+func memName(c MemConfig) string {
+	s := fmt.Sprint("latency ", c.Latency)
+	if c.MaxStall > 0 {
+		s += fmt.Sprint(", stalls ", c.MaxStall)
+	}
+	if c.Backpressure > 0 {
+		s += fmt.Sprint(", backpressure ", c.Backpressure)
+	}
+	if c.Reorder {
+		s += ", reorder"
+	}
+	if c.LoadFault > 0 {
+		s += fmt.Sprint(", load faults ", c.LoadFault)
+	}
+	if c.MaxInFlight > 0 {
+		s += fmt.Sprint(", ", c.MaxInFlight, " in flight")
+	}
+	if c.FaultLine != nil {
+		s += ", a faulted line"
+	}
+	if c.HoldLoads {
+		s += ", loads held"
+	}
+	if c.Seed != 0 {
+		s += fmt.Sprint(", seed ", c.Seed)
+	}
+	return s
+}
+
 // on runs f on the model's thread and waits for it.
 func on(t *testing.T, f func(t *T)) {
 	t.Helper()

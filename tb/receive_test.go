@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"arcalis/golden"
@@ -26,20 +28,21 @@ func TestFieldOrderPermutations(t *testing.T) {
 			func(w wire) wire { return w.i32(4, 0xDEADBEEF) },
 			func(w wire) wire { return w.i32(5, 77) },
 		}
-		n := 0
-		for _, order := range perm.All(5) {
-			w := header("Set", 1, uint32(n))
-			for _, i := range order {
-				w = fields[i](w)
-			}
-			r := expect(t, fmt.Sprint("order", order), w.stop(), RunOptions{Offset: n % 64})
-			if r.Verdict.Ref.Code != golden.CodeOK || r.Verdict.Ref.Present != 0x1F {
-				t.Fatalf("order %v: reference says %s present %#x, want OK with all five fields", order, r.Verdict.Ref.Code, r.Verdict.Ref.Present)
-			}
-			n++
+		orders := perm.All(5)
+		if len(orders) != 120 {
+			t.Fatalf("%d orders, want 120", len(orders))
 		}
-		if n != 120 {
-			t.Fatalf("ran %d orders, want 120", n)
+		for n, order := range orders {
+			t.Run(fmt.Sprint("order", order), func(t *T) {
+				w := header("Set", 1, uint32(n))
+				for _, i := range order {
+					w = fields[i](w)
+				}
+				r := expect(t, fmt.Sprint("order", order), w.stop(), RunOptions{Offset: n % 64})
+				if r.Verdict.Ref.Code != golden.CodeOK || r.Verdict.Ref.Present != 0x1F {
+					t.Fatalf("order %v: reference says %s present %#x, want OK with all five fields", order, r.Verdict.Ref.Code, r.Verdict.Ref.Present)
+				}
+			})
 		}
 	})
 }
@@ -66,14 +69,14 @@ func TestSkippedFields(t *testing.T) {
 			"flags as i16":        base().field(6, 4, 0, 1),
 			"long skipped binary": base().bin(99, pattern(3000, 5)),
 		}
-		i := 0
-		for name, w := range cases {
-			msg := w.bin(2, []byte("k")).bin(3, []byte("v")).stop()
-			r := expect(t, name, msg, RunOptions{Offset: i * 5 % 64})
-			if r.Verdict.Ref.Code != golden.CodeOK {
-				t.Errorf("%s: reference result %s, want OK", name, r.Verdict.Ref.Code)
-			}
-			i++
+		for i, name := range slices.Sorted(maps.Keys(cases)) {
+			t.Run(name, func(t *T) {
+				msg := cases[name].bin(2, []byte("k")).bin(3, []byte("v")).stop()
+				r := expect(t, name, msg, RunOptions{Offset: i * 5 % 64})
+				if r.Verdict.Ref.Code != golden.CodeOK {
+					t.Errorf("%s: reference result %s, want OK", name, r.Verdict.Ref.Code)
+				}
+			})
 		}
 	})
 }
@@ -89,8 +92,10 @@ func TestRepeatedFields(t *testing.T) {
 				i64(1, 1).i32(4, 1).i32(5, 1).bin(2, []byte("k1")).bin(3, []byte("v1")).
 				i64(1, 9).i32(4, 9).i32(5, 9).bin(2, []byte("k2")).bin(3, []byte("v2")),
 		}
-		for name, w := range cases {
-			expect(t, name, w.stop(), RunOptions{Offset: 17})
+		for _, name := range slices.Sorted(maps.Keys(cases)) {
+			t.Run(name, func(t *T) {
+				expect(t, name, cases[name].stop(), RunOptions{Offset: 17})
+			})
 		}
 	})
 }
@@ -106,7 +111,9 @@ func TestMissingFields(t *testing.T) {
 func TestKeyLengths(t *testing.T) {
 	on(t, func(t *T) {
 		for n := 0; n <= 257; n++ {
-			expect(t, fmt.Sprintf("key %d", n), setMsg(uint32(n), pattern(n, byte(n)), []byte("v")), RunOptions{Offset: n % 64})
+			t.Run(fmt.Sprint("key ", n), func(t *T) {
+				expect(t, fmt.Sprintf("key %d", n), setMsg(uint32(n), pattern(n, byte(n)), []byte("v")), RunOptions{Offset: n % 64})
+			})
 		}
 	})
 }
@@ -115,7 +122,9 @@ func TestValueLengths(t *testing.T) {
 	on(t, func(t *T) {
 		sizes := []int{0, 1, 2, 7, 8, 31, 32, 63, 64, 65, 127, 128, 129, 200, 1000, 4095, 4096, 4097, 20000, 65535, 65536}
 		for i, n := range sizes {
-			expect(t, fmt.Sprintf("value %d", n), setMsg(uint32(i), []byte("key"), pattern(n, byte(i))), RunOptions{Offset: (i * 13) % 64})
+			t.Run(fmt.Sprint("value ", n), func(t *T) {
+				expect(t, fmt.Sprintf("value %d", n), setMsg(uint32(i), []byte("key"), pattern(n, byte(i))), RunOptions{Offset: (i * 13) % 64})
+			})
 		}
 	})
 }
@@ -137,10 +146,12 @@ func TestTruncationEveryByte(t *testing.T) {
 	on(t, func(t *T) {
 		full := setMsg(42, []byte("truncate-me"), pattern(90, 4))
 		for n := 0; n < len(full); n++ {
-			r := expect(t, fmt.Sprintf("cut at %d", n), full[:n], RunOptions{Offset: (n * 3) % 64})
-			if r.Verdict.Ref.Code != golden.CodeTruncated {
-				t.Fatalf("cut at %d: reference says %s, want TRUNCATED", n, r.Verdict.Ref.Code)
-			}
+			t.Run(fmt.Sprint("cut at ", n), func(t *T) {
+				r := expect(t, fmt.Sprintf("cut at %d", n), full[:n], RunOptions{Offset: (n * 3) % 64})
+				if r.Verdict.Ref.Code != golden.CodeTruncated {
+					t.Fatalf("cut at %d: reference says %s, want TRUNCATED", n, r.Verdict.Ref.Code)
+				}
+			})
 		}
 	})
 }
@@ -174,10 +185,12 @@ func TestHeaderErrors(t *testing.T) {
 			{"Get oneway", header("Get", 4, 9).stop(), golden.CodePassToSW},
 		}
 		for i, c := range cases {
-			r := expect(t, c.name, c.msg, RunOptions{Offset: i * 9 % 64})
-			if r.Verdict.Ref.Code != c.want {
-				t.Errorf("%s: reference says %s, want %s", c.name, r.Verdict.Ref.Code, c.want)
-			}
+			t.Run(c.name, func(t *T) {
+				r := expect(t, c.name, c.msg, RunOptions{Offset: i * 9 % 64})
+				if r.Verdict.Ref.Code != c.want {
+					t.Errorf("%s: reference says %s, want %s", c.name, r.Verdict.Ref.Code, c.want)
+				}
+			})
 		}
 	})
 }
@@ -211,10 +224,12 @@ func TestFieldErrors(t *testing.T) {
 			{"bytes after STOP", h().stop().i64(1, 9), golden.CodeOK},
 		}
 		for i, c := range cases {
-			r := expect(t, c.name, c.msg, RunOptions{Offset: 60 - i})
-			if r.Verdict.Ref.Code != c.want {
-				t.Errorf("%s: reference says %s, want %s", c.name, r.Verdict.Ref.Code, c.want)
-			}
+			t.Run(c.name, func(t *T) {
+				r := expect(t, c.name, c.msg, RunOptions{Offset: 60 - i})
+				if r.Verdict.Ref.Code != c.want {
+					t.Errorf("%s: reference says %s, want %s", c.name, r.Verdict.Ref.Code, c.want)
+				}
+			})
 		}
 		big := make([]byte, golden.MaxMessage+1)
 		copy(big, setMsg(1, []byte("k"), []byte("v")))
@@ -246,12 +261,14 @@ func TestValidAfterEachError(t *testing.T) {
 			"get":         header("Get", 1, 1).stop(),
 		}
 		good := setMsg(99, []byte("after"), pattern(130, 9))
-		for name, w := range bad {
-			expect(t, name, w, RunOptions{Offset: 5})
-			r := expect(t, "valid after "+name, good, RunOptions{Offset: 33})
-			if r.Verdict.Ref.Code != golden.CodeOK {
-				t.Fatalf("reference says %s for the valid request", r.Verdict.Ref.Code)
-			}
+		for _, name := range slices.Sorted(maps.Keys(bad)) {
+			t.Run(name, func(t *T) {
+				expect(t, name, bad[name], RunOptions{Offset: 5})
+				r := expect(t, "valid after "+name, good, RunOptions{Offset: 33})
+				if r.Verdict.Ref.Code != golden.CodeOK {
+					t.Fatalf("reference says %s for the valid request", r.Verdict.Ref.Code)
+				}
+			})
 		}
 	})
 }
@@ -260,7 +277,9 @@ func TestStartOffsets(t *testing.T) {
 	on(t, func(t *T) {
 		msg := setMsg(3, pattern(16, 1), pattern(200, 2))
 		for off := 0; off < 64; off++ {
-			expect(t, fmt.Sprintf("offset %d", off), msg, RunOptions{Offset: off})
+			t.Run(fmt.Sprint("offset ", off), func(t *T) {
+				expect(t, fmt.Sprintf("offset %d", off), msg, RunOptions{Offset: off})
+			})
 		}
 	})
 }
@@ -290,8 +309,10 @@ func TestMemoryTiming(t *testing.T) {
 			{Latency: 10, MaxStall: 40, Reorder: true, Seed: 6},
 			{Latency: 0, Backpressure: 0.9, Reorder: true, Seed: 7},
 		} {
-			withMem(t, cfg, func() {
-				expect(t, fmt.Sprintf("%+v", cfg), msg, RunOptions{Offset: 11})
+			t.Run(memName(cfg), func(t *T) {
+				withMem(t, cfg, func() {
+					expect(t, memName(cfg), msg, RunOptions{Offset: 11})
+				})
 			})
 		}
 	})
@@ -305,10 +326,12 @@ func TestDefaultVectors(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, rec := range recs {
-			r := dut.RunVector(rec.Index, rec.Source, rec.Msg, RunOptions{Offset: -1})
-			if !r.OK() {
-				t.Errorf("record %d (%s): %v %v", rec.Index, rec.Source, r.Err, r.Verdict.Diffs)
-			}
+			t.Run(fmt.Sprint("record ", rec.Index), func(t *T) {
+				r := dut.RunVector(rec.Index, rec.Source, rec.Msg, RunOptions{Offset: -1})
+				if !r.OK() {
+					t.Errorf("record %d (%s): %v %v", rec.Index, rec.Source, r.Err, r.Verdict.Diffs)
+				}
+			})
 		}
 	})
 }
@@ -340,29 +363,31 @@ func TestReplayWaveform(t *testing.T) {
 func TestImagesLastThroughNextRequest(t *testing.T) {
 	on(t, func(t *T) {
 		for _, capLines := range []int{0, 40} { // 0: sized to each message
-			freshEngine(t)
-			// Large requests first, so that every buffer is big enough to be
-			// used again (a buffer too small is replaced, not overwritten).
-			for i := 0; i < 4; i++ {
-				if _, err := dut.Receive(Request{Msg: setMsg(99, pattern(8, 1), pattern(4000+i, 2))}); err != nil {
-					t.Fatal(err)
+			t.Run(fmt.Sprint("capacity ", capLines), func(t *T) {
+				freshEngine(t)
+				// Large requests first, so that every buffer is big enough to be
+				// used again (a buffer too small is replaced, not overwritten).
+				for i := 0; i < 4; i++ {
+					if _, err := dut.Receive(Request{Msg: setMsg(99, pattern(8, 1), pattern(4000+i, 2))}); err != nil {
+						t.Fatal(err)
+					}
 				}
-			}
-			var prev Outcome
-			var before, image []byte
-			for i := 0; i < 6; i++ {
-				o, err := dut.Receive(Request{Msg: setMsg(uint32(i), pattern(8+i, byte(i)), pattern(300*i, byte(i+1))), CapLines: capLines})
-				if err != nil {
-					t.Fatal(err)
+				var prev Outcome
+				var before, image []byte
+				for i := 0; i < 6; i++ {
+					o, err := dut.Receive(Request{Msg: setMsg(uint32(i), pattern(8+i, byte(i)), pattern(300*i, byte(i+1))), CapLines: capLines})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if i > 0 && (!bytes.Equal(prev.Before, before) || !bytes.Equal(prev.Image, image)) {
+						t.Fatalf("capacity %d: request %d changed request %d's images", capLines, i, i-1)
+					}
+					if i > 0 && capLines > 0 && !bytes.Equal(o.Before, image) {
+						t.Fatalf("capacity %d: request %d's Before is not the image request %d left", capLines, i, i-1)
+					}
+					prev, before, image = o, bytes.Clone(o.Before), bytes.Clone(o.Image)
 				}
-				if i > 0 && (!bytes.Equal(prev.Before, before) || !bytes.Equal(prev.Image, image)) {
-					t.Fatalf("capacity %d: request %d changed request %d's images", capLines, i, i-1)
-				}
-				if i > 0 && capLines > 0 && !bytes.Equal(o.Before, image) {
-					t.Fatalf("capacity %d: request %d's Before is not the image request %d left", capLines, i, i-1)
-				}
-				prev, before, image = o, bytes.Clone(o.Before), bytes.Clone(o.Image)
-			}
+			})
 		}
 	})
 }
