@@ -7,6 +7,7 @@ module rx_deserializer
 (
   input  logic            clk_i,
   input  logic            rst_ni,
+  input  logic            clear_i,      // a new request: header fields back to 0
   input  logic            start_i,      // the message's first byte is at the head
 
   // The window (line buffer) and the message's remaining bytes.
@@ -121,12 +122,12 @@ module rx_deserializer
     endcase
 
     if (done_o) state_d = DIdle;
-    if (start_i) begin
-      state_d    = DVerA;
+    if (clear_i) begin
       msg_type_d = '0;
       method_d   = '0;
       seqid_d    = '0;
     end
+    if (start_i) state_d = DVerA;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -108,6 +108,7 @@ module rx_engine
   rx_deserializer u_rx_deserializer (
     .clk_i,
     .rst_ni,
+    .clear_i    (state_q == EStart),
     .start_i    (state_q == EStart && !too_large_q),
     .fresh_i    (fresh_q),
     .win_i      (win[4*8-1:0]),
