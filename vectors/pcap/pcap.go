@@ -197,8 +197,8 @@ func Read(r io.Reader, name string, opt Options) (*Result, error) {
 }
 
 // ErrCorrupt is wrapped by a CaptureError when gopacket's reader fails on
-// a corrupt file by panicking (it divides by a zero timestamp resolution in
-// a damaged pcapng interface block, for one).
+// a corrupt file by panicking (google/gopacket divided by a zero timestamp
+// resolution in a damaged pcapng interface block, for one).
 var ErrCorrupt = errors.New("corrupt capture file")
 
 // readPacket reads the next packet, turning a panic of the reader into an error.
@@ -217,8 +217,8 @@ type packetSource interface {
 	linkType(ci gopacket.CaptureInfo) (uint32, error)
 }
 
-// classicSource reads classic pcap. gopacket v1.1.19 keeps a link type in
-// 8 bits, so the header's 32-bit value is read here (for LINUX_SLL2, 276).
+// classicSource reads classic pcap. The header's 32-bit link type is read
+// here as stored (gopacket's LinkType is 16 bits).
 type classicSource struct {
 	*pcapgo.Reader
 	lt uint32
@@ -305,10 +305,8 @@ func shortRead(err error) error {
 }
 
 // Linux cooked capture v2 (LINKTYPE_LINUX_SLL2, what `tcpdump -i any` writes
-// since libpcap 1.10), which gopacket v1.1.19 does not know: a 20-byte header
-// whose first two bytes are the EtherType.
-// gopacket v1.1.19 keeps link types in 8 bits, so it cannot name it, and
-// pcapng interfaces with it are not recognised.
+// since libpcap 1.10): a 20-byte header whose first two bytes are the
+// EtherType, decoded here to the IP layer.
 const (
 	linkTypeLinuxSLL2 = 276
 	sll2HeaderLen     = 20

@@ -401,6 +401,19 @@ func TestRead(t *testing.T) {
 			},
 		},
 		{
+			// gopacket/gopacket keeps pcapng link types in 16 bits, so
+			// SLL2 (276) reaches the extractor from pcapng too.
+			name: "Linux SLL2 in pcapng", link: linkSLL2, ng: true,
+			build: func(t *testing.T) ([]tcpPkt, [][]byte) {
+				var pkts []tcpPkt
+				f := newFlow(&pkts, new(timeDur), cli, srv, 1, 2)
+				f.handshake()
+				reqs, _ := exchange(t, f, true, 1460)
+				f.close()
+				return pkts, reqs
+			},
+		},
+		{
 			name: "BSD loopback", link: linkNull,
 			build: func(t *testing.T) ([]tcpPkt, [][]byte) {
 				var pkts []tcpPkt

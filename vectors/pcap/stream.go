@@ -92,7 +92,8 @@ func (c *conn) ReassemblyComplete(reassembly.AssemblerContext) bool {
 }
 
 // seqDiff is b - a in TCP sequence-number arithmetic (RFC 1982).
-// (reassembly.Sequence.Difference is off by one across the wrap.)
+// (google/gopacket's reassembly.Sequence.Difference was off by one across
+// the wrap; this one does not depend on the library's.)
 func seqDiff(a, b reassembly.Sequence) int {
 	return int(int32(uint32(b) - uint32(a)))
 }
