@@ -38,14 +38,19 @@ func TestCalibrateFigure19(t *testing.T) {
 }
 
 func TestCalibrateRejects(t *testing.T) {
-	for _, pts := range [][]CalPoint{
-		Figure19[:1],
-		{{Name: "a", LUTs: 10, FFs: 10, DynamicW: 1}, {Name: "b", LUTs: 5, FFs: 15, DynamicW: 2}},           // same size
-		{{Name: "a", LUTs: 10, FFs: 10, DynamicW: 0.002}, {Name: "b", LUTs: 2000, FFs: 0, DynamicW: 0.001}}, // power falls with size
+	for _, c := range []struct {
+		name string
+		pts  []CalPoint
+	}{
+		{"one point", Figure19[:1]},
+		{"same size", []CalPoint{{Name: "a", LUTs: 10, FFs: 10, DynamicW: 1}, {Name: "b", LUTs: 5, FFs: 15, DynamicW: 2}}},
+		{"power falls with size", []CalPoint{{Name: "a", LUTs: 10, FFs: 10, DynamicW: 0.002}, {Name: "b", LUTs: 2000, FFs: 0, DynamicW: 0.001}}},
 	} {
-		if _, err := Calibrate(pts, 280, 0.125); err == nil {
-			t.Errorf("Calibrate(%v) accepted", pts)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := Calibrate(c.pts, 280, 0.125); err == nil {
+				t.Errorf("Calibrate(%v) accepted", c.pts)
+			}
+		})
 	}
 }
 
