@@ -83,7 +83,7 @@ func b2i(b bool) int {
 	return 0
 }
 
-// worker is a running `arcalis worker` process.
+// worker is a running worker process (Options.WorkerCmd, serving with Serve).
 type worker struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser // its stdin, written by feedJobs only
