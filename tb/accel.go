@@ -65,27 +65,25 @@ type Accel struct {
 	uc               ucResponse
 	state, phase     uint64 // last sample of state_o and rx_phase_o
 	sampled          bool
-	busy             bool       // the last edge transferred a load or a store
-	pending          int        // samples equal to the last one, not yet in Cov
-	conds            []vpi.Cond // quiet's, reused
-	window           [2]uint64  // the command page Configure last programmed
+	pending          int       // samples equal to the last one, not yet in Cov
+	window           [2]uint64 // the command page Configure last programmed
 
-	// stepwise turns off running several cycles per simulator call (quiet
-	// and frames): every cycle is one Step; noQuiet turns off quiet alone.
-	// The results are the same (batch_test.go).
-	stepwise, noQuiet bool
-	ready             []readiness              // each frame's, reused
-	stops             [stopPoll + 1][]vpi.Cond // frames' stop conditions by stopOn
-	pollFrom          []vpi.Cond               // stops[stopPoll] from a cycle on, reused
-	guarded           []vpi.Cond               // frames' stop conditions with the guard, reused
-	lm                *vpi.LineMem             // see lineMemRun; nil if it could not attach
-	handoffs          int                      // edges lm handed back to Memory (tests)
-	replies           [2][LineSize]byte        // Outcome.Reply's, in turn
-	nextReply         int
-	noLineMem         bool // answer every cycle's memory traffic in Go (tests)
-	script            ucScript
-	then              ucScript // exchangeLineMem's tail
-	onEdge            func()   // if set, called at every edge with its sample (tests)
+	// stepwise turns off running several cycles per simulator call (frames
+	// and the line memory): every cycle is one Step. The results are the
+	// same (batch_test.go).
+	stepwise  bool
+	ready     []readiness              // each frame's, reused
+	stops     [stopPoll + 1][]vpi.Cond // frames' stop conditions by stopOn
+	pollFrom  []vpi.Cond               // stops[stopPoll] from a cycle on, reused
+	guarded   []vpi.Cond               // frames' stop conditions with the guard, reused
+	lm        *vpi.LineMem             // see lineMemRun; nil if it could not attach
+	handoffs  int                      // edges lm handed back to Memory (tests)
+	replies   [2][LineSize]byte        // Outcome.Reply's, in turn
+	nextReply int
+	noLineMem bool // answer every cycle's memory traffic in Go (tests)
+	script    ucScript
+	then      ucScript // exchangeLineMem's tail
+	onEdge    func()   // if set, called at every edge with its sample (tests)
 }
 
 // stopOn is what ends a run of frames after the cycle it is seen in.
@@ -329,11 +327,10 @@ func (a *Accel) edge(now uint64, ldReady, stReady bool, smp []byte) {
 }
 
 // takeMem has the memory take the load and the store the edge at cycle
-// now transferred, if its ports were ready, and sets busy.
+// now transferred, if its ports were ready.
 func (a *Accel) takeMem(now uint64, smp []byte) {
 	m, o := a.Mem, &a.out
 	ld, st := a.ldReady && o.ldReqValid.BitIn(smp), a.stReady && o.stReqValid.BitIn(smp)
-	a.busy = ld || st
 	if ld && loadsFirst {
 		m.takeLoad(now, o.ldReqAddr.U64In(smp), o.ldReqTag.U64In(smp))
 	}
@@ -368,53 +365,10 @@ func (a *Accel) flushCov() {
 	}
 }
 
-// quiet runs up to max cycles (at least 2) in one call while nothing needs
-// the testbench, and stops after the first cycle that does: one whose edge
-// transfers a load or a store, whose state or Rx phase differs from the
-// last sample, or whose UC response is valid (when polling: reports ready).
-// The memory answers nothing in these cycles and its ports' readiness does
-// not change (see Memory.quietCycles), so the inputs are held. The result
-// is cycle for cycle what Step would do; it returns the cycles run.
-func (a *Accel) quiet(max int, polling bool) (int, error) {
-	m, first := a.Mem, a.cycle+1
-	a.in.ldRspValid.Set(0)
-	a.in.stAckValid.Set(0)
-	a.ldReady, a.stReady = m.loadReady(), m.storeReady()
-	a.in.ldReqReady.Set(b2u(a.ldReady))
-	a.in.stReqReady.Set(b2u(a.stReady))
-	c := a.conds[:0]
-	if a.ldReady {
-		c = append(c, vpi.Cond{Port: a.out.ldReqValid, Mask: 1, Value: 1})
-	}
-	if a.stReady {
-		c = append(c, vpi.Cond{Port: a.out.stReqValid, Mask: 1, Value: 1})
-	}
-	c = append(c,
-		vpi.Cond{Port: a.out.state, Mask: ^uint64(0), Value: a.state, NotEqual: true},
-		vpi.Cond{Port: a.out.rxPhase, Mask: ^uint64(0), Value: a.phase, NotEqual: true})
-	if polling {
-		c = append(c, vpi.Cond{Port: a.out.ucRspRdata, Mask: 1 << 4, Value: 1 << 4})
-	} else {
-		c = append(c, vpi.Cond{Port: a.out.ucRspValid, Mask: 1, Value: 1})
-	}
-	a.conds = c
-	n, _, err := a.sim.RunUntilAny(c, max)
-	if err != nil {
-		a.cycle = first - 1 + uint64(n)
-		return n, fmt.Errorf("cycles %d..%d: %w", first, first+uint64(max)-1, err)
-	}
-	// The n-1 cycles before the last were sampled with the last state and phase.
-	a.pending += n - 1
-	a.edge(first-1+uint64(n), a.ldReady, a.stReady, a.sim.LastSample())
-	return n, nil
-}
-
 // advance runs at least one and at most max cycles: with a plain memory,
 // as many as the shim's line memory runs in one call (lineMemRun); else,
-// while the engine waits for answers further off than frames could reach,
-// as many cycles as quiet allows in one call; else, with memory latency, up
-// to Latency+1 cycles in one call (frames); else one Step. While polling,
-// it stops at a ready status.
+// with memory latency, up to Latency+1 cycles in one call (frames); else
+// one Step. While polling, it stops at a ready status.
 func (a *Accel) advance(max int, polling bool) (int, error) {
 	if a.stepwise || max < 2 {
 		return 1, a.step()
@@ -426,11 +380,7 @@ func (a *Accel) advance(max int, polling bool) (int, error) {
 	if a.lineMemOK() {
 		return a.lineMemRun(max, a.stops[on], 0, nil, nil)
 	}
-	m := a.Mem
-	if q := m.quietCycles(a.cycle + 1); q > m.lookahead() && !m.Idle() && a.sampled && !a.busy && !a.noQuiet {
-		return a.quiet(min(q, max), polling)
-	}
-	if m.lookahead() >= 2 {
+	if a.Mem.lookahead() >= 2 {
 		return a.frames(max, on, nil, nil, false)
 	}
 	return 1, a.step()

@@ -29,23 +29,21 @@ type batchResult struct {
 	loadsLeft, acksLeft int // answers still queued afterwards
 }
 
-// Ways of running cycles: one per simulator call, frames but no quiet
-// stretches, both, all of these with Memory answering every cycle in Go;
-// and the default, the shim's line memory wherever Memory is plain (else
-// batched).
+// Ways of running cycles: one per simulator call, and several per call
+// (frames), both with Memory answering every cycle in Go; and the default,
+// the shim's line memory wherever Memory is plain (else batched).
 const (
 	stepwise = iota
-	framesOnly
 	batched
 	lineMem
 )
 
-var modeNames = []string{"stepwise", "frames only", "batched", "line memory"}
+var modeNames = []string{"stepwise", "batched", "line memory"}
 
 // setMode puts dut in one of the modes above.
 func setMode(t *T, mode int) {
 	t.Helper()
-	dut.stepwise, dut.noQuiet = mode == stepwise, mode == framesOnly
+	dut.stepwise = mode == stepwise
 	dut.noLineMem = mode != lineMem
 }
 
@@ -213,8 +211,8 @@ func TestGuardedScript(t *testing.T) {
 }
 
 // diffResults lists the differences between a stepwise run and another;
-// samples compares the output hashes too (quiet stretches take edges they
-// need not look at as one).
+// samples compares the output hashes too (the line memory runs no Go
+// between edges to hash them).
 func diffResults(step, batch []batchResult, samples bool) []string {
 	var d []string
 	for i := range step {
@@ -255,7 +253,7 @@ func diffResults(step, batch []batchResult, samples bool) []string {
 
 // TestBatchingMatchesStepwise runs the default vectors and a few large
 // values under memory behaviours of every kind, once a cycle at a time and
-// once with several cycles per simulator call (frames and quiet stretches),
+// once with several cycles per simulator call (frames, the line memory),
 // and requires the same results, cycle for cycle: outcomes, statuses,
 // images, replies, memory counters, every output at every edge and the
 // coverage of every cycle's state.
@@ -299,10 +297,10 @@ func TestBatchingMatchesStepwise(t *testing.T) {
 			for _, r := range step {
 				cycles += r.cycles
 			}
-			for _, mode := range []int{framesOnly, batched, lineMem} {
+			for _, mode := range []int{batched, lineMem} {
 				name := cfg + ", " + modeNames[mode]
 				res, cov, calls := runRequests(t, tc.cfg, mode, tc.msgs)
-				for _, d := range diffResults(step, res, mode != batched && mode != lineMem) {
+				for _, d := range diffResults(step, res, mode != lineMem) {
 					t.Errorf("%s: %s", name, d)
 				}
 				for _, c := range []struct {

@@ -106,7 +106,6 @@ func (a *Accel) lineMemCall(max int, stop []vpi.Cond, k, tail int, next func(i i
 func (a *Accel) lineMemLast(smp []byte) {
 	o, st := &a.out, a.lm.State
 	a.state, a.phase, a.sampled = o.state.U64In(smp), o.rxPhase.U64In(smp), true
-	a.busy = st.Busy != 0
 	if st.Handoff != 0 {
 		a.takeMem(a.cycle, smp)
 		a.handoffs++

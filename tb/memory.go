@@ -330,32 +330,6 @@ func (m *Memory) acceptStore(now, addr, tag uint64, strb uint64) bool {
 	return whole
 }
 
-// quietCycles is how many cycles from cycle now on the memory answers
-// nothing and its ports' readiness cannot change unless the engine issues a
-// request: 0 if it answers at now or draws readiness at random.
-func (m *Memory) quietCycles(now uint64) int {
-	if m.cfg.Backpressure > 0 {
-		return 0
-	}
-	next := ^uint64(0)
-	for i, a := range m.loads.items[m.loads.head:] {
-		if i > 0 && (m.loads.unsorted == 0 || !m.cfg.Reorder) {
-			break // in order: the oldest answers first
-		}
-		next = min(next, a.due)
-	}
-	for i, a := range m.acks.items[m.acks.head:] {
-		if i > 0 && m.acks.unsorted == 0 {
-			break // the oldest is due first
-		}
-		next = min(next, a.due)
-	}
-	if next <= now {
-		return 0
-	}
-	return int(min(next-now, 1<<30))
-}
-
 // nextLoad and nextAck remove and return an answer due by edge now, or nil.
 // The answer stays valid until the next request is taken.
 func (m *Memory) nextLoad(now uint64) *answer {
