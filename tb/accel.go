@@ -109,7 +109,7 @@ type ucResponse struct {
 func Open(lib string, mem MemConfig) (*Accel, error) {
 	// Stat through os so that go test's cache notices a rebuilt model.
 	if _, err := os.Stat(lib); err != nil {
-		return nil, fmt.Errorf("Verilated model not found (%w); build it with `make verilate`", err)
+		return nil, fmt.Errorf("the Verilated model was not found (%w); build it with `make verilate`", err)
 	}
 	sim, err := vpi.Open(lib, vpi.Options{Clock: "clk_i"})
 	if err != nil {

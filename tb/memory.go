@@ -471,7 +471,6 @@ type batch struct {
 	loads, stores int       // frames so far whose load, store port was ready
 	edgeDraws     bool      // an edge so far may draw (a request taken there would)
 	plain         bool      // no backpressure, in-flight limit, stalls or faults
-	stream        bool      // see beginStream
 }
 
 // removal is an answer a frame took from a queue, to be put back: the
@@ -487,12 +486,6 @@ type removal struct { // no pointers: no write barriers on the way in
 // record notes that next is about to remove q's at-th waiting answer.
 func (m *Memory) record(q *queue, at int) {
 	b := &m.batch
-	if b.stream { // see beginStream
-		b.undo = append(b.undo, removal{})
-		b.undo[len(b.undo)-1].ack = q == &m.acks
-		b.taken = append(b.taken, q.items[q.head+at])
-		return
-	}
 	// Field by field: a composite literal is assembled on the stack and the
 	// copy's wide loads stall on the narrow stores just made.
 	b.undo = append(b.undo, removal{})
@@ -574,7 +567,7 @@ func (m *Memory) end(n int) {
 	if n < len(b.marks) {
 		m.rollback(b.marks[n])
 	}
-	b.on, b.stream = false, false
+	b.on = false
 	if m.draws != nil {
 		m.draws.stop()
 	}
@@ -594,10 +587,6 @@ func (m *Memory) drewSince(k mark) bool { return m.draws != nil && m.draws.pos >
 // queues, their draws back on the tape.
 func (m *Memory) rollback(k mark) {
 	b := &m.batch
-	if b.stream {
-		m.unstream(k)
-		return
-	}
 	for len(b.undo) > k.undo {
 		r := &b.undo[len(b.undo)-1]
 		q := &m.loads
@@ -625,54 +614,13 @@ func (m *Memory) rollback(k mark) {
 	}
 }
 
-// ---- Streams: batches whose edges are taken while later frames are fixed ----
-
-// streamable reports whether the memory's frames can be fixed while the
-// edges before them are still being taken (beginStream): its answers come
-// in order, each port is always ready, and nothing draws.
+// streamable reports whether the memory is plain enough for the line memory
+// (linemem.go, membus.go): its answers come in order, each port is always
+// ready, and nothing draws.
 func (m *Memory) streamable() bool {
 	c := &m.cfg
 	return c.Backpressure <= 0 && c.MaxInFlight <= 0 && !c.HoldLoads && c.MaxStall <= 0 && c.LoadFault <= 0 &&
 		c.FaultLine == nil && !c.Reorder && m.loads.unsorted == 0 && m.acks.unsorted == 0
-}
-
-// beginStream starts a batch in which the testbench takes each edge as
-// soon as its cycle has run, and fixes a frame whenever the edges more than
-// Latency+1 cycles before it are taken (Accel.framesPiped). The answers a
-// frame takes out of the queues are those of requests taken at those
-// edges, so the edges taken in between cannot change them; but they may
-// add answers and move the queues, so each answer taken is kept whole, and
-// a rollback (end) puts it back at the head of its queue. The memory must
-// be streamable.
-func (m *Memory) beginStream() {
-	m.begin()
-	m.batch.stream = true
-}
-
-// unstream undoes a stream's frames from k on, latest first.
-func (m *Memory) unstream(k mark) {
-	b := &m.batch
-	for len(b.undo) > k.undo {
-		r := b.undo[len(b.undo)-1]
-		a := b.taken[len(b.taken)-1]
-		b.undo, b.taken = b.undo[:len(b.undo)-1], b.taken[:len(b.taken)-1]
-		q := &m.loads
-		if r.ack {
-			q = &m.acks
-			m.stInflight++
-		} else {
-			m.ldInflight++
-		}
-		m.inflight++
-		if q.head > 0 {
-			q.head--
-			q.items[q.head] = a
-		} else {
-			q.items = append(q.items, answer{})
-			copy(q.items[1:], q.items)
-			q.items[0] = a
-		}
-	}
 }
 
 // tape is the memory's source of random numbers: math/rand's own source,
