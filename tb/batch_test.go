@@ -135,77 +135,79 @@ func TestGuardedScript(t *testing.T) {
 	msg := []byte(setMsg(77, pattern(40, 1), pattern(16<<10, 2)))
 	on(t, func(t *T) {
 		for _, lat := range []int{1, 4, 9} {
-			type result struct {
-				hash, cycles  uint64
-				status, final Status
-				loads, stores int
-				statusLoads   []uint64
-				scriptCalls   uint64
-			}
-			var res [2]result
-			for i, mode := range []int{stepwise, batched} {
-				freshEngine(t)
-				m := dut.Mem
-				if err := m.SetConfig(MemConfig{Latency: lat, Seed: 1}); err != nil {
-					t.Fatal(err)
+			t.Run(fmt.Sprint("latency ", lat), func(t *T) {
+				type result struct {
+					hash, cycles  uint64
+					status, final Status
+					loads, stores int
+					statusLoads   []uint64
+					scriptCalls   uint64
 				}
-				m.Fill(NetRecvBase, len(msg)+LineSize, Filler)
-				m.Write(NetRecvBase, msg)
-				m.Fill(AppRecvBase, DefaultCapLines*LineSize, Filler)
-				m.Readable = Region{"Net.Recv", NetRecvBase, uint64(len(msg))}
-				m.Writable = Region{"App.Recv", AppRecvBase, DefaultCapLines * LineSize}
-				setMode(t, mode)
-				h, from := hashEdges(true)
-				c0 := dut.Cycle()
-				from(c0)
-				l0, s0 := m.LoadCount, m.StoreCount
-				r := &res[i]
-				if err := dut.commands(command{OpAppReadyFlag, AppReadyPayload(AppRecvBase, DefaultCapLines)},
-					command{OpSendNetBuf, NetRecvBase}, command{OpSendNetLen, uint64(len(msg))}); err != nil {
-					t.Fatal(err)
+				var res [2]result
+				for i, mode := range []int{stepwise, batched} {
+					freshEngine(t)
+					m := dut.Mem
+					if err := m.SetConfig(MemConfig{Latency: lat, Seed: 1}); err != nil {
+						t.Fatal(err)
+					}
+					m.Fill(NetRecvBase, len(msg)+LineSize, Filler)
+					m.Write(NetRecvBase, msg)
+					m.Fill(AppRecvBase, DefaultCapLines*LineSize, Filler)
+					m.Readable = Region{"Net.Recv", NetRecvBase, uint64(len(msg))}
+					m.Writable = Region{"App.Recv", AppRecvBase, DefaultCapLines * LineSize}
+					setMode(t, mode)
+					h, from := hashEdges(true)
+					c0 := dut.Cycle()
+					from(c0)
+					l0, s0 := m.LoadCount, m.StoreCount
+					r := &res[i]
+					if err := dut.commands(command{OpAppReadyFlag, AppReadyPayload(AppRecvBase, DefaultCapLines)},
+						command{OpSendNetBuf, NetRecvBase}, command{OpSendNetLen, uint64(len(msg))}); err != nil {
+						t.Fatal(err)
+					}
+					calls := dut.sim.Calls()
+					accs := make([]ucAccess, 8)
+					for j := range accs {
+						accs[j] = ucAccess{addr: WindowBase}
+					}
+					got, err := dut.ucRun(0, accs...)
+					if err != nil {
+						t.Fatal(err)
+					}
+					r.scriptCalls = dut.sim.Calls() - calls
+					for _, g := range got {
+						r.statusLoads = append(r.statusLoads, g.data)
+					}
+					if r.status, err = dut.Poll(dut.Budget(len(msg))); err != nil {
+						t.Fatal(err)
+					}
+					if r.final, err = dut.ReadStatus(); err != nil {
+						t.Fatal(err)
+					}
+					r.hash, r.cycles = h.Sum64(), dut.Cycle()-c0
+					r.loads, r.stores = m.LoadCount-l0, m.StoreCount-s0
+					setMode(t, lineMem)
+					dut.onEdge = nil
+					if len(m.Violations) > 0 {
+						t.Errorf("latency %d, %s: violations %v", lat, modeNames[mode], m.Violations)
+					}
 				}
-				calls := dut.sim.Calls()
-				accs := make([]ucAccess, 8)
-				for j := range accs {
-					accs[j] = ucAccess{addr: WindowBase}
+				for _, r := range res[1:] {
+					if !slices.Equal(res[0].statusLoads, r.statusLoads) || res[0].hash != r.hash ||
+						res[0].cycles != r.cycles || res[0].status != r.status || res[0].final != r.final ||
+						res[0].loads != r.loads || res[0].stores != r.stores {
+						t.Errorf("latency %d: stepwise %+v, %s %+v", lat, res[0], modeNames[batched], r)
+					}
 				}
-				got, err := dut.ucRun(0, accs...)
-				if err != nil {
-					t.Fatal(err)
+				// 16 cycles, more than the lookahead, with loads in most.
+				if res[1].scriptCalls < 2 {
+					t.Errorf("latency %d: the status loads ran in %d call(s): the guard never stopped one", lat, res[1].scriptCalls)
 				}
-				r.scriptCalls = dut.sim.Calls() - calls
-				for _, g := range got {
-					r.statusLoads = append(r.statusLoads, g.data)
+				if res[0].status.Result() != uint8(golden.CodeOK) {
+					t.Errorf("latency %d: result %d, want OK", lat, res[0].status.Result())
 				}
-				if r.status, err = dut.Poll(dut.Budget(len(msg))); err != nil {
-					t.Fatal(err)
-				}
-				if r.final, err = dut.ReadStatus(); err != nil {
-					t.Fatal(err)
-				}
-				r.hash, r.cycles = h.Sum64(), dut.Cycle()-c0
-				r.loads, r.stores = m.LoadCount-l0, m.StoreCount-s0
-				setMode(t, lineMem)
-				dut.onEdge = nil
-				if len(m.Violations) > 0 {
-					t.Errorf("latency %d, %s: violations %v", lat, modeNames[mode], m.Violations)
-				}
-			}
-			for _, r := range res[1:] {
-				if !slices.Equal(res[0].statusLoads, r.statusLoads) || res[0].hash != r.hash ||
-					res[0].cycles != r.cycles || res[0].status != r.status || res[0].final != r.final ||
-					res[0].loads != r.loads || res[0].stores != r.stores {
-					t.Errorf("latency %d: stepwise %+v, %s %+v", lat, res[0], modeNames[batched], r)
-				}
-			}
-			// 16 cycles, more than the lookahead, with loads in most.
-			if res[1].scriptCalls < 2 {
-				t.Errorf("latency %d: the status loads ran in %d call(s): the guard never stopped one", lat, res[1].scriptCalls)
-			}
-			if res[0].status.Result() != uint8(golden.CodeOK) {
-				t.Errorf("latency %d: result %d, want OK", lat, res[0].status.Result())
-			}
-			t.Logf("latency %d: %d cycles; the 8 status loads took %d simulator calls batched", lat, res[1].cycles, res[1].scriptCalls)
+				t.Logf("latency %d: %d cycles; the 8 status loads took %d simulator calls batched", lat, res[1].cycles, res[1].scriptCalls)
+			})
 		}
 	})
 }
@@ -290,7 +292,7 @@ func TestBatchingMatchesStepwise(t *testing.T) {
 		{MemConfig{Latency: 12, FaultLine: func(a uint64) bool { return a == bad }, Seed: 8}, some, true},
 		{MemConfig{Latency: 60, MaxStall: 200, Reorder: true, Seed: 9}, some, false},
 	} {
-		on(t, func(t *T) {
+		runOn(t, memName(tc.cfg), func(t *T) {
 			cfg := fmt.Sprintf("%+v", tc.cfg)
 			step, stepCov, stepCalls := runRequests(t, tc.cfg, stepwise, tc.msgs)
 			var cycles uint64
@@ -332,41 +334,43 @@ func TestBatchingMatchesStepwise(t *testing.T) {
 // low 63 bits of its Uint64), and after a rewind the same values again.
 func TestTapeIsMathRand(t *testing.T) {
 	for seed := int64(0); seed < 20; seed++ {
-		tp := &tape{src: mathrand.NewSource(seed).(mathrand.Source64)}
-		got, want := mathrand.New(tp), mathrand.New(mathrand.NewSource(seed))
-		draw := func(r *mathrand.Rand, i int) uint64 {
-			switch i % 4 {
-			case 0:
-				return math.Float64bits(r.Float64())
-			case 1:
-				return uint64(r.Intn(1 + i))
-			case 2:
-				return uint64(r.Int63())
-			}
-			return r.Uint64()
-		}
-		var kept []uint64
-		for i := 0; i < 3000; i++ {
-			if i%100 == 10 { // keep the next values, then draw them again
-				tp.record()
-				kept = kept[:0]
-			}
-			g := draw(got, i)
-			if w := draw(want, i); g != w {
-				t.Fatalf("seed %d, draw %d: tape %#x, math/rand %#x", seed, i, g, w)
-			}
-			if tp.keep {
-				kept = append(kept, g)
-			}
-			if i%100 == 40 {
-				tp.pos = 0 // rewind to where recording began
-				for j, k := range kept {
-					if g := draw(got, i-len(kept)+1+j); g != k {
-						t.Fatalf("seed %d: draw %d again: %#x, first %#x", seed, i-len(kept)+1+j, g, k)
-					}
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+			tp := &tape{src: mathrand.NewSource(seed).(mathrand.Source64)}
+			got, want := mathrand.New(tp), mathrand.New(mathrand.NewSource(seed))
+			draw := func(r *mathrand.Rand, i int) uint64 {
+				switch i % 4 {
+				case 0:
+					return math.Float64bits(r.Float64())
+				case 1:
+					return uint64(r.Intn(1 + i))
+				case 2:
+					return uint64(r.Int63())
 				}
-				tp.stop()
+				return r.Uint64()
 			}
-		}
+			var kept []uint64
+			for i := 0; i < 3000; i++ {
+				if i%100 == 10 { // keep the next values, then draw them again
+					tp.record()
+					kept = kept[:0]
+				}
+				g := draw(got, i)
+				if w := draw(want, i); g != w {
+					t.Fatalf("seed %d, draw %d: tape %#x, math/rand %#x", seed, i, g, w)
+				}
+				if tp.keep {
+					kept = append(kept, g)
+				}
+				if i%100 == 40 {
+					tp.pos = 0 // rewind to where recording began
+					for j, k := range kept {
+						if g := draw(got, i-len(kept)+1+j); g != k {
+							t.Fatalf("seed %d: draw %d again: %#x, first %#x", seed, i-len(kept)+1+j, g, k)
+						}
+					}
+					tp.stop()
+				}
+			}
+		})
 	}
 }
