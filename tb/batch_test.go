@@ -94,8 +94,8 @@ func runRequests(t *T, cfg MemConfig, mode int, msgs [][]byte) ([]batchResult, *
 }
 
 // hashEdges hashes every edge's sample from now on into h, if on: where it
-// means something (a request's fields while it is valid: the others hold
-// whatever came before), with the readiness the memory drove and the cycle
+// means something (a request's fields while it is valid, a store's data
+// bytes that its strobe selects: the others hold whatever came before), with the readiness the memory drove and the cycle
 // counted from the one from sets, which also resets h.
 func hashEdges(on bool) (h hash.Hash64, from func(c0 uint64)) {
 	h = fnv.New64a()
@@ -106,7 +106,7 @@ func hashEdges(on bool) (h hash.Hash64, from func(c0 uint64)) {
 	var c0 uint64
 	o := &dut.out
 	ld := []*vpi.Port{o.ldReqAddr, o.ldReqTag}
-	st := []*vpi.Port{o.stReqAddr, o.stReqTag, o.stReqStrb, o.stReqData}
+	st := []*vpi.Port{o.stReqAddr, o.stReqTag, o.stReqStrb}
 	uc := []*vpi.Port{o.ucRspHit, o.ucRspRdata}
 	dut.onEdge = func() {
 		buf = binary.LittleEndian.AppendUint64(buf[:0], dut.cycle-c0)
@@ -120,6 +120,12 @@ func hashEdges(on bool) (h hash.Hash64, from func(c0 uint64)) {
 				if g.valid.Bit() {
 					buf = append(buf, p.Bytes()...)
 				}
+			}
+		}
+		if o.stReqValid.Bit() { // the bytes it stores: the others are don't-care
+			data, strb := o.stReqData.Bytes(), o.stReqStrb.U64()
+			for i, b := range data {
+				buf = append(buf, b&byte(0-(strb>>i&1)))
 			}
 		}
 		h.Write(buf)
