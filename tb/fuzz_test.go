@@ -367,32 +367,34 @@ func functionalReport(c *Coverage) string {
 func TestFieldTypeEveryPosition(t *testing.T) {
 	on(t, func(t *T) {
 		for ti, ty := range FieldTypes {
-			for q := 0; q < LineSize; q++ {
-				off := (q*5 + ti) % LineSize
-				pad := ((q-off-22)%LineSize + LineSize) % LineSize // field at 15 + 7 + pad
-				w := header("Set", 1, uint32(q)).bin(9, pattern(pad, byte(q)))
-				want := golden.CodeOK
-				switch {
-				case ty == 0:
-				case ty == 11:
-					w = w.bin(2, pattern(q, 3))
-				case ty >= 12 && ty <= 15:
-					w, want = w.field(ty, 7, 8, 0, 0, 0, 1), golden.CodeNestedUnsupported
-				case ty == FieldInvalid:
-					w, want = w.field(invalidTypes[q%len(invalidTypes)], 2, 0, 0, 0, 0), golden.CodeBadType
-				default:
-					w = w.field(ty, 7, pattern(fixedSizes[ty], 1)...)
+			t.Run("type "+typeName(ty), func(t *T) {
+				for q := 0; q < LineSize; q++ {
+					off := (q*5 + ti) % LineSize
+					pad := ((q-off-22)%LineSize + LineSize) % LineSize // field at 15 + 7 + pad
+					w := header("Set", 1, uint32(q)).bin(9, pattern(pad, byte(q)))
+					want := golden.CodeOK
+					switch {
+					case ty == 0:
+					case ty == 11:
+						w = w.bin(2, pattern(q, 3))
+					case ty >= 12 && ty <= 15:
+						w, want = w.field(ty, 7, 8, 0, 0, 0, 1), golden.CodeNestedUnsupported
+					case ty == FieldInvalid:
+						w, want = w.field(invalidTypes[q%len(invalidTypes)], 2, 0, 0, 0, 0), golden.CodeBadType
+					default:
+						w = w.field(ty, 7, pattern(fixedSizes[ty], 1)...)
+					}
+					name := fmt.Sprintf("type %s at line position %d", typeName(ty), q)
+					req := Request{Msg: w.stop(), Offset: off, CapLines: 6}
+					if got := Fields(req.Msg, LineSize)[1]; (off+got.Pos)%LineSize != q {
+						t.Fatalf("%s: the field is at line position %d", name, (off+got.Pos)%LineSize)
+					}
+					o, _ := runFaulty(t, name, req, MemConfig{Latency: 2})
+					if got := golden.Code(o.Status.Result()); got != want {
+						t.Errorf("%s: result %s, want %s", name, got, want)
+					}
 				}
-				name := fmt.Sprintf("type %s at line position %d", typeName(ty), q)
-				req := Request{Msg: w.stop(), Offset: off, CapLines: 6}
-				if got := Fields(req.Msg, LineSize)[1]; (off+got.Pos)%LineSize != q {
-					t.Fatalf("%s: the field is at line position %d", name, (off+got.Pos)%LineSize)
-				}
-				o, _ := runFaulty(t, name, req, MemConfig{Latency: 2})
-				if got := golden.Code(o.Status.Result()); got != want {
-					t.Errorf("%s: result %s, want %s", name, got, want)
-				}
-			}
+			})
 		}
 	})
 }
