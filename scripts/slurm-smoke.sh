@@ -208,9 +208,10 @@ ctld_times() {
 
 negative_done=""
 run_array() {
-  local n=$1 s=$2 out jid mid times
+  local n=$1 s=$2 out jid mid load
   say "$n node(s), $s shard(s): the array block of $doc"
   rm -rf "$work/results"
+  load=$(cut -d' ' -f1 /proc/loadavg)
   out=$(cd "$work" && SHARDS=$s bash -c "$array_block" 2>&1) || die "the array block exited non-zero: $out"
   jid=$(sed -n 's/^shards: job \([0-9]*\), merge: job \([0-9]*\)$/\1/p' <<<"$out")
   mid=$(sed -n 's/^shards: job \([0-9]*\), merge: job \([0-9]*\)$/\2/p' <<<"$out")
@@ -268,8 +269,17 @@ run_array() {
     negative_done=1
   fi
   say "$n node(s), $s shard(s): PASS, $nvec vectors ($nbad disagree), submit to merge end ${total}s (array ${span}s, longest task ${longest}s, $used node(s) used), unsharded ${whole_s}s"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$s" "$total" "$queue" "$span" "$longest" "$mean" "$wait" "$merge" "$used" "$whole_s" >>"$rc_file"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$s" "$total" "$queue" "$span" "$longest" "$mean" "$wait" "$merge" "$used" "$whole_s" "$load" >>"$rc_file"
 }
+
+# A shard's fixed cost: a one-vector shard still reads and hashes every
+# vector file and starts its workers.
+say "the fixed cost of a shard"
+t0=$(now)
+(cd "$work" && build/arcalis run --jobs 2 --json --shard 1/1000000000 --wave "" vectors/*.vec >/dev/null 2>"$tmp/fixed.log") ||
+  { tail -n 5 "$tmp/fixed.log" >&2; die "the one-vector shard failed"; }
+fixed_s=$(secs "$t0" "$(now)")
+say "a one-vector shard: ${fixed_s}s"
 
 for n in $NODES; do
   cluster_start "$n"
@@ -293,6 +303,7 @@ mkdir -p "$(dirname "$REPORT")"
   fi
   echo "- vectors: vectors/default.vec$([ "$ETC" -gt 0 ] && echo " and $ETC ETC requests (\`vectors gen -w etc -n $ETC --seed 1\`)"): $nvec vectors, $nbad disagree (exit status $whole_rc)"
   echo "- unsharded: \`build/arcalis run --jobs 2 --json --run-id JOBID --wave results/waves vectors/*.vec\` outside Slurm, on the same machine after each array (column *unsharded*)"
+  echo "- a shard's fixed cost: \`build/arcalis run --jobs 2 --json --shard 1/1000000000\` (one vector; it still reads and hashes every vector file and starts 2 workers), outside Slurm: ${fixed_s} s"
   echo "- every run below: the merged \`--json\` equal to the unsharded one byte for byte, and \`results/regression.xml\` valid against \`scripts/junit.xsd\` with $nvec testcases"
   echo
   echo "Times in seconds, from slurmctld's log. *Total*: from the array's submission to the merge job's end;"
@@ -300,11 +311,13 @@ mkdir -p "$(dirname "$REPORT")"
   echo "*wait*: last task's end to the merge's start (Slurm releasing the dependency); *merge*: the merge job."
   echo "Each task asks for 2 CPUs, so a node of $CPUS CPUs runs $((CPUS / 2)) task(s) at a time."
   echo
-  echo "| nodes x CPUs | shards | total | to start | array | longest task | mean task | wait | merge | nodes used | unsharded | unsharded / total |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-  while IFS=$'\t' read -r n s total queue span longest mean wait merge used whole; do
-    printf '| %s x %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$CPUS" "$s" "$total" "$queue" "$span" \
-      "$longest" "$mean" "$wait" "$merge" "$used" "$whole" "$(awk -v a="$whole" -v b="$total" 'BEGIN { printf "%.2f", a / b }')"
+  echo "*Load*: the machine's 1-minute load average when the array was submitted (other work shares the $(nproc) CPUs)."
+  echo
+  echo "| nodes x CPUs | shards | total | to start | array | longest task | mean task | wait | merge | nodes used | unsharded | unsharded / total | load |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  while IFS=$'\t' read -r n s total queue span longest mean wait merge used whole load; do
+    printf '| %s x %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$CPUS" "$s" "$total" "$queue" "$span" \
+      "$longest" "$mean" "$wait" "$merge" "$used" "$whole" "$(awk -v a="$whole" -v b="$total" 'BEGIN { printf "%.2f", a / b }')" "$load"
   done <"$rc_file"
 } >"$REPORT"
 say "PASS: wrote $REPORT"
