@@ -11,10 +11,8 @@ TIMING_NETLIST := $(TIMING_WORK)/netlist.json
 
 .PHONY: timing timing-check-width
 
-# Reuse make report's synthesis when its netlist is newer than the RTL and
-# the script; otherwise synthesize only (no activity run, no power).
-$(TIMING_NETLIST): $(RTL) scripts/yosys/synth.ys $(wildcard report/yosys/*.go)
-	nice $(GO) run ./cmd/arcalis report synth --work $(TIMING_WORK) $(RTL)
+# The netlist is built by mk/report.mk's rule for $(REPORT_WORK)/netlist.json
+# (synthesis at DataBytes=$(WIDTH) and the flip-flop check, no activity run).
 
 # A non-default width needs a netlist of that width: refuse to time the
 # default width's netlist under another width's name.

@@ -39,8 +39,23 @@ func reportCommand() *cli.Command {
 					modelFlag(),
 					&cli.IntFlag{Name: "mem-latency", Value: 4, Usage: "memory latency in `CYCLES` of the workload run"},
 					&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the memory model's random choices"},
+					paramFlag(),
+					&cli.BoolFlag{Name: "synthesized", Usage: "reuse the synthesis `arcalis report synth` left in --work (same RTL and parameters) instead of running Yosys"},
 				},
 				Action: reportYosys,
+			},
+			{
+				Name:      "synth",
+				Usage:     "synthesize with Yosys into --work (netlist.json, netlist.v, stat.txt) and check every block's flip-flops against the RTL; write flipflops.{md,json} (into --work unless --out)",
+				ArgsUsage: "RTL... (the package first)",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "top", Value: "arcalis_top", Usage: "top module"},
+					&cli.StringFlag{Name: "script", Value: "scripts/yosys/synth.ys", Usage: "Yosys script", TakesFile: true},
+					&cli.StringFlag{Name: "work", Value: "build/report", Usage: "scratch `DIR` (lowered RTL, Yosys files)", TakesFile: true},
+					&cli.StringFlag{Name: "out", Usage: "`DIR` for flipflops.{md,json} (default: --work)", TakesFile: true},
+					paramFlag(),
+				},
+				Action: reportSynth,
 			},
 			{
 				Name:  "vivado",
@@ -50,17 +65,6 @@ func reportCommand() *cli.Command {
 					&cli.StringFlag{Name: "dir", Value: "build/vivado", Usage: "`DIR` with utilization.rpt, utilization_hier.rpt, power.rpt, timing_summary.rpt", TakesFile: true},
 				},
 				Action: reportVivado,
-			},
-			{
-				Name:      "synth",
-				Usage:     "only the Yosys synthesis of `report yosys` (lowered RTL, scripts/yosys/synth.ys): writes WORK/netlist.json for `report timing`",
-				ArgsUsage: "RTL... (the package first)",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "top", Value: "arcalis_top", Usage: "top module"},
-					&cli.StringFlag{Name: "script", Value: "scripts/yosys/synth.ys", Usage: "Yosys script", TakesFile: true},
-					&cli.StringFlag{Name: "work", Value: "build/report", Usage: "scratch `DIR` (lowered RTL, Yosys files, netlist.json)", TakesFile: true},
-				},
-				Action: reportSynth,
 			},
 			{
 				Name:  "timing",
@@ -85,6 +89,59 @@ func reportCommand() *cli.Command {
 	}
 }
 
+// paramFlag sets a parameter of the top module for synthesis.
+func paramFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: "param", Usage: "top-module parameter `NAME=VALUE` (chparam before hierarchy; repeatable); one the top does not declare is an error"}
+}
+
+func params(c *cli.Context, cmd string) ([]yosys.Param, error) {
+	var out []yosys.Param
+	for _, s := range c.StringSlice("param") {
+		p, err := yosys.ParseParam(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: --param: %w", cmd, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func reportSynth(c *cli.Context) error {
+	rtl, err := positional(c)
+	if err != nil {
+		return err
+	}
+	if len(rtl) == 0 {
+		return errors.New("report synth: no RTL files given (usage: arcalis report synth [flags] RTL...)")
+	}
+	ps, err := params(c, "report synth")
+	if err != nil {
+		return err
+	}
+	work := c.String("work")
+	out := c.String("out")
+	if out == "" {
+		out = work
+	}
+	logw := c.App.ErrWriter
+	syn, err := flow.Synthesize(context.Background(), false,
+		yosys.Options{Sources: rtl, Top: c.String("top"), Params: ps, Script: c.String("script"), WorkDir: work},
+		func(f string, a ...any) { fmt.Fprintf(logw, "report: "+f+"\n", a...) })
+	if err != nil {
+		return err
+	}
+	if err := flow.WriteStateCheck(syn.State, out); err != nil {
+		return err
+	}
+	if err := syn.State.Err(); err != nil {
+		return fmt.Errorf("%w\n(table: %s)", err, filepath.Join(out, flow.Outputs["ff"]))
+	}
+	t := syn.Blocks[0].Total
+	fmt.Fprintf(c.App.Writer, "%s: %d LUTs, %d FFs; flip-flops match the RTL in all %d blocks (%s); netlist in %s\n",
+		syn.Blocks[0].Path, t.TotalLUTs(), t.FFs, len(syn.State.Blocks), filepath.Join(out, flow.Outputs["ff"]), work)
+	return nil
+}
+
 func reportYosys(c *cli.Context) error {
 	rtl, err := positional(c)
 	if err != nil {
@@ -92,6 +149,10 @@ func reportYosys(c *cli.Context) error {
 	}
 	if len(rtl) == 0 {
 		return errors.New("report yosys: no RTL files given (usage: arcalis report yosys [flags] RTL...)")
+	}
+	ps, err := params(c, "report yosys")
+	if err != nil {
+		return err
 	}
 	part, err := report.LookupPart(c.String("part"))
 	if err != nil {
@@ -107,7 +168,8 @@ func reportYosys(c *cli.Context) error {
 	}
 	logw := c.App.ErrWriter
 	rep, err := flow.Run(context.Background(), flow.Options{
-		RTL: rtl, Top: c.String("top"), Script: c.String("script"), WorkDir: c.String("work"), OutDir: c.String("out"),
+		RTL: rtl, Top: c.String("top"), Params: ps, Synthesized: c.Bool("synthesized"),
+		Script: c.String("script"), WorkDir: c.String("work"), OutDir: c.String("out"),
 		Part: part, FreqMHz: freq,
 		Workload: flow.Workload{Model: model, Vectors: c.String("vectors"), MemLatency: c.Int("mem-latency"), Seed: c.Int64("seed")},
 		Log:      func(f string, a ...any) { fmt.Fprintf(logw, "report: "+f+"\n", a...) },
@@ -147,26 +209,6 @@ func reportVivado(c *cli.Context) error {
 		return err
 	}
 	printSummary(c, rep, c.String("out"), "vivado")
-	return nil
-}
-
-func reportSynth(c *cli.Context) error {
-	rtl, err := positional(c)
-	if err != nil {
-		return err
-	}
-	if len(rtl) == 0 {
-		return errors.New("report synth: no RTL files given (usage: arcalis report synth [flags] RTL...)")
-	}
-	work := c.String("work")
-	if err := os.MkdirAll(work, 0o755); err != nil {
-		return err
-	}
-	res, err := yosys.Synthesize(context.Background(), yosys.Options{Sources: rtl, Top: c.String("top"), Script: c.String("script"), WorkDir: work})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(c.App.Writer, "%s: %d blocks; wrote %s\n", res.Version, len(res.Blocks), filepath.Join(work, "netlist.json"))
 	return nil
 }
 

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,20 +15,24 @@ import (
 
 // Options configure the open-source flow (`make report`).
 type Options struct {
-	RTL      []string // SystemVerilog sources, the package first
-	Top      string   // top module
-	Script   string   // the Yosys script (scripts/yosys/synth.ys)
-	WorkDir  string   // scratch: lowered RTL, Yosys files, waveforms
-	OutDir   string   // where the outputs go (reports/)
-	Part     report.Part
-	FreqMHz  float64
-	Workload Workload
+	RTL    []string // SystemVerilog sources, the package first
+	Top    string   // top module
+	Params []yosys.Param
+	// Synthesized reuses the synthesis already in WorkDir (`arcalis report
+	// synth` with the same sources and parameters) instead of running Yosys.
+	Synthesized bool
+	Script      string // the Yosys script (scripts/yosys/synth.ys)
+	WorkDir     string // scratch: lowered RTL, Yosys files, waveforms
+	OutDir      string // where the outputs go (reports/)
+	Part        report.Part
+	FreqMHz     float64
+	Workload    Workload
 	// Log receives one line per step.
 	Log func(format string, args ...any)
 }
 
 // Outputs are the files Run writes under OutDir, by format.
-var Outputs = map[string]string{"md": "yosys.md", "json": "yosys.json", "csv": "yosys.csv", "svg": "yosys.svg", "saif": "activity.saif"}
+var Outputs = map[string]string{"md": "yosys.md", "json": "yosys.json", "csv": "yosys.csv", "svg": "yosys.svg", "saif": "activity.saif", "ff": "flipflops.md"}
 
 // Run synthesizes with Yosys, traces the workload, estimates power and
 // writes the outputs. The report it returns is what was written.
@@ -39,10 +44,15 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if err := os.MkdirAll(o.WorkDir, 0o755); err != nil {
 		return nil, err
 	}
-	logf("yosys: synth_xilinx -family xc7 on %d files (log: %s)", len(o.RTL), filepath.Join(o.WorkDir, "yosys.log"))
-	syn, err := yosys.Synthesize(ctx, yosys.Options{Sources: o.RTL, Top: o.Top, Script: o.Script, WorkDir: o.WorkDir})
+	syn, err := Synthesize(ctx, o.Synthesized, yosys.Options{Sources: o.RTL, Top: o.Top, Params: o.Params, Script: o.Script, WorkDir: o.WorkDir}, logf)
 	if err != nil {
-		return nil, fmt.Errorf("synthesis: %w", err)
+		return nil, err
+	}
+	if err := WriteStateCheck(syn.State, o.OutDir); err != nil {
+		return nil, err
+	}
+	if err := syn.State.Err(); err != nil {
+		return nil, fmt.Errorf("%w\n(table: %s)", err, filepath.Join(o.OutDir, Outputs["ff"]))
 	}
 	rep := &report.Report{
 		Title:   "Arcalís receive path: resources and dynamic power",
@@ -107,6 +117,53 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	return rep, nil
 }
 
+// Synthesize runs Yosys (or, with reuse, loads its results from the work
+// dir) and the flip-flop check.
+func Synthesize(ctx context.Context, reuse bool, o yosys.Options, logf func(string, ...any)) (*yosys.Result, error) {
+	if err := os.MkdirAll(o.WorkDir, 0o755); err != nil {
+		return nil, err
+	}
+	var syn *yosys.Result
+	var err error
+	if reuse {
+		logf("yosys: reusing the synthesis in %s", o.WorkDir)
+		syn, err = yosys.Load(ctx, o)
+	} else {
+		logf("yosys: synth_xilinx -family xc7 on %d files%s (log: %s)", len(o.Sources), paramText(o.Params), filepath.Join(o.WorkDir, "yosys.log"))
+		syn, err = yosys.Synthesize(ctx, o)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("synthesis: %w", err)
+	}
+	return syn, nil
+}
+
+func paramText(ps []yosys.Param) string {
+	var s []string
+	for _, p := range ps {
+		s = append(s, p.Name+"="+p.Value)
+	}
+	if len(s) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(s, " ")
+}
+
+// WriteStateCheck writes the flip-flop table as DIR/flipflops.md and .json.
+func WriteStateCheck(c *yosys.StateCheck, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, Outputs["ff"]), []byte(c.Markdown()), 0o644); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "flipflops.json"), append(b, '\n'), 0o644)
+}
+
 // WriteOutputs writes DIR/BASE.md, .json, .csv and .svg.
 func WriteOutputs(rep *report.Report, dir, base string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -140,7 +197,8 @@ func writeFile(path string, write func(*os.File) error) error {
 func notes(rep *report.Report, syn *yosys.Result) []string {
 	top := rep.Top().Total
 	return []string{
-		"Synthesis: `make report` (scripts/yosys/synth.ys) after report/yosys/lower.go rewrote the SystemVerilog forms Yosys 0.23 cannot read; `make report` first simulates that lowered RTL against the reference on vectors/default.vec, so the synthesized code is checked to behave as the RTL does.",
+		"Synthesis: `make report` (scripts/yosys/synth.ys) after report/yosys/lower.go rewrote the SystemVerilog forms Yosys 0.23 cannot read; `make report` first simulates that lowered RTL against the reference on vectors/default.vec, so the synthesized code is checked to behave as the RTL does, and `make gatesim` runs the synthesized netlist itself through the harness.",
+		"Flip-flops: every block's netlist holds the state bits its RTL declares (flipflops.md: FFs (RTL) against FFs (netlist), variable by variable; `make report` fails otherwise).",
 		"Yosys is not Vivado: its LUT mapping (ABC) and its lack of cross-boundary optimisation differ from Vivado's, so expect Vivado's numbers to differ; `make report-vivado` produces them where Vivado is installed.",
 		fmt.Sprintf("INV: %d inverters that Yosys 0.23 leaves as separate cells, nearly all on the active-low asynchronous reset of FDCE flip-flops (one per flop); Vivado folds those into the flop's IS_CLR_INVERTED, so they are not counted as LUTs. Counting them anyway gives %d LUTs.", top.Inverters, top.TotalLUTs()+top.Inverters),
 		"Yosys LCs: Yosys's estimate of logic cells after pairing small LUTs into LUT6 sites (`stat -tech xilinx`), summed over the modules of each block.",

@@ -102,9 +102,12 @@ func Blocks(top *Instance, stat *Stat) ([]report.Block, error) {
 type Options struct {
 	Sources []string // SystemVerilog files, the package first
 	Top     string
-	Script  string // scripts/yosys/synth.ys
-	WorkDir string // gets lowered/, sources.ys, stat.txt, hierarchy.json, yosys.log
-	Yosys   string // the yosys binary (default "yosys")
+	Params  []Param // top-module parameters (chparam before hierarchy)
+	Script  string  // scripts/yosys/synth.ys
+	WorkDir string  // gets lowered/, sources.ys, stat.txt, hierarchy.json, netlist.{json,v}, yosys.log
+	Yosys   string  // the yosys binary (default "yosys")
+	// Verilator elaborates the RTL for the flip-flop check (default "verilator").
+	Verilator string
 }
 
 // Result is a finished synthesis.
@@ -112,73 +115,131 @@ type Result struct {
 	Blocks  []report.Block
 	Version string // `yosys -V`
 	Lowered []string
+	Top     *Instance
+	// State is the flip-flop check; State.Err() says whether it passed.
+	State *StateCheck
 }
 
 // Synthesize lowers the sources, runs the Yosys script in WorkDir and reads
-// back the per-block resources.
+// back the per-block resources and the flip-flop check. The RTL is first
+// elaborated by Verilator, so a parameter the top does not have fails
+// before Yosys runs.
 func Synthesize(ctx context.Context, o Options) (*Result, error) {
 	if o.Yosys == "" {
 		o.Yosys = "yosys"
 	}
-	var srcs []Source
-	for _, f := range o.Sources {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		srcs = append(srcs, Source{Name: f, Text: string(b)})
-	}
-	low, err := Lower(srcs)
+	rtl, err := ElaborateRTL(ctx, VerilatorOptions{Sources: o.Sources, Top: o.Top, Params: o.Params, WorkDir: o.WorkDir, Verilator: o.Verilator})
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(o.WorkDir, "lowered")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	res := &Result{}
-	var read strings.Builder
-	read.WriteString("# Written by arcalis report: the RTL lowered for Yosys 0.23 (report/yosys/lower.go).\nread_verilog -sv")
-	for _, s := range low {
-		p := filepath.Join(dir, filepath.Base(s.Name))
-		if err := os.WriteFile(p, []byte(s.Text), 0o644); err != nil {
-			return nil, err
-		}
-		res.Lowered = append(res.Lowered, p)
-		read.WriteString(" lowered/" + filepath.Base(s.Name))
-	}
-	read.WriteString("\n")
-	if err := os.WriteFile(filepath.Join(o.WorkDir, "sources.ys"), []byte(read.String()), 0o644); err != nil {
-		return nil, err
-	}
-	script, err := filepath.Abs(o.Script)
+	script, lowered, err := writeSources(o)
 	if err != nil {
 		return nil, err
 	}
-	ver, err := exec.CommandContext(ctx, o.Yosys, "-V").Output()
-	if err != nil {
-		return nil, fmt.Errorf("running %s -V (install it with scripts/setup.sh): %w", o.Yosys, err)
+	if err := os.WriteFile(filepath.Join(o.WorkDir, "sources.ys"), []byte(script), 0o644); err != nil {
+		return nil, err
 	}
-	res.Version = strings.TrimSpace(string(ver))
-	cmd := exec.CommandContext(ctx, o.Yosys, "-q", "-l", "yosys.log", "-s", script)
+	scriptPath, err := filepath.Abs(o.Script)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, o.Yosys, "-q", "-l", "yosys.log", "-s", scriptPath)
 	cmd.Dir = o.WorkDir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("yosys -s %s in %s: %w\n%s(full log: %s)", o.Script, o.WorkDir, err, lastLines(stderr.String(), 10), filepath.Join(o.WorkDir, "yosys.log"))
 	}
+	return load(ctx, o, rtl, lowered)
+}
+
+// Load reads a synthesis that Synthesize already ran in WorkDir with the
+// same options (make decides whether it is up to date); the sources.ys
+// there must be the one these options write, so a netlist of other sources
+// or parameters is never reported under these.
+func Load(ctx context.Context, o Options) (*Result, error) {
+	rtl, err := ElaborateRTL(ctx, VerilatorOptions{Sources: o.Sources, Top: o.Top, Params: o.Params, WorkDir: o.WorkDir, Verilator: o.Verilator})
+	if err != nil {
+		return nil, err
+	}
+	want, lowered, err := writeSources(o)
+	if err != nil {
+		return nil, err
+	}
+	have, err := os.ReadFile(filepath.Join(o.WorkDir, "sources.ys"))
+	if err != nil {
+		return nil, fmt.Errorf("no synthesis to reuse in %s: %w", o.WorkDir, err)
+	}
+	if string(have) != want {
+		return nil, fmt.Errorf("%s: synthesized from other sources or parameters than asked (want:\n%s)", filepath.Join(o.WorkDir, "sources.ys"), want)
+	}
+	return load(ctx, o, rtl, lowered)
+}
+
+func load(ctx context.Context, o Options, rtl *RTLDesign, lowered []string) (*Result, error) {
+	if o.Yosys == "" {
+		o.Yosys = "yosys"
+	}
+	res := &Result{Lowered: lowered}
+	ver, err := exec.CommandContext(ctx, o.Yosys, "-V").Output()
+	if err != nil {
+		return nil, fmt.Errorf("running %s -V (install it with scripts/setup.sh): %w", o.Yosys, err)
+	}
+	res.Version = strings.TrimSpace(string(ver))
 	stat, err := ReadStatFile(filepath.Join(o.WorkDir, "stat.txt"))
 	if err != nil {
 		return nil, err
 	}
-	top, err := ReadHierarchy(filepath.Join(o.WorkDir, "hierarchy.json"), o.Top, stat)
+	if res.Top, err = ReadHierarchy(filepath.Join(o.WorkDir, "hierarchy.json"), o.Top, stat); err != nil {
+		return nil, err
+	}
+	if res.Blocks, err = Blocks(res.Top, stat); err != nil {
+		return nil, err
+	}
+	net, err := ReadNetlistState(filepath.Join(o.WorkDir, "netlist.json"))
 	if err != nil {
 		return nil, err
 	}
-	if res.Blocks, err = Blocks(top, stat); err != nil {
-		return nil, err
-	}
+	res.State = CheckState(res.Top, rtl, net, StateAllowances)
 	return res, nil
+}
+
+// writeSources lowers the sources into WorkDir/lowered and returns the
+// sources.ys that reads them and sets the parameters.
+func writeSources(o Options) (string, []string, error) {
+	var srcs []Source
+	for _, f := range o.Sources {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", nil, err
+		}
+		srcs = append(srcs, Source{Name: f, Text: string(b)})
+	}
+	low, err := Lower(srcs)
+	if err != nil {
+		return "", nil, err
+	}
+	dir := filepath.Join(o.WorkDir, "lowered")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, err
+	}
+	var lowered []string
+	var read strings.Builder
+	read.WriteString("# Written by arcalis report: the RTL lowered for Yosys 0.23 (report/yosys/lower.go).\nread_verilog -sv")
+	for _, s := range low {
+		p := filepath.Join(dir, filepath.Base(s.Name))
+		if err := os.WriteFile(p, []byte(s.Text), 0o644); err != nil {
+			return "", nil, err
+		}
+		lowered = append(lowered, p)
+		read.WriteString(" lowered/" + filepath.Base(s.Name))
+	}
+	read.WriteString("\n")
+	// chparam fails on a parameter the module does not have.
+	for _, p := range o.Params {
+		fmt.Fprintf(&read, "chparam -set %s %s %s\n", p.Name, p.Value, o.Top)
+	}
+	return read.String(), lowered, nil
 }
 
 func lastLines(s string, n int) string {

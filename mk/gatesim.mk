@@ -1,0 +1,36 @@
+# Post-synthesis simulation (issue 14, docs/reports.md "make gatesim"): the
+# xc7 netlist that make report synthesizes (netlist.v), Verilated with
+# Yosys's primitive models into a model library like build/model's, then
+# run by the same harness, scoreboard and reference. Included before
+# mk/report.mk, which builds the netlist (same REPORT_WORK).
+
+REPORT_WORK   ?= build/report$(WSUFFIX)
+GATESIM_OUT   := build/gatesim$(WSUFFIX)
+GATESIM_CELLS ?= /usr/share/yosys/xilinx/cells_sim.v
+# scripts/gatesim/luts.v comes first: its LUT1-6 replace cells_sim.v's
+# (MODDUP). The netlist leaves unused primitive outputs unconnected
+# (PINMISSING); carry chains and the primitives' "initial Q <= INIT" make
+# UNOPTFLAT and INITIALDLY warnings that change nothing.
+_gs_out     := $(VPI_OUT)
+_gs_flags   := $(VPI_FLAGS)
+_gs_sources := $(VPI_SOURCES)
+_gs_so      := $(VPI_SO)
+VPI_OUT     := $(GATESIM_OUT)
+VPI_FLAGS   := -Wno-MODDUP -Wno-PINMISSING -Wno-UNOPTFLAT -Wno-INITIALDLY
+VPI_SOURCES := scripts/gatesim/luts.v $(REPORT_WORK)/netlist.v $(GATESIM_CELLS)
+include vpi/build.mk
+GATESIM_MODEL := $(VPI_SO)
+VPI_OUT     := $(_gs_out)
+VPI_FLAGS   := $(_gs_flags)
+VPI_SOURCES := $(_gs_sources)
+VPI_SO      := $(_gs_so)
+
+.PHONY: gatesim gatesim-model
+
+## make gatesim      the synthesized netlist (make report's netlist.v, xc7 primitives) Verilated and run against the reference on vectors/default.vec and the fuzz seeds and corpus (WIDTH=N: that width's netlist); any difference fails
+gatesim: $(GATESIM_MODEL)
+	$(GO) run ./cmd/arcalis run --model $(GATESIM_MODEL) $(VECTORS)
+	ARCALIS_MODEL=$(abspath $(GATESIM_MODEL)) $(GO) test -count=1 -run '^FuzzRTL$$' ./tb
+
+## make gatesim-model build only the post-synthesis model (build/gatesim[-wN]/libvmodel.so)
+gatesim-model: $(GATESIM_MODEL)
