@@ -51,7 +51,7 @@ module arcalis_top
 );
 
   // ---- Command interface and control FSM ----
-  logic        cmd_valid, stat_rd, cfg_allow;
+  logic        cmd_valid, stat_rd, cfg_allow, cmd_zero, cmd_cap_low, cmd_unaligned;
   logic [3:0]  cmd_op;
   logic [59:0] cmd_payload;
   logic [63:0] status;
@@ -75,6 +75,9 @@ module arcalis_top
     .cmd_valid_o   (cmd_valid),
     .cmd_op_o      (cmd_op),
     .cmd_payload_o (cmd_payload),
+    .cmd_zero_o    (cmd_zero),
+    .cmd_cap_low_o (cmd_cap_low),
+    .cmd_unaligned_o (cmd_unaligned),
     .stat_rd_o     (stat_rd),
     .status_i      (status)
   );
@@ -93,6 +96,9 @@ module arcalis_top
     .cmd_valid_i      (cmd_valid),
     .cmd_op_i         (cmd_op),
     .cmd_payload_i    (cmd_payload),
+    .cmd_zero_i       (cmd_zero),
+    .cmd_cap_low_i    (cmd_cap_low),
+    .cmd_unaligned_i  (cmd_unaligned),
     .stat_rd_i        (stat_rd),
     .status_o         (status),
     .cfg_allow_o      (cfg_allow),
@@ -119,6 +125,7 @@ module arcalis_top
   logic                 lq_start, lq_stop, lq_idle, lq_drop;
   logic                 lq_v0, lq_v1, lq_e0, lq_e1;
   logic [LineAddrW-1:0] lq_first;
+  logic [LineAddrW-LinesW-1:0] lq_hi1;
   logic [LinesW-1:0]    lq_count;
   logic [LineBits-1:0]  lq_line0, lq_line1;
 
@@ -127,6 +134,7 @@ module arcalis_top
     .rst_ni,
     .start_i        (lq_start),
     .first_i        (lq_first),
+    .hi1_i          (lq_hi1),
     .count_i        (lq_count),
     .stop_i         (lq_stop),
     .ld_req_valid_o,
@@ -165,6 +173,7 @@ module arcalis_top
     .app_cap_lines_i (app_cap_lines),
     .lq_start_o      (lq_start),
     .lq_first_o      (lq_first),
+    .lq_hi1_o        (lq_hi1),
     .lq_count_o      (lq_count),
     .lq_stop_o       (lq_stop),
     .line0_i         (lq_line0),

@@ -1,8 +1,10 @@
 // Snooping Command Interface of the FLR: claims the UC loads and stores that
 // fall inside the command-page window and turns them into commands and status
 // reads. Everything outside the window is ignored (docs/abi.md section 2).
-// A command reaches the control FSM from a register, the cycle after its
-// store; a status read acts in its own cycle, and its answer is registered.
+// The window is an aligned power-of-two block, so a claim is a masked
+// compare; the access is registered here and acts on the control FSM the
+// cycle after it, and its answer (the status word as the FSM shows it then)
+// goes out the cycle after the access.
 module cmd_interface
   import arcalis_pkg::*;
 (
@@ -24,64 +26,86 @@ module cmd_interface
   output logic             uc_rsp_hit_o,
   output logic [63:0]      uc_rsp_rdata_o,
 
-  // To the control FSM.
+  // To the control FSM, one cycle after the access.
   output logic             cmd_valid_o,
   output logic [3:0]       cmd_op_o,
   output logic [59:0]      cmd_payload_o,
+  output logic             cmd_zero_o,    // payload == 0
+  output logic             cmd_cap_low_o, // payload[15:0] below the smallest App.Recv
+  output logic             cmd_unaligned_o, // payload[5:0] != 0
   output logic             stat_rd_o,
-  input  logic [63:0]      status_i
+  input  logic [63:0]      status_i       // the word a load in this cycle answers
 );
 
-  // The window as [base, end): end has a 65th bit, so a window reaching the
-  // top of the address space does not wrap. Two compares side by side.
-  logic [AddrW-1:0] base_q;
-  logic [AddrW:0]   end_q;
+  logic [AddrW-1:0] base_q, mask_q, mask_d;
+  logic             en_q;
   logic             rsp_valid_q, rsp_hit_q;
-  logic [63:0]      rsp_rdata_q, rsp_rdata_d;
-  logic             cmd_valid_q;
+  logic [63:0]      rsp_rdata_q;
+  logic             cmd_valid_q, stat_rd_q;
   logic [3:0]       cmd_op_q;
   logic [59:0]      cmd_payload_q;
+  logic             cmd_zero_q, cmd_cap_low_q, cmd_unaligned_q;
   logic             hit;
 
-  assign hit = uc_valid_i && (uc_addr_i >= base_q) && ({1'b0, uc_addr_i} < end_q);
+  // A power-of-two size 2**k compares the address bits from k up.
+  always_comb begin
+    logic seen;
+    seen = 1'b0;
+    for (int unsigned i = 0; i < AddrW; i++) begin
+      seen      = seen | cfg_size_i[i];
+      mask_d[i] = seen;
+    end
+  end
 
-  assign stat_rd_o     = hit && !uc_write_i;
-  assign cmd_valid_o   = cmd_valid_q;
-  assign cmd_op_o      = cmd_op_q;
-  assign cmd_payload_o = cmd_payload_q;
-  assign rsp_rdata_d   = stat_rd_o ? status_i : '0;
+  assign hit = uc_valid_i && en_q && (((uc_addr_i ^ base_q) & mask_q) == '0);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       base_q      <= '0;
-      end_q       <= '0;
+      mask_q      <= '0;
+      en_q        <= 1'b0;
       rsp_valid_q <= 1'b0;
       rsp_hit_q   <= 1'b0;
-      rsp_rdata_q <= '0;
       cmd_valid_q <= 1'b0;
+      stat_rd_q   <= 1'b0;
     end else begin
       if (cfg_valid_i && cfg_allow_i) begin
         base_q <= cfg_base_i;
-        end_q  <= {1'b0, cfg_base_i} + {1'b0, cfg_size_i};
+        mask_q <= mask_d;
+        en_q   <= cfg_size_i != '0;
       end
       rsp_valid_q <= uc_valid_i;
       rsp_hit_q   <= hit;
-      rsp_rdata_q <= rsp_rdata_d;
       cmd_valid_q <= hit && uc_write_i;
+      stat_rd_q   <= hit && !uc_write_i;
     end
   end
 
-  // Command word registers: read only with cmd_valid_o.
+  // Command word registers and the status word answered: read only under
+  // their valid bits.
   always_ff @(posedge clk_i) begin
-    if (hit && uc_write_i) begin
-      cmd_op_q      <= uc_wdata_i[3:0];
-      cmd_payload_q <= uc_wdata_i[63:4];
+    if (uc_valid_i && uc_write_i) begin
+      cmd_op_q        <= uc_wdata_i[3:0];
+      cmd_payload_q   <= uc_wdata_i[63:4];
+      cmd_zero_q      <= uc_wdata_i[63:4] == '0;
+      cmd_cap_low_q   <= uc_wdata_i[19:4] < 16'(MinCapLines);
+      cmd_unaligned_q <= uc_wdata_i[9:4] != '0;
     end
+    rsp_rdata_q <= status_i;
   end
 
-  // Every access is answered the cycle after it.
+  assign cmd_valid_o     = cmd_valid_q;
+  assign cmd_op_o        = cmd_op_q;
+  assign cmd_payload_o   = cmd_payload_q;
+  assign cmd_zero_o      = cmd_zero_q;
+  assign cmd_cap_low_o   = cmd_cap_low_q;
+  assign cmd_unaligned_o = cmd_unaligned_q;
+  assign stat_rd_o       = stat_rd_q;
+
+  // Every access is answered the cycle after it; a load outside the window
+  // reads 0.
   assign uc_rsp_valid_o = rsp_valid_q;
   assign uc_rsp_hit_o   = rsp_hit_q;
-  assign uc_rsp_rdata_o = rsp_rdata_q;
+  assign uc_rsp_rdata_o = rsp_hit_q ? rsp_rdata_q : '0;
 
 endmodule

@@ -1,6 +1,9 @@
 // Central control FSM (IDLE_RECV, BUSY, DRAIN, DONE, IDLE_RESP): takes the
 // commands of Table III, starts the Rx/Tx engines, waits in DRAIN until no
 // memory request is in flight, and builds the status word (docs/abi.md 3-4).
+// A command or status load reaches it a cycle after the access; the status
+// word already shows the effect of a load from the cycle before, so only
+// the first load in DONE ever reports ready.
 module ctrl_fsm
   import arcalis_pkg::*;
 (
@@ -10,6 +13,9 @@ module ctrl_fsm
   input  logic                 cmd_valid_i,
   input  logic [3:0]           cmd_op_i,
   input  logic [59:0]          cmd_payload_i,
+  input  logic                 cmd_zero_i,
+  input  logic                 cmd_cap_low_i,
+  input  logic                 cmd_unaligned_i,
   input  logic                 stat_rd_i,
   output logic [63:0]          status_o,
   output logic                 cfg_allow_o,
@@ -32,7 +38,7 @@ module ctrl_fsm
   output logic [31:0]          tx_seqid_o,
   input  logic                 tx_done_i,
 
-  // MemReqInFlight == 0.
+  // MemReqInFlight == 0 (registers of the queues and the output buffer).
   input  logic                 mem_idle_i,
 
   output state_e               state_o,
@@ -54,6 +60,10 @@ module ctrl_fsm
   logic                 reply_q, reply_d;       // the finished request waits for a reply
   logic [31:0]          seqid_q, seqid_d;
   logic                 tx_q, tx_d;             // BUSY belongs to the TxEngine
+  logic                 mem_idle_q;
+  logic                 saw_ready_q;            // last cycle's status word said ready
+  logic                 ack;                    // ... and a load read it: leave DONE
+  state_e               shown;                  // the state a load sees
 
   // A command is taken only in the states docs/abi.md section 2 lists.
   logic    state_ok;
@@ -114,7 +124,7 @@ module ctrl_fsm
             end
           end
           CmdAppReadyFlag: begin
-            if (cmd_payload_i[15:0] < 16'(MinCapLines)) begin
+            if (cmd_cap_low_i) begin
               cmderr_d = CmdErrBadArg;
             end else begin
               app_base_d = {14'b0, cmd_payload_i[59:16]};
@@ -125,7 +135,7 @@ module ctrl_fsm
           CmdSendAppResp: begin
             if (!net_resp_set_q) begin
               cmderr_d = CmdErrNotReady;
-            end else if (cmd_payload_i != '0) begin
+            end else if (!cmd_zero_i) begin
               cmderr_d = CmdErrBadArg;
             end else begin
               tx_start_o = 1'b1;
@@ -135,7 +145,7 @@ module ctrl_fsm
           end
           CmdSendAppBuf: app_resp_d = {4'b0, cmd_payload_i};
           CmdNetReadyFlag: begin
-            if (cmd_payload_i[5:0] != 6'b0) begin
+            if (cmd_unaligned_i) begin
               cmderr_d = CmdErrBadArg;
             end else begin
               net_resp_d     = {4'b0, cmd_payload_i[59:6]};
@@ -162,8 +172,8 @@ module ctrl_fsm
           state_d  = StDrain;
         end
       end
-      StDrain: if (mem_idle_i) state_d = StDone;
-      StDone:  if (stat_rd_i) state_d = reply_q ? StIdleResp : StIdleRecv;
+      StDrain: if (mem_idle_q) state_d = StDone;
+      StDone:  if (ack) state_d = reply_q ? StIdleResp : StIdleRecv;
       default: ;
     endcase
   end
@@ -185,7 +195,11 @@ module ctrl_fsm
       reply_q        <= 1'b0;
       seqid_q        <= '0;
       tx_q           <= 1'b0;
+      mem_idle_q     <= 1'b0;
+      saw_ready_q    <= 1'b0;
     end else begin
+      saw_ready_q    <= shown == StDone;
+      mem_idle_q     <= mem_idle_i;
       state_q        <= state_d;
       net_buf_q      <= net_buf_d;
       net_buf_set_q  <= net_buf_set_d;
@@ -204,9 +218,12 @@ module ctrl_fsm
     end
   end
 
-  // The word a UC load sees: the state before this load acknowledges DONE.
-  assign status_o = {detail_q, 8'b0, cmderr_q, result_q, 3'b0,
-                     state_q == StDone, state_q};
+  // The word a UC load in this cycle sees: the state before it acknowledges
+  // DONE, after a load of last cycle did (that one is acting now).
+  assign ack      = stat_rd_i && saw_ready_q;
+  assign shown    = ack ? (reply_q ? StIdleResp : StIdleRecv) : state_q;
+  assign status_o = {detail_q, 8'b0, stat_rd_i ? CmdErrNone : cmderr_q, result_q, 3'b0,
+                     shown == StDone, shown};
 
   assign cfg_allow_o     = idle_recv;
   assign rx_addr_o       = net_buf_q;

@@ -1,10 +1,13 @@
 // Line buffer of Figure 11: the stream head of one message, read from the
-// two lines the load queue's reorder buffer holds at its head. It keeps the
-// head's byte offset in the first line and registers the Width bytes from
-// the head (through the byte selector) with a fault bit per byte, so every
-// decision of the parser starts from a register: the window of a cycle
-// shows the head as it was the cycle before, and a parser step that
-// consumed bytes waits one cycle for the window to show the new head.
+// two lines at the load queue's ROB head. It keeps the head's byte offset
+// in the first line and registers the Width bytes from the head (through
+// the byte selector) with a fault bit per byte, so every parser decision
+// starts from registers.
+//
+// A step that consumes bytes moves the offset at once (fire_i, amt_i); the
+// window register shows the new head the cycle after. A step that crosses
+// into the next line sets `crossed` for one cycle, in which the load queue
+// drops its head line; the window is not valid in that cycle.
 module line_buffer
   import arcalis_pkg::*;
 #(
@@ -13,8 +16,7 @@ module line_buffer
   input  logic                clk_i,
   input  logic                rst_ni,
 
-  input  logic                clear_i,       // a new message, starting at byte offset start_i
-  input  logic [5:0]          start_i,
+  input  logic                clear_i,       // a new message: offset 0 (then a step of its start offset)
 
   // The load queue's two head lines: data, arrived, answered with an error.
   input  logic [LineBits-1:0] line0_i,
@@ -23,24 +25,24 @@ module line_buffer
   input  logic                v1_i,
   input  logic                e0_i,
   input  logic                e1_i,
-  output logic                drop_o,        // the head leaves the first line this cycle
+  output logic                drop_o,        // the head left the first line: a register
 
-  input  logic [6:0]          consume_i,     // bytes taken this cycle, <= Width and available
-  input  logic [6:0]          want_i,        // asks: are want_i (<= Width) bytes there now?
-  output logic                has_want_o,
+  input  logic [4:0]          fire_i,        // steps that consume bytes this cycle (one at most)
+  input  logic [6:0]          amt_i,         // how many, from registers
 
   // The window: the head as it was last cycle.
   output logic [Width*8-1:0]  win_o,
   output logic [Width-1:0]    win_err_o,     // byte i came from a line answered with an error
-  output logic [8:1]          win_has_o      // win_has_o[k]: bytes 0..k-1 of the window had arrived
+  output logic [5:0]          off_o,         // the head's offset in the first line
+  output logic                crossed_o,     // this cycle the window is not valid
+  output logic [8:1]          has_o          // has_o[k]: next cycle's window will hold k bytes (combinational)
 );
 
-  logic [5:0]         off_q, off_d;
-  logic [6:0]         next_off;
+  logic [5:0]         off_q;
+  logic               crossed_q;
+  logic [6:0]         sum;
   logic [Width*8-1:0] win_q, win_d;
   logic [Width-1:0]   win_err_q, win_err_d;
-  logic [8:1]         win_has_q, win_has_d;
-  logic [6:0]         room;                   // bytes of the first line from the head
 
   byte_selector #(.Width(Width)) u_byte_selector (
     .lines_i  ({line1_i, line0_i}),
@@ -48,48 +50,48 @@ module line_buffer
     .bytes_o  (win_d)
   );
 
-  assign room     = 7'd64 - {1'b0, off_q};
-  assign next_off = {1'b0, off_q} + consume_i;
-  assign drop_o   = next_off[6];
-
-  // With both lines there, at least 65 bytes are: any want_i <= Width <= 64.
-  assign has_want_o = v0_i && (v1_i || want_i <= room);
+  // While crossed the offset is already in the next line: no step fires.
+  assign sum = {1'b0, off_q} + (crossed_q ? 7'd0 : amt_i);
 
   always_comb begin
     for (int unsigned i = 0; i < Width; i++) begin
-      win_err_d[i] = (7'(i) < room) ? e0_i : e1_i;
+      win_err_d[i] = (7'(i) + {1'b0, off_q} < 7'd64) ? e0_i : e1_i;
     end
     for (int unsigned k = 1; k <= 8; k++) begin
-      win_has_d[k] = v0_i && (v1_i || 7'(k) <= room);
+      has_o[k] = !crossed_q && v0_i && (v1_i || {1'b0, off_q} + 7'(k) <= 7'd64);
     end
-    off_d = clear_i ? start_i : next_off[5:0];
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       off_q     <= '0;
-      win_has_q <= '0;
-    end else begin
-      off_q     <= off_d;
-      win_has_q <= clear_i ? '0 : win_has_d;
+      crossed_q <= 1'b0;
+    end else if (clear_i) begin
+      off_q     <= '0;
+      crossed_q <= 1'b0;
+    end else if (|fire_i || crossed_q) begin
+      off_q     <= sum[5:0];
+      crossed_q <= sum[6];
     end
   end
 
-  // Data registers: read only where win_has_q says the bytes are there.
+  // Data registers: read only where has_o said the bytes are there.
   always_ff @(posedge clk_i) begin
     win_q     <= win_d;
     win_err_q <= win_err_d;
   end
 
+  assign drop_o    = crossed_q;
   assign win_o     = win_q;
   assign win_err_o = win_err_q;
-  assign win_has_o = win_has_q;
+  assign off_o     = off_q;
+  assign crossed_o = crossed_q;
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
-    if (rst_ni && !clear_i && consume_i != '0) begin
-      assert (consume_i <= 7'(Width) && v0_i && (v1_i || consume_i <= room))
-        else $error("line_buffer: consumed %0d bytes, not all there", consume_i);
+    if (rst_ni && !clear_i) begin
+      assert ($countones(fire_i) <= 1) else $error("line_buffer: two steps fired at once");
+      assert (!(|fire_i && crossed_q)) else $error("line_buffer: a step fired while crossing");
     end
   end
 `endif

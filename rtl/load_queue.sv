@@ -1,8 +1,9 @@
 // FLR load queue with its reorder buffer: issues the line loads of one
 // message in order, up to Depth in flight, takes the answers in any order
 // (tag = ROB slot) and shows the line buffer the two lines at the ROB head.
-// The request port is driven from registers; a slot the line buffer frees
-// is offered again one cycle later.
+// Every output is a register or a RAM read at a registered address; an
+// answer is visible to the line buffer two cycles after it arrives, and a
+// slot the line buffer frees is offered again two cycles later.
 module load_queue
   import arcalis_pkg::*;
 #(
@@ -14,6 +15,7 @@ module load_queue
 
   input  logic                 start_i,       // load lines first_i .. first_i + count_i - 1
   input  logic [LineAddrW-1:0] first_i,
+  input  logic [LineAddrW-LinesW-1:0] hi1_i,  // first_i's high part plus one
   input  logic [LinesW-1:0]    count_i,
   input  logic                 stop_i,        // the request ended: issue nothing more
 
@@ -29,119 +31,130 @@ module load_queue
   // The two lines at the ROB head, for the line buffer.
   output logic [LineBits-1:0]  line0_o,
   output logic [LineBits-1:0]  line1_o,
-  output logic                 v0_o,
+  output logic                 v0_o,          // arrived
   output logic                 v1_o,
-  output logic                 e0_o,
+  output logic                 e0_o,          // answered with an error
   output logic                 e1_o,
-  input  logic                 drop_i,        // the line buffer is done with the head line
+  input  logic                 drop_i,        // the line buffer is done with the head line (a register)
 
-  output logic                 idle_o         // no load in flight after this edge
+  output logic                 idle_o         // no load in flight or offered (registered)
 );
 
   if (Depth < 4 || (Depth & (Depth - 1)) != 0) begin : g_check_depth
     $error("load_queue: Depth must be a power of two >= 4, not %0d", Depth);
   end
 
-  logic [LineAddrW-1:0] next_q, next_d;       // next line to load
+  // The next line to load: a low part that counts, with its carry picking
+  // the high part or the high part plus one (no wide adder in a cycle).
+  localparam int unsigned HiW = LineAddrW - LinesW;
+  logic [LinesW:0]      next_lo_q;
+  logic [HiW-1:0]       hi_q, hi1_q;
   logic [LinesW-1:0]    left_q, left_d;       // lines not yet issued
-  logic                 active_q, active_d;
-  logic [TagW:0]        issued_q, issued_d;   // ROB tail (issue order)
-  logic [TagW:0]        head_q, head_d;       // ROB head (delivery order)
+  logic                 more_q, more2_q;      // left_q != 0, left_q > 1
+  logic                 active_q;
+  logic [TagW-1:0]      tail_q;               // ROB slot of the next load
+  logic [TagW-1:0]      head_q;               // ROB slot of the head line
+  logic [TagW:0]        used_q, used_d;       // slots issued and not yet dropped
   logic [TagW:0]        inflight_q, inflight_d;
   logic                 req_q, req_d;         // ld_req_valid_o
+  logic                 idle_q;
   logic [Depth-1:0]     filled_q, filled_d;
   logic [Depth-1:0]     err_q, err_d;
-  logic                 v0_q, v0_d, v1_q, v1_d;
+  logic                 v0_q, v1_q, e0_q, e1_q;
+  logic                 rsp_q, rsp_err_q;     // the answer of last cycle, to mark its slot
+  logic [TagW-1:0]      rsp_tag_q;
   logic [LineBits-1:0]  rob_q [Depth];
 
-  logic            issue, held;
-  logic [TagW-1:0] slot0, slot1, slot2;
-  logic [2:0]      here;                      // slots head+k filled by this edge
-
-  assign slot0 = head_q[TagW-1:0];
-  assign slot1 = slot0 + 1'b1;
-  assign slot2 = slot0 + TagW'(2);
+  logic issue, held, drop_q;
   assign issue = req_q && ld_req_ready_i;
   assign held  = req_q && !ld_req_ready_i;    // offered, not taken: stays offered
 
   always_comb begin
-    here[0] = filled_q[slot0] || (ld_rsp_valid_i && ld_rsp_tag_i == slot0);
-    here[1] = filled_q[slot1] || (ld_rsp_valid_i && ld_rsp_tag_i == slot1);
-    here[2] = filled_q[slot2] || (ld_rsp_valid_i && ld_rsp_tag_i == slot2);
-  end
-
-  always_comb begin
-    next_d     = next_q;
-    left_d     = left_q;
-    active_d   = active_q;
-    issued_d   = issued_q;
-    head_d     = head_q;
-    filled_d   = filled_q;
-    err_d      = err_q;
+    filled_d = filled_q;
+    err_d    = err_q;
+    if (drop_i) filled_d[head_q] = 1'b0;
+    if (rsp_q) begin
+      filled_d[rsp_tag_q] = 1'b1;
+      err_d[rsp_tag_q]    = rsp_err_q;
+    end
     inflight_d = inflight_q + (TagW+1)'(issue) - (TagW+1)'(ld_rsp_valid_i);
-
-    if (issue) begin
-      next_d   = next_q + 1'b1;
-      left_d   = left_q - 1'b1;
-      issued_d = issued_q + 1'b1;
-    end
-    if (ld_rsp_valid_i) begin
-      filled_d[ld_rsp_tag_i] = 1'b1;
-      err_d[ld_rsp_tag_i]    = ld_rsp_err_i;
-    end
-    if (drop_i) begin
-      filled_d[slot0] = 1'b0;
-      head_d          = head_q + 1'b1;
-    end
-    v0_d = drop_i ? here[1] : here[0];
-    v1_d = drop_i ? here[2] : here[1];
-
-    // Offer the next line while lines are left and its slot is free by the
-    // head as it is now (not as this edge moves it: that keeps the port off
-    // the line buffer's decision).
-    req_d = held || (active_q && !stop_i && (issue ? left_q > 1 : left_q != '0) &&
-                     ((issue ? issued_q + 1'b1 : issued_q) - head_q) < (TagW+1)'(Depth));
-    if (stop_i) left_d = '0;
-
-    if (start_i) begin
-      next_d   = first_i;
-      left_d   = count_i;
-      active_d = 1'b1;
-      issued_d = '0;
-      head_d   = '0;
-      filled_d = '0;
-      req_d    = 1'b0;
-      v0_d     = 1'b0;
-      v1_d     = 1'b0;
-    end
+    // A slot dropped last cycle is free now: the port never waits on this
+    // cycle's drop.
+    used_d     = used_q + (TagW+1)'(issue) - (TagW+1)'(drop_q);
+    left_d     = left_q - LinesW'(issue);
+    // Offer the next line while lines are left and a slot is free.
+    req_d = held || (active_q && !stop_i && (issue ? more2_q : more_q) &&
+                     (issue ? used_q < (TagW+1)'(Depth - 1) : used_q < (TagW+1)'(Depth)));
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      next_q     <= '0;
       left_q     <= '0;
+      more_q     <= 1'b0;
+      more2_q    <= 1'b0;
       active_q   <= 1'b0;
-      issued_q   <= '0;
+      tail_q     <= '0;
       head_q     <= '0;
+      used_q     <= '0;
       inflight_q <= '0;
       req_q      <= 1'b0;
+      idle_q     <= 1'b1;
       filled_q   <= '0;
       err_q      <= '0;
       v0_q       <= 1'b0;
       v1_q       <= 1'b0;
+      e0_q       <= 1'b0;
+      e1_q       <= 1'b0;
+      rsp_q      <= 1'b0;
+      drop_q     <= 1'b0;
     end else begin
-      next_q     <= next_d;
-      left_q     <= left_d;
-      active_q   <= active_d;
-      issued_q   <= issued_d;
-      head_q     <= head_d;
+      rsp_q      <= ld_rsp_valid_i;
+      drop_q     <= drop_i;
       inflight_q <= inflight_d;
-      req_q      <= req_d;
+      // DRAIN's promise: nothing in flight, nothing offered, nothing to offer.
+      idle_q     <= (inflight_d == '0) && !held && stop_i;
       filled_q   <= filled_d;
       err_q      <= err_d;
-      v0_q       <= v0_d;
-      v1_q       <= v1_d;
+      // The head lines as the edge leaves them; an answer marked this edge
+      // shows one cycle later.
+      v0_q <= drop_i ? filled_q[head_q + 1'b1] : filled_q[head_q];
+      v1_q <= drop_i ? filled_q[head_q + TagW'(2)] : filled_q[head_q + 1'b1];
+      e0_q <= drop_i ? err_q[head_q + 1'b1] : err_q[head_q];
+      e1_q <= drop_i ? err_q[head_q + TagW'(2)] : err_q[head_q + 1'b1];
+      if (drop_i) head_q <= head_q + 1'b1;
+      if (issue) tail_q <= tail_q + 1'b1;
+      used_q  <= used_d;
+      req_q   <= req_d;
+      left_q  <= stop_i ? '0 : left_d;
+      more_q  <= stop_i ? 1'b0 : (issue ? more2_q : more_q);
+      more2_q <= stop_i ? 1'b0 : (issue ? left_q > LinesW'(2) : more2_q);
+      if (start_i) begin
+        left_q   <= count_i;
+        more_q   <= count_i != '0;
+        more2_q  <= count_i > LinesW'(1);
+        active_q <= 1'b1;
+        tail_q   <= '0;
+        head_q   <= '0;
+        used_q   <= '0;
+        req_q    <= 1'b0;
+        filled_q <= '0;
+        v0_q     <= 1'b0;
+        v1_q     <= 1'b0;
+      end
     end
+  end
+
+  // Address and answer registers: read only with their valid bits.
+  always_ff @(posedge clk_i) begin
+    if (start_i) begin
+      next_lo_q <= {1'b0, first_i[LinesW-1:0]};
+      hi_q      <= first_i[LineAddrW-1:LinesW];
+      hi1_q     <= hi1_i;
+    end else if (issue) begin
+      next_lo_q <= next_lo_q + 1'b1;
+    end
+    rsp_tag_q <= ld_rsp_tag_i;
+    rsp_err_q <= ld_rsp_err_i;
   end
 
   // ROB storage (distributed RAM): written where an answer lands, read at
@@ -150,20 +163,17 @@ module load_queue
     if (ld_rsp_valid_i) rob_q[ld_rsp_tag_i] <= ld_rsp_data_i;
   end
 
-  assign line0_o = rob_q[slot0];
-  assign line1_o = rob_q[slot1];
+  assign line0_o = rob_q[head_q];
+  assign line1_o = rob_q[head_q + 1'b1];
   assign v0_o    = v0_q;
   assign v1_o    = v1_q;
-  assign e0_o    = err_q[slot0];
-  assign e1_o    = err_q[slot1];
+  assign e0_o    = e0_q;
+  assign e1_o    = e1_q;
 
   assign ld_req_valid_o = req_q;
-  assign ld_req_addr_o  = {next_q, 6'b0};
-  assign ld_req_tag_o   = issued_q[TagW-1:0];
-
-  // No load in flight once this edge has taken its request and answer, and
-  // none offered and not taken (DRAIN waits for its answer too).
-  assign idle_o = (inflight_d == '0) && !held;
+  assign ld_req_addr_o  = {next_lo_q[LinesW] ? hi1_q : hi_q, next_lo_q[LinesW-1:0], 6'b0};
+  assign ld_req_tag_o   = tail_q;
+  assign idle_o         = idle_q;
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin

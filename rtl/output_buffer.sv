@@ -22,10 +22,10 @@ module output_buffer
   input  logic [6:0]           in_len_i,      // 1..Width bytes from the lane's start
   input  logic                 in_last_i,     // the line goes to the store queue after this chunk
 
-  input  logic                 take_i,        // a source committed to a chunk with in_last_i
+  input  logic                 take_i,        // a source committed to a line-ending chunk last cycle (a register)
   input  logic                 give_i,        // ... and dropped it: the credit comes back
   input  logic                 pop_i,         // the store queue sent a line to memory
-  output logic                 credit_o,      // a chunk with in_last_i may be committed
+  output logic                 credit_o,      // a line-ending chunk may be committed this cycle
 
   output logic                 out_valid_o,
   output logic [LineAddrW-1:0] out_line_o,
@@ -72,17 +72,18 @@ module output_buffer
     end
   end
 
-  assign credit_o    = credits_q != 2'd0;
+  assign credit_o    = credits_q > {1'b0, take_i};
   assign out_valid_o = flush_q;
   assign out_line_o  = line_q;
   assign out_data_o  = data_q;
   assign out_strb_o  = strb_q;
-  assign idle_o      = !in_valid_i && !flush_q && !take_i;
+  assign idle_o      = !in_valid_i && !flush_q;
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
       assert (!(take_i && credits_q == 2'd0)) else $error("output_buffer: credit taken with none left");
+      assert (!(in_valid_i && in_discard_i)) else $error("output_buffer: a chunk and a discard at once");
       assert (credits_d <= 2'(StoreSlots)) else $error("output_buffer: more credits back than given");
       if (in_valid_i) assert (in_len_i != '0 && in_len_i <= 7'(Width)) else $error("output_buffer: chunk of %0d bytes", in_len_i);
     end

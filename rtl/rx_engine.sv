@@ -1,7 +1,8 @@
 // RxEngine: loads one request from Net.Recv through the load queue, runs the
 // Deserializer and the Set recvFunction over the line buffer's window, and
 // writes the App.Recv header line last (docs/abi.md sections 5 and 6).
-// Everything it drives out is a register or a decode of registers.
+// What it drives out is registers; a parser step decides from registers
+// (the readiness of a read is worked out the cycle before).
 module rx_engine
   import arcalis_pkg::*;
 #(
@@ -22,6 +23,7 @@ module rx_engine
   // Load queue.
   output logic                 lq_start_o,
   output logic [LineAddrW-1:0] lq_first_o,
+  output logic [LineAddrW-LinesW-1:0] lq_hi1_o, // lq_first_o's high part plus one: where a carry goes
   output logic [LinesW-1:0]    lq_count_o,
   output logic                 lq_stop_o,
   input  logic [LineBits-1:0]  line0_i,
@@ -52,36 +54,45 @@ module rx_engine
   output logic [2:0]           phase_o        // for functional coverage
 );
 
-  typedef enum logic [2:0] {EIdle, EStart, EHeader, EFields, EWriteHeader} estate_e;
+  typedef enum logic [2:0] {EIdle, EInit, ECarry, EStart, EOff, EHeader, EFields, EWriteHeader} estate_e;
 
-  estate_e          state_q, state_d;
+  // Line addresses are split: a low part that counts and a high part taken
+  // as is or plus one, so no adder runs the whole width in one cycle.
+  localparam int unsigned HiW = LineAddrW - LinesW;
+
+  estate_e          state_q;
   logic [LenW-1:0]  len_q;                  // message length N
-  logic [LenW-1:0]  pos_q, pos_d;           // bytes consumed (p)
-  logic [LenW-1:0]  rem_q, rem_d;           // N - p
-  logic [8:1]       rem_has_q;              // rem_q >= k
-  logic             rem_has19_q;
-  logic             fresh_q;                // nothing consumed last cycle: the window is current
+  logic [LenW-1:0]  pos_q;                  // bytes consumed (p)
+  logic [LenW-1:0]  rem_q;                  // N - p
+  logic             appl_q;                 // a parser step took amt_q bytes last cycle
+  logic [6:0]       amt_q;
+  logic             init_q;                 // the head moved to the message's first byte last cycle
   logic [LenW-1:0]  vcap_q;                 // value region bytes
-  logic [LineAddrW-1:0] base_q;
   logic [5:0]       start_off_q;
-  logic [LineAddrW-1:0] first_q;
   logic [LinesW-1:0] lines_q;
+  logic [LinesW-1:0] span_q;                // lines the message touches, if it has bytes
   logic             too_large_q;
-  result_e          result_q, result_d;
-  logic [LenW-1:0]  offset_q, offset_d;
+  logic [AddrW-1:0] addr_q;
+  logic [HiW-1:0]   net_hi1_q, app_hi1_q;   // high parts plus one
+  logic             net_c_q, app_c_q;       // the carry into their top half
+  logic [LineAddrW-1:0] base_q;
+  result_e          result_q;
+  logic [LenW-1:0]  offset_q;
+  logic             done_q;
 
   // ---- Line buffer ----
-  logic [6:0]        consume, want;
-  logic              has_want;
+  logic [4:0]         fire;
+  logic [6:0]         amt;
   logic [Width*8-1:0] win;
-  logic [Width-1:0]  win_err;
-  logic [8:1]        win_has;
+  logic [Width-1:0]   win_err;
+  logic [5:0]         off;
+  logic               crossed;
+  logic [8:1]         has;
 
   line_buffer #(.Width(Width)) u_line_buffer (
     .clk_i,
     .rst_ni,
-    .clear_i     (state_q == EStart),
-    .start_i     (start_off_q),
+    .clear_i   (state_q == EStart),
     .line0_i,
     .line1_i,
     .v0_i,
@@ -89,19 +100,62 @@ module rx_engine
     .e0_i,
     .e1_i,
     .drop_o,
-    .consume_i   (consume),
-    .want_i      (want),
-    .has_want_o  (has_want),
-    .win_o       (win),
-    .win_err_o   (win_err),
-    .win_has_o   (win_has)
+    .fire_i    (fire),
+    .amt_i     (amt),
+    .win_o     (win),
+    .win_err_o (win_err),
+    .off_o     (off),
+    .crossed_o (crossed),
+    .has_o     (has)
   );
 
+  // Readiness of a read of k bytes next cycle: the window will hold them
+  // and the message has them; or it has fewer than k left. Both only while
+  // the head and rem_q stand still (no step last cycle).
+  logic [4:1] ready_q, short_q;             // k = 1, 2, 4, 8
+  logic       ready3_q, short3_q, ready_hdr_q, rem3_q, rem19_q;
+  logic       settled;
+  assign settled = !appl_q && !init_q;
+
+  // Reads are 1, 2, 3, 4 or 8 bytes.
+  logic unused_has;
+  assign unused_has = ^has[7:5];
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ready_q     <= '0;
+      short_q     <= '0;
+      ready3_q    <= 1'b0;
+      short3_q    <= 1'b0;
+      ready_hdr_q <= 1'b0;
+    end else begin
+      ready_q     <= {4{settled}} & {has[8] && rem_q >= 8, has[4] && rem_q >= 4,
+                                     has[2] && rem_q >= 2, has[1] && rem_q >= 1};
+      short_q     <= {4{settled}} & {rem_q < 8, rem_q < 4, rem_q < 2, rem_q < 1};
+      ready3_q    <= settled && has[3] && rem_q >= 3;
+      short3_q    <= settled && rem_q < 3;
+      ready_hdr_q <= settled && (rem_q >= 3 ? has[3] : (rem_q >= 1 && has[1]));
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    rem3_q  <= rem_q >= 3;
+    rem19_q <= rem_q >= 19;
+  end
+
+  // A read decided from last cycle's readiness must still find nothing moved.
+  logic [4:1] ready_now, short_now;
+  logic       ready3_now, short3_now, hdr_now;
+  assign ready_now  = ready_q & {4{settled}};
+  assign short_now  = short_q & {4{settled}};
+  assign ready3_now = ready3_q && settled;
+  assign short3_now = short3_q && settled;
+  assign hdr_now    = ready_hdr_q && settled;
+
   // ---- Deserializer: header and dispatch ----
-  logic        d_done, d_dispatch;
+  logic        d_done, d_dispatch, d_fire;
   result_e     d_result;
   logic [3:0]  d_offset;
-  logic [6:0]  d_consume;
+  logic [6:0]  d_amt;
   logic [7:0]  d_msg_type, d_method;
   logic [31:0] d_seqid;
 
@@ -109,13 +163,15 @@ module rx_engine
     .clk_i,
     .rst_ni,
     .clear_i    (state_q == EStart),
-    .start_i    (state_q == EStart && !too_large_q),
-    .fresh_i    (fresh_q),
+    .start_i    (state_q == EOff),
     .win_i      (win[4*8-1:0]),
     .win_err_i  (win_err[3:0]),
-    .win_has_i  (win_has[4:1]),
-    .rem_has_i  (rem_has_q[4:1]),
-    .consume_o  (d_consume),
+    .ready3_i   (ready3_now),
+    .ready4_i   (ready_now[3]),
+    .short3_i   (short3_now),
+    .short4_i   (short_now[3]),
+    .fire_o     (d_fire),
+    .amt_o      (d_amt),
     .done_o     (d_done),
     .dispatch_o (d_dispatch),
     .result_o   (d_result),
@@ -127,8 +183,12 @@ module rx_engine
 
   // ---- recvFunction for Set ----
   logic            s_done, s_valid, s_discard, s_last, s_take, s_give;
-  logic [6:0]      s_consume, s_len;
-  logic [LenW-1:0] s_dst, s_offset;
+  logic [2:0]      s_fire;
+  logic [6:0]      s_amt, s_len;
+  logic [5:0]      s_off;
+  logic [LenW-1:0] s_offset;
+  logic [LinesW:0] s_lo;
+  logic [Width*8-1:0] s_bytes;
   result_e         s_result;
   operands_t       s_ops;
 
@@ -137,24 +197,31 @@ module rx_engine
     .rst_ni,
     .clear_i       (state_q == EStart),
     .start_i       (d_done && d_dispatch),
-    .fresh_i       (fresh_q),
-    .win_i         (win[8*8-1:0]),
+    .win_i         (win),
     .win_err_i     (win_err),
-    .win_has_i     (win_has),
-    .rem_has_i     (rem_has_q),
-    .rem_has19_i   (rem_has19_q),
+    .off_i         (off),
+    .crossed_i     (crossed),
+    .v0_i,
+    .v1_i,
+    .ready_i       (ready_now),
+    .ready_hdr_i   (hdr_now),
+    .short_i       (short_now),
+    .rem3_i        (rem3_q),
+    .rem19_i       (rem19_q),
     .rem_i         (rem_q),
     .pos_i         (pos_q),
     .value_cap_i   (vcap_q),
-    .consume_o     (s_consume),
-    .want_o        (want),
-    .has_want_i    (has_want),
+    .fire_o        (s_fire),
+    .amt_o         (s_amt),
+    .app_base_lo_i (base_q[LinesW-1:0]),
     .credit_i,
     .take_o        (s_take),
     .give_o        (s_give),
     .out_valid_o   (s_valid),
     .out_discard_o (s_discard),
-    .out_dst_o     (s_dst),
+    .out_bytes_o   (s_bytes),
+    .out_off_o     (s_off),
+    .out_lo_o      (s_lo),
     .out_len_o     (s_len),
     .out_last_o    (s_last),
     .done_o        (s_done),
@@ -163,106 +230,123 @@ module rx_engine
     .operands_o    (s_ops)
   );
 
-  // Only one of the two reads at a time; the other drives 0.
-  assign consume = d_consume | s_consume;
+  // One step at most fires; its amount comes from registers.
+  logic init_fire;
+  assign init_fire = (state_q == EOff);
+  assign fire      = {init_fire, s_fire, d_fire};
+  always_comb begin
+    unique case (state_q)
+      EOff:    amt = {1'b0, start_off_q};
+      EHeader: amt = d_amt;
+      default: amt = s_amt;
+    endcase
+  end
 
-  // ---- Sequencing ----
+  // ---- Header line chunks ----
   logic [LaneW-1:0] hl_q;                   // next header-line chunk
-  logic             hdr_last, hdr_fire;
+  logic             hdr_last, hdr_fire, h_take_q;
   assign hdr_last = (hl_q == LaneW'(Lanes - 1));
   assign hdr_fire = (state_q == EWriteHeader) && (!hdr_last || credit_i);
 
-  always_comb begin
-    state_d  = state_q;
-    result_d = result_q;
-    offset_d = offset_q;
-    pos_d    = pos_q + LenW'(consume);
-    rem_d    = rem_q - LenW'(consume);
-    unique case (state_q)
-      EIdle:   if (start_i) state_d = EStart;
-      EStart: begin
-        pos_d = '0;
-        rem_d = len_q;
-        if (too_large_q) begin
-          result_d = ResMsgTooLarge;
-          offset_d = '0;
-          state_d  = EWriteHeader;
-        end else begin
-          state_d = EHeader;
-        end
-      end
-      EHeader: begin
-        if (d_done && d_dispatch) begin
-          state_d = EFields;
-        end else if (d_done) begin
-          result_d = d_result;
-          offset_d = LenW'(d_offset);
-          state_d  = EWriteHeader;
-        end
-      end
-      EFields: begin
-        if (s_done) begin
-          result_d = s_result;
-          offset_d = s_offset;
-          state_d  = EWriteHeader;
-        end
-      end
-      EWriteHeader: if (hdr_fire && hdr_last) state_d = EIdle;
-      default: ;
-    endcase
-    if (start_i) begin
-      result_d = ResNone;
-      offset_d = '0;
-    end
-  end
-
+  // ---- Sequencing ----
   // The message's lines: from addr's line to (addr + len - 1)'s line.
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [LenW:0] span;   // only its line count is used
+  logic [LenW:0] span;                      // only its line count is used (< 2**LinesW)
   /* verilator lint_on UNUSEDSIGNAL */
-  assign span = {1'b0, len_i[LenW-1:0]} + (LenW+1)'(addr_i[5:0]) + (LenW+1)'(63);
+  assign span = {1'b0, len_q} + (LenW+1)'(addr_q[5:0]) + (LenW+1)'(63);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q     <= EIdle;
-      pos_q       <= '0;
-      rem_q       <= '0;
-      rem_has_q   <= '0;
-      rem_has19_q <= 1'b0;
-      fresh_q     <= 1'b0;
-      result_q    <= ResNone;
-      offset_q    <= '0;
-      hl_q        <= '0;
+      state_q  <= EIdle;
+      pos_q    <= '0;
+      rem_q    <= '0;
+      appl_q   <= 1'b0;
+      init_q   <= 1'b0;
+      result_q <= ResNone;
+      offset_q <= '0;
+      hl_q     <= '0;
+      done_q   <= 1'b0;
+      h_take_q <= 1'b0;
     end else begin
-      state_q     <= state_d;
-      pos_q       <= pos_d;
-      rem_q       <= rem_d;
-      for (int unsigned k = 1; k <= 8; k++) rem_has_q[k] <= rem_q >= LenW'(k);
-      rem_has19_q <= rem_q >= LenW'(19);
-      fresh_q     <= (consume == '0) && (state_q != EStart);
-      result_q    <= result_d;
-      offset_q    <= offset_d;
-      hl_q        <= (state_q != EWriteHeader) ? '0 : hl_q + LaneW'(hdr_fire);
+      appl_q   <= d_fire || (|s_fire);
+      init_q   <= init_fire;
+      done_q   <= hdr_fire && hdr_last;
+      h_take_q <= hdr_fire && hdr_last;
+      if (appl_q) begin
+        pos_q <= pos_q + LenW'(amt_q);
+        rem_q <= rem_q - LenW'(amt_q);
+      end
+      if (hdr_fire) hl_q <= hl_q + 1'b1;
+      unique case (state_q)
+        EIdle: if (start_i) state_q <= EInit;
+        EInit:  state_q <= ECarry;
+        ECarry: state_q <= too_large_q ? EWriteHeader : EStart;
+        EStart: begin
+          pos_q   <= '0;
+          rem_q   <= len_q;
+          state_q <= EOff;
+        end
+        EOff:   state_q <= EHeader;
+        EHeader: begin
+          if (d_done && d_dispatch) begin
+            state_q <= EFields;
+          end else if (d_done) begin
+            result_q <= d_result;
+            offset_q <= LenW'(d_offset);
+            state_q  <= EWriteHeader;
+          end
+        end
+        EFields: begin
+          if (s_done) begin
+            result_q <= s_result;
+            offset_q <= s_offset;
+            state_q  <= EWriteHeader;
+          end
+        end
+        EWriteHeader: if (hdr_fire && hdr_last) state_q <= EIdle;
+        default: ;
+      endcase
+      if (state_q == ECarry && too_large_q) begin
+        result_q <= ResMsgTooLarge;
+        offset_q <= '0;
+      end
+      if (start_i) begin
+        result_q <= ResNone;
+        offset_q <= '0;
+        hl_q     <= '0;
+      end
     end
   end
 
-  // Request registers, taken when the control FSM starts the request.
+  // Request registers, taken when the control FSM starts the request, and
+  // what follows from them over the next two cycles.
   always_ff @(posedge clk_i) begin
+    amt_q <= amt;
     if (start_i) begin
       len_q       <= len_i[LenW-1:0];
       too_large_q <= (len_i[59:LenW] != '0) || (len_i[LenW-1:0] > MaxMessage);
-      lines_q     <= (len_i[LenW-1:0] == '0) ? '0 : LinesW'(span[LenW:6]);
-      first_q     <= addr_i[AddrW-1:6];
+      addr_q      <= addr_i;
       start_off_q <= addr_i[5:0];
       base_q      <= app_base_line_i;
       vcap_q      <= LenW'({app_cap_lines_i, 6'b0}) - LenW'(ValueOffset);
     end
+    if (state_q == EInit) begin
+      span_q <= span[6 +: LinesW];
+      {net_c_q, net_hi1_q[HiW/2-1:0]} <= {1'b0, addr_q[AddrW-HiW +: HiW/2]} + 1'b1;
+      {app_c_q, app_hi1_q[HiW/2-1:0]} <= {1'b0, base_q[LinesW +: HiW/2]} + 1'b1;
+    end
+    if (state_q == ECarry) begin
+      lines_q <= (len_q == '0) ? '0 : span_q;
+      net_hi1_q[HiW-1:HiW/2] <= addr_q[AddrW-1 -: (HiW - HiW/2)] + (HiW - HiW/2)'(net_c_q);
+      app_hi1_q[HiW-1:HiW/2] <= base_q[LineAddrW-1 -: (HiW - HiW/2)] + (HiW - HiW/2)'(app_c_q);
+    end
   end
 
-  assign lq_start_o = (state_q == EStart) && !too_large_q;
-  assign lq_first_o = first_q;
-  assign lq_count_o = lines_q;
-  assign lq_stop_o  = (state_q != EHeader) && (state_q != EFields);
+  assign lq_start_o  = (state_q == EStart);
+  assign lq_first_o  = addr_q[AddrW-1:6];
+  assign lq_hi1_o    = net_hi1_q;
+  assign lq_count_o  = lines_q;
+  assign lq_stop_o   = (state_q != EOff) && (state_q != EHeader) && (state_q != EFields);
 
   // ---- The App.Recv header line: operand registers in host byte order ----
   // Byte i of a line is bits [8i+7:8i], so a little-endian field of the
@@ -272,20 +356,16 @@ module rx_engine
                         d_msg_type, result_q, d_seqid, s_ops.value_len,
                         s_ops.key_len, s_ops.exptime, s_ops.flags, s_ops.req_id};
 
-  // Header chunks go out from registers, like the recvFunction's.
   logic               h_valid_q, h_last_q;
   logic [LaneW-1:0]   h_lane_q;
   logic [Width*8-1:0] h_bytes_q;
-  logic               done_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       h_valid_q <= 1'b0;
       h_last_q  <= 1'b0;
-      done_q    <= 1'b0;
     end else begin
       h_valid_q <= hdr_fire;
       h_last_q  <= hdr_fire && hdr_last;
-      done_q    <= hdr_fire && hdr_last;
     end
   end
   always_ff @(posedge clk_i) begin
@@ -295,13 +375,16 @@ module rx_engine
     end
   end
 
-  assign take_o        = s_take || (hdr_fire && hdr_last);
+  // A data chunk's App.Recv line: recv_set added base + dst / 64 in the low
+  // LinesW bits; the high part is taken as is or plus one.
+
+  assign take_o        = s_take || h_take_q;
   assign give_o        = s_give;
   assign out_valid_o   = h_valid_q || s_valid;
   assign out_discard_o = s_discard;
-  assign out_line_o    = h_valid_q ? base_q : base_q + LineAddrW'(s_dst[LenW-1:6]);
-  assign out_lane_o    = h_valid_q ? h_lane_q : LaneW'(s_dst[5:0] >> WidthW);
-  assign out_bytes_o   = h_valid_q ? h_bytes_q : win;
+  assign out_line_o    = h_valid_q ? base_q : {s_lo[LinesW] ? app_hi1_q : base_q[LineAddrW-1:LinesW], s_lo[LinesW-1:0]};
+  assign out_lane_o    = h_valid_q ? h_lane_q : LaneW'(s_off >> WidthW);
+  assign out_bytes_o   = h_valid_q ? h_bytes_q : s_bytes;
   assign out_len_o     = h_valid_q ? 7'(Width) : s_len;
   assign out_last_o    = h_valid_q ? h_last_q : s_last;
 
@@ -314,11 +397,11 @@ module rx_engine
 
   always_comb begin
     unique case (state_q)
-      EIdle:        phase_o = 3'd0;
-      EStart:       phase_o = 3'd1;
-      EHeader:      phase_o = 3'd2;
-      EFields:      phase_o = 3'd3;
-      default:      phase_o = 3'd4;
+      EIdle:                      phase_o = 3'd0;
+      EInit, ECarry, EStart, EOff: phase_o = 3'd1;
+      EHeader:                    phase_o = 3'd2;
+      EFields:                    phase_o = 3'd3;
+      default:                    phase_o = 3'd4;
     endcase
   end
 

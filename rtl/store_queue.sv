@@ -30,6 +30,9 @@ module store_queue
   output logic                 idle_o          // FIFO empty, no store in flight after this edge
 );
 
+  if (Depth < 2 || (Depth & (Depth - 1)) != 0) begin : g_check_depth
+    $error("store_queue: Depth must be a power of two >= 2, not %0d", Depth);
+  end
   if (StoreSlots != 2) begin : g_check_slots
     $error("store_queue: written for two FIFO slots, StoreSlots is %0d", StoreSlots);
   end
@@ -44,7 +47,7 @@ module store_queue
   logic [TagW:0]        inflight_q, inflight_d;
   logic                 room_q, room_d;           // a store may be offered: fewer than Depth in flight
   logic [TagW-1:0]      tag_q, tag_d;
-  logic                 issue;
+  logic                 issue, idle_q;
 
   assign st_req_valid_o = (count_q != 2'd0) && room_q;
   assign st_req_addr_o  = {line_q[rd_q], 6'b0};
@@ -60,7 +63,7 @@ module store_queue
     rd_d       = rd_q ^ issue;
     tag_d      = tag_q + TagW'(issue);
     inflight_d = inflight_q + (TagW+1)'(issue) - (TagW+1)'(st_ack_valid_i);
-    room_d     = inflight_d < (TagW+1)'(Depth);
+    room_d     = !inflight_d[TagW];    // fewer than Depth: Depth is a power of two
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -71,7 +74,9 @@ module store_queue
       inflight_q <= '0;
       room_q     <= 1'b1;
       tag_q      <= '0;
+      idle_q     <= 1'b1;
     end else begin
+      idle_q     <= (count_d == 2'd0) && (inflight_d == '0);
       count_q    <= count_d;
       rd_q       <= rd_d;
       wr_q       <= wr_d;
@@ -89,9 +94,8 @@ module store_queue
     end
   end
 
-  // Nothing queued or in flight once this edge has taken its store and
-  // acknowledgement, so DRAIN ends at the edge of the last answer.
-  assign idle_o = (count_d == 2'd0) && (inflight_d == '0);
+  // Nothing queued or in flight after the last edge (a register).
+  assign idle_o = idle_q;
 
   // Tags are handed out in order; the acknowledgement's tag is for the memory model.
   logic unused_ack_tag;

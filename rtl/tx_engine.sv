@@ -16,7 +16,7 @@ module tx_engine
   input  logic [31:0]          seqid_i,
 
   input  logic                 credit_i,      // the output buffer can take a line-ending chunk
-  output logic                 take_o,
+  output logic                 take_o,        // one was committed last cycle
   output logic                 out_valid_o,
   output logic [LineAddrW-1:0] out_line_o,
   output logic [LaneW-1:0]     out_lane_o,
@@ -37,7 +37,7 @@ module tx_engine
 
   logic                 busy_q;
   logic [LaneW-1:0]     chunk_q;              // next chunk to send
-  logic                 valid_q, last_q;
+  logic                 valid_q, last_q, take_q;
   logic [LaneW-1:0]     lane_q;
   logic [Width*8-1:0]   bytes_q;
   logic                 fire, last;
@@ -51,9 +51,11 @@ module tx_engine
       chunk_q <= '0;
       valid_q <= 1'b0;
       last_q  <= 1'b0;
+      take_q  <= 1'b0;
     end else begin
       valid_q <= fire;
       last_q  <= fire && last;
+      take_q  <= fire && last;
       if (start_i) begin
         busy_q  <= 1'b1;
         chunk_q <= '0;
@@ -71,7 +73,7 @@ module tx_engine
     end
   end
 
-  assign take_o      = fire && last;
+  assign take_o      = take_q;
   assign out_valid_o = valid_q;
   assign out_line_o  = net_resp_line_i;
   assign out_lane_o  = lane_q;
