@@ -38,10 +38,17 @@ type Source struct {
 //     is spelled out element by element;
 //  9. `arr[i].f`, a member of an element of an unpacked array of structs
 //     picked by a variable, reads a wire holding arr[i] declared at the end
-//     of the module.
+//     of the module;
+//  10. an unpacked array of a typedef'd type, `T a [N];`, is declared as
+//     `logic [W-1:0] a [N];` with W T's width (Yosys 0.23 silently drops
+//     the size of an unpacked array of a packed struct: the store queue
+//     lost ~1,250 of its flip-flops that way).
 //
-// Anything the rules do not cover is left for Yosys to reject with its own
-// file and line.
+// Afterwards every file is scanned for what the rules should have removed
+// (`inside`, `return`, `import`, `package`, `P::name`, assignment patterns,
+// unpacked arrays of typedef'd types in a form rule 10 does not match): any
+// left is an error naming the file, line and construct, so a form the rules
+// do not handle exactly never reaches Yosys.
 func Lower(files []Source) ([]Source, error) {
 	l := lowerer{types: map[string]typeInfo{}}
 	out := make([]Source, len(files))
@@ -263,7 +270,51 @@ func (l *lowerer) lowerFile(f Source, first bool) (string, error) {
 			return "", err
 		}
 	}
+	if err := l.checkResidue(f, text); err != nil {
+		return "", err
+	}
 	return text, nil
+}
+
+// residue are forms the rules remove wherever they handle them exactly.
+var residue = []struct {
+	re   *regexp.Regexp
+	what string
+}{
+	{regexp.MustCompile(`\binside\b`), "`inside` in a form rule 5 does not lower (want `x inside {a, [b:c]}` with x a name, select or member)"},
+	{regexp.MustCompile(`\breturn\b`), "`return` in a form rule 4 does not lower (want a function body of one `return e;`)"},
+	{regexp.MustCompile(`\bimport\b`), "`import` in a form rule 2 does not lower (want `import P::*;`)"},
+	{regexp.MustCompile(`\b(?:end)?package\b`), "a package in a file other than the first"},
+	{regexp.MustCompile(`\b\w+::`), "a scoped name of something that is not a package read first"},
+	{regexp.MustCompile(`'\{`), "an assignment pattern rules 6 and 7 do not lower (positional, `default:`, or nested)"},
+}
+
+// checkResidue fails on the first construct the rules left in text.
+func (l *lowerer) checkResidue(f Source, text string) error {
+	at, what := len(text), ""
+	for _, r := range residue {
+		if loc := r.re.FindStringIndex(text); loc != nil && loc[0] < at {
+			at, what = loc[0], r.what
+		}
+	}
+	// An unpacked array of a typedef'd type that rule 10 did not rewrite
+	// (several names in one declaration, a [lo:hi] range, ...).
+	for name := range l.types {
+		re := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\s+(\w+)\s*\[`)
+		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
+			if m[0] < at && !strings.HasSuffix(strings.TrimSpace(text[:m[0]]), "typedef") {
+				at, what = m[0], fmt.Sprintf("unpacked array %s of type %s in a form rule 10 does not lower (want `%s %s [N];`, one name, a literal or parameter size)", text[m[2]:m[3]], name, name, text[m[2]:m[3]])
+			}
+		}
+	}
+	if what == "" {
+		return nil
+	}
+	end := strings.IndexByte(text[at:], '\n')
+	if end < 0 {
+		end = len(text) - at
+	}
+	return fmt.Errorf("%s:%d: %s: %q", f.Name, lineOf(text, at), what, strings.TrimSpace(text[at:at+end]))
 }
 
 func (l *lowerer) lowerPackage(f Source, text string, first bool) (string, error) {
@@ -441,6 +492,23 @@ func (l *lowerer) lowerParamArrays(f Source, text string, _ bool) (string, error
 	}
 }
 
+// matchBrace is the index of the } closing the { at open, or -1.
+func matchBrace(s string, open int) int {
+	depth := 0
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
 // matchBracket is the index of the ] closing the [ at open, or -1.
 func matchBracket(s string, open int) int {
 	depth := 0
@@ -466,7 +534,7 @@ func (l *lowerer) lowerPatterns(f Source, text string, _ bool) (string, error) {
 		if text[m[2]:m[3]] == "default" {
 			continue
 		}
-		end := strings.IndexByte(text[m[0]:], '}')
+		end := matchBrace(text, m[0]+1) - m[0]
 		if end < 0 {
 			return "", fmt.Errorf("%s:%d: unterminated assignment pattern", f.Name, lineOf(text, m[0]))
 		}
@@ -541,16 +609,27 @@ var (
 
 func (l *lowerer) lowerArrays(f Source, text string, _ bool) (string, error) {
 	arrays := map[string]unpacked{}
-	for _, m := range reUnpackedDecl.FindAllStringSubmatch(text, -1) {
-		if m[1] == "localparam" || m[1] == "parameter" {
+	var typed []edit
+	for _, m := range reUnpackedDecl.FindAllStringSubmatchIndex(text, -1) {
+		typ := text[m[2]:m[3]]
+		if typ == "localparam" || typ == "parameter" {
 			continue
 		}
-		arrays[m[3]] = unpacked{elemType: m[1], size: strings.TrimSpace(m[4])}
+		arrays[text[m[6]:m[7]]] = unpacked{elemType: typ, size: strings.TrimSpace(text[m[8]:m[9]])}
+		// Rule 10: a typedef'd element type becomes a logic vector of its
+		// width. Packed dimensions on it would have to go outside that
+		// vector; no rule does that, so they are refused.
+		if t, ok := l.types[typ]; ok {
+			if strings.TrimSpace(text[m[4]:m[5]]) != "" {
+				return "", fmt.Errorf("%s:%d: unpacked array %s of %s with packed dimensions %s: not lowered (declare it as a logic array)", f.Name, lineOf(text, m[0]), text[m[6]:m[7]], typ, strings.TrimSpace(text[m[4]:m[5]]))
+			}
+			typed = append(typed, edit{m[2], m[3], fmt.Sprintf("logic [(%s)-1:0]", t.width)})
+		}
 	}
 	if len(arrays) == 0 {
 		return text, nil
 	}
-	var edits []edit
+	edits := typed
 	for _, m := range reWholeAssign.FindAllStringSubmatchIndex(text, -1) {
 		dst, op, src := text[m[4]:m[5]], text[m[6]:m[7]], text[m[8]:m[9]]
 		a, okA := arrays[dst]

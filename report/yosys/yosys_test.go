@@ -34,6 +34,11 @@ func TestLowerRules(t *testing.T) {
 			[]string{"    a[0] <= b[0]; a[1] <= b[1];"}, nil},
 		{"element member", "module m(input logic s, output logic [3:0] y);\n  pair_t q [2];\n  assign y = q[s].lo;\nendmodule\n",
 			[]string{"assign y = q__at_s.lo;", "pair_t q__at_s; assign q__at_s = q[s]; endmodule"}, nil},
+		// Rule 10: the store-queue bug's declaration, as a logic array.
+		{"struct array", "module m(input logic clk, input logic s, input pair_t d, output logic [3:0] y);\n  pair_t fifo_q [2];\n  always_ff @(posedge clk) fifo_q[s] <= d;\n  assign y = fifo_q[s].lo;\nendmodule\n",
+			[]string{"  logic [(((1)*(8)+(1)*(4)))-1:0] fifo_q [2];", "pair_t fifo_q__at_s; assign fifo_q__at_s = fifo_q[s];"}, []string{"pair_t fifo_q [2]"}},
+		{"nested pattern", "module m(input logic [3:0] a, b, output pair_t y);\n  assign y = '{lo: a, hi: {b, a}};\nendmodule\n",
+			[]string{"assign y = {((1)*(8))'({b, a}), ((1)*(4))'(a)};"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -75,6 +80,21 @@ func TestLowerErrors(t *testing.T) {
 		{"unknown struct", []Source{pkg, {"m.sv", "module m(output logic [1:0] y);\n  assign y = '{c: 1'b1, d: 1'b0};\nendmodule\n"}},
 			"m.sv:2: no packed struct has exactly the fields c, d"},
 		{"unknown import", []Source{pkg, {"m.sv", "module m\n  import q::*;\n; endmodule\n"}}, "m.sv:2: import of q"},
+		// What the rules leave is refused, naming file, line and construct.
+		{"inside of an expression", []Source{pkg, {"m.sv", "module m(input logic [1:0] a, output logic y);\n  assign y = (a + 1) inside {2'd1};\nendmodule\n"}},
+			"m.sv:2: `inside` in a form rule 5 does not lower"},
+		{"positional pattern", []Source{pkg, {"m.sv", "module m(output ab_t y);\n  assign y = '{1'b0, 1'b1};\nendmodule\n"}},
+			"m.sv:2: an assignment pattern rules 6 and 7 do not lower"},
+		{"default pattern", []Source{pkg, {"m.sv", "module m(output ab_t y);\n\n  assign y = '{default: 1'b0};\nendmodule\n"}},
+			"m.sv:3: an assignment pattern"},
+		{"scoped name", []Source{pkg, {"m.sv", "module m(output logic y);\n  assign y = other::X;\nendmodule\n"}},
+			"m.sv:2: a scoped name"},
+		{"two struct arrays in one declaration", []Source{pkg, {"m.sv", "module m;\n  ab_t a [2], b [2];\nendmodule\n"}},
+			"m.sv:2: unpacked array a of type ab_t in a form rule 10 does not lower"},
+		{"struct array with a range", []Source{pkg, {"m.sv", "module m;\n  ab_t a [0:1];\nendmodule\n"}},
+			"m.sv:2: unpacked array a of type ab_t"},
+		{"packed dimensions on a struct array", []Source{pkg, {"m.sv", "module m;\n  ab_t [1:0] a [2];\nendmodule\n"}},
+			"m.sv:2: unpacked array a of ab_t with packed dimensions [1:0]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
