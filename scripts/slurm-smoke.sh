@@ -42,12 +42,12 @@ array_block=$(snippet array)
 [ -n "$setup_block" ] && [ -n "$array_block" ] || die "$doc: a marked block is empty"
 
 # ---- packages ----
+[ "$(id -u)" = 0 ] || die "run as root: it installs packages and runs munged, slurmctld and slurmd as root"
 need=()
 command -v slurmctld >/dev/null || need+=(slurm-wlm)
 command -v munged >/dev/null || need+=(munge)
 command -v xmllint >/dev/null || need+=(libxml2-utils)
 if [ ${#need[@]} -gt 0 ]; then
-  [ "$(id -u)" = 0 ] || die "installing ${need[*]} needs root"
   say "apt-get install ${need[*]}"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
