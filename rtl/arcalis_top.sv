@@ -156,12 +156,12 @@ module arcalis_top
   );
 
   // ---- RxEngine and TxEngine share the output buffer ----
-  logic                 ob_credit, sq_pop;
-  logic                 rx_take, rx_give, rx_valid, rx_discard, rx_last;
+  logic                 sq_pop;
+  logic                 rx_valid, rx_discard, rx_last;
   logic [LineAddrW-1:0] rx_line;
   logic [LaneW-1:0]     rx_lane;
   logic [DataBytes*8-1:0] rx_bytes;
-  logic [6:0]           rx_len_b;
+  logic [DataBytes-1:0] rx_mask;
 
   rx_engine #(.Width(DataBytes)) u_rx_engine (
     .clk_i,
@@ -183,15 +183,13 @@ module arcalis_top
     .e0_i            (lq_e0),
     .e1_i            (lq_e1),
     .drop_o          (lq_drop),
-    .credit_i        (ob_credit && !tx_active),
-    .take_o          (rx_take),
-    .give_o          (rx_give),
+    .pop_i           (sq_pop && !tx_active),
     .out_valid_o     (rx_valid),
     .out_discard_o   (rx_discard),
     .out_line_o      (rx_line),
     .out_lane_o      (rx_lane),
     .out_bytes_o     (rx_bytes),
-    .out_len_o       (rx_len_b),
+    .out_mask_o      (rx_mask),
     .out_last_o      (rx_last),
     .done_o          (rx_done),
     .result_o        (rx_result),
@@ -201,11 +199,11 @@ module arcalis_top
     .phase_o         (rx_phase_o)
   );
 
-  logic                 tx_take, tx_valid, tx_last;
+  logic                 tx_valid, tx_last;
   logic [LineAddrW-1:0] tx_line;
   logic [LaneW-1:0]     tx_lane;
   logic [DataBytes*8-1:0] tx_bytes;
-  logic [6:0]           tx_len_b;
+  logic [DataBytes-1:0] tx_mask;
 
   tx_engine #(.Width(DataBytes)) u_tx_engine (
     .clk_i,
@@ -213,13 +211,12 @@ module arcalis_top
     .start_i         (tx_start),
     .net_resp_line_i (net_resp_line),
     .seqid_i         (tx_seqid),
-    .credit_i        (ob_credit && tx_active),
-    .take_o          (tx_take),
+    .pop_i           (sq_pop && tx_active),
     .out_valid_o     (tx_valid),
     .out_line_o      (tx_line),
     .out_lane_o      (tx_lane),
     .out_bytes_o     (tx_bytes),
-    .out_len_o       (tx_len_b),
+    .out_mask_o      (tx_mask),
     .out_last_o      (tx_last),
     .done_o          (tx_done)
   );
@@ -237,12 +234,8 @@ module arcalis_top
     .in_line_i    (tx_active ? tx_line : rx_line),
     .in_lane_i    (tx_active ? tx_lane : rx_lane),
     .in_bytes_i   (tx_active ? tx_bytes : rx_bytes),
-    .in_len_i     (tx_active ? tx_len_b : rx_len_b),
+    .in_mask_i    (tx_active ? tx_mask : rx_mask),
     .in_last_i    (tx_active ? tx_last : rx_last),
-    .take_i       (tx_take || rx_take),
-    .give_i       (rx_give),
-    .pop_i        (sq_pop),
-    .credit_o     (ob_credit),
     .out_valid_o  (ob_valid),
     .out_line_o   (ob_line),
     .out_data_o   (ob_data),

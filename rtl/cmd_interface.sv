@@ -1,8 +1,8 @@
 // Snooping Command Interface of the FLR: claims the UC loads and stores that
 // fall inside the command-page window and turns them into commands and status
 // reads. Everything outside the window is ignored (docs/abi.md section 2).
-// The window is an aligned power-of-two block, so a claim is a masked
-// compare; the access is registered here and acts on the control FSM the
+// The window is one aligned 4 KiB command page, so a claim is an equality
+// compare of the page number; the access is registered here and acts on the control FSM the
 // cycle after it, and its answer (the status word as the FSM shows it then)
 // goes out the cycle after the access.
 module cmd_interface
@@ -37,7 +37,8 @@ module cmd_interface
   input  logic [63:0]      status_i       // the word a load in this cycle answers
 );
 
-  logic [AddrW-1:0] base_q, mask_q, mask_d;
+  localparam int unsigned PageW = 12;          // the command page: 4 KiB
+  logic [AddrW-1:PageW] page_q;
   logic             en_q;
   logic             rsp_valid_q, rsp_hit_q;
   logic [63:0]      rsp_rdata_q;
@@ -47,22 +48,11 @@ module cmd_interface
   logic             cmd_zero_q, cmd_cap_low_q, cmd_unaligned_q;
   logic             hit;
 
-  // A power-of-two size 2**k compares the address bits from k up.
-  always_comb begin
-    logic seen;
-    seen = 1'b0;
-    for (int unsigned i = 0; i < AddrW; i++) begin
-      seen      = seen | cfg_size_i[i];
-      mask_d[i] = seen;
-    end
-  end
-
-  assign hit = uc_valid_i && en_q && (((uc_addr_i ^ base_q) & mask_q) == '0);
+  assign hit = uc_valid_i && en_q && (uc_addr_i[AddrW-1:PageW] == page_q);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      base_q      <= '0;
-      mask_q      <= '0;
+      page_q      <= '0;
       en_q        <= 1'b0;
       rsp_valid_q <= 1'b0;
       rsp_hit_q   <= 1'b0;
@@ -70,8 +60,7 @@ module cmd_interface
       stat_rd_q   <= 1'b0;
     end else begin
       if (cfg_valid_i && cfg_allow_i) begin
-        base_q <= cfg_base_i;
-        mask_q <= mask_d;
+        page_q <= cfg_base_i[AddrW-1:PageW];
         en_q   <= cfg_size_i != '0;
       end
       rsp_valid_q <= uc_valid_i;
@@ -107,5 +96,9 @@ module cmd_interface
   assign uc_rsp_valid_o = rsp_valid_q;
   assign uc_rsp_hit_o   = rsp_hit_q;
   assign uc_rsp_rdata_o = rsp_hit_q ? rsp_rdata_q : '0;
+
+  // Any byte of the page is the same command port.
+  logic unused_offsets;
+  assign unused_offsets = ^{cfg_base_i[PageW-1:0], uc_addr_i[PageW-1:0]};
 
 endmodule

@@ -61,6 +61,9 @@ module ctrl_fsm
   logic [31:0]          seqid_q, seqid_d;
   logic                 tx_q, tx_d;             // BUSY belongs to the TxEngine
   logic                 mem_idle_q;
+  logic                 drained_q;              // DRAIN is past its first cycle
+  logic                 rx_start_d, rx_start_q, tx_start_d, tx_start_q;
+  logic [59:0]          rx_len_q;
   logic                 saw_ready_q;            // last cycle's status word said ready
   logic                 ack;                    // ... and a load read it: leave DONE
   state_e               shown;                  // the state a load sees
@@ -98,8 +101,8 @@ module ctrl_fsm
     reply_d        = reply_q;
     seqid_d        = seqid_q;
     tx_d           = tx_q;
-    rx_start_o     = 1'b0;
-    tx_start_o     = 1'b0;
+    rx_start_d     = 1'b0;
+    tx_start_d     = 1'b0;
 
     if (cmd_valid_i) begin
       if (!(op inside {CmdSendNetBuf, CmdSendNetLen, CmdAppReadyFlag,
@@ -118,7 +121,7 @@ module ctrl_fsm
               cmderr_d = CmdErrNotReady;
             end else begin
               net_buf_set_d = 1'b0;
-              rx_start_o    = 1'b1;
+              rx_start_d    = 1'b1;
               tx_d          = 1'b0;
               state_d       = StBusy;
             end
@@ -138,7 +141,7 @@ module ctrl_fsm
             end else if (!cmd_zero_i) begin
               cmderr_d = CmdErrBadArg;
             end else begin
-              tx_start_o = 1'b1;
+              tx_start_d = 1'b1;
               tx_d       = 1'b1;
               state_d    = StBusy;
             end
@@ -172,7 +175,9 @@ module ctrl_fsm
           state_d  = StDrain;
         end
       end
-      StDrain: if (mem_idle_q) state_d = StDone;
+      // The queues' idle registers lag a cycle: the first DRAIN cycle's
+      // sample is from BUSY, when the last chunk was still on its way.
+      StDrain: if (mem_idle_q && drained_q) state_d = StDone;
       StDone:  if (ack) state_d = reply_q ? StIdleResp : StIdleRecv;
       default: ;
     endcase
@@ -197,7 +202,13 @@ module ctrl_fsm
       tx_q           <= 1'b0;
       mem_idle_q     <= 1'b0;
       saw_ready_q    <= 1'b0;
+      drained_q      <= 1'b0;
+      rx_start_q     <= 1'b0;
+      tx_start_q     <= 1'b0;
     end else begin
+      drained_q      <= state_q == StDrain;
+      rx_start_q     <= rx_start_d;
+      tx_start_q     <= tx_start_d;
       saw_ready_q    <= shown == StDone;
       mem_idle_q     <= mem_idle_i;
       state_q        <= state_d;
@@ -218,6 +229,11 @@ module ctrl_fsm
     end
   end
 
+  // The message length goes to the RxEngine with its (registered) start.
+  always_ff @(posedge clk_i) begin
+    if (rx_start_d) rx_len_q <= cmd_payload_i;
+  end
+
   // The word a UC load in this cycle sees: the state before it acknowledges
   // DONE, after a load of last cycle did (that one is acting now).
   assign ack      = stat_rd_i && saw_ready_q;
@@ -227,7 +243,9 @@ module ctrl_fsm
 
   assign cfg_allow_o     = idle_recv;
   assign rx_addr_o       = net_buf_q;
-  assign rx_len_o        = cmd_payload_i;
+  assign rx_len_o        = rx_len_q;
+  assign rx_start_o      = rx_start_q;
+  assign tx_start_o      = tx_start_q;
   assign app_base_line_o = app_base_q;
   assign app_cap_lines_o = app_cap_q;
   assign net_resp_line_o = net_resp_q;

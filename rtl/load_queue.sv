@@ -53,7 +53,8 @@ module load_queue
   logic                 more_q, more2_q;      // left_q != 0, left_q > 1
   logic                 active_q;
   logic [TagW-1:0]      tail_q;               // ROB slot of the next load
-  logic [TagW-1:0]      head_q;               // ROB slot of the head line
+  logic [TagW-1:0]      head_q, head1_q, head2_q; // ROB slots of the head line and the two after it
+  logic [LineBits-1:0]  line0_q, line1_q;
   logic [TagW:0]        used_q, used_d;       // slots issued and not yet dropped
   logic [TagW:0]        inflight_q, inflight_d;
   logic                 req_q, req_d;         // ld_req_valid_o
@@ -70,12 +71,10 @@ module load_queue
   assign held  = req_q && !ld_req_ready_i;    // offered, not taken: stays offered
 
   always_comb begin
-    filled_d = filled_q;
-    err_d    = err_q;
-    if (drop_i) filled_d[head_q] = 1'b0;
-    if (rsp_q) begin
-      filled_d[rsp_tag_q] = 1'b1;
-      err_d[rsp_tag_q]    = rsp_err_q;
+    // Slot by slot: each compares with its own number, no shifter.
+    for (int unsigned i = 0; i < Depth; i++) begin
+      filled_d[i] = (filled_q[i] && !(drop_i && head_q == TagW'(i))) || (rsp_q && rsp_tag_q == TagW'(i));
+      err_d[i]    = (rsp_q && rsp_tag_q == TagW'(i)) ? rsp_err_q : err_q[i];
     end
     inflight_d = inflight_q + (TagW+1)'(issue) - (TagW+1)'(ld_rsp_valid_i);
     // A slot dropped last cycle is free now: the port never waits on this
@@ -95,6 +94,8 @@ module load_queue
       active_q   <= 1'b0;
       tail_q     <= '0;
       head_q     <= '0;
+      head1_q    <= TagW'(1);
+      head2_q    <= TagW'(2);
       used_q     <= '0;
       inflight_q <= '0;
       req_q      <= 1'b0;
@@ -117,11 +118,15 @@ module load_queue
       err_q      <= err_d;
       // The head lines as the edge leaves them; an answer marked this edge
       // shows one cycle later.
-      v0_q <= drop_i ? filled_q[head_q + 1'b1] : filled_q[head_q];
-      v1_q <= drop_i ? filled_q[head_q + TagW'(2)] : filled_q[head_q + 1'b1];
-      e0_q <= drop_i ? err_q[head_q + 1'b1] : err_q[head_q];
-      e1_q <= drop_i ? err_q[head_q + TagW'(2)] : err_q[head_q + 1'b1];
-      if (drop_i) head_q <= head_q + 1'b1;
+      v0_q <= drop_i ? filled_q[head1_q] : filled_q[head_q];
+      v1_q <= drop_i ? filled_q[head2_q] : filled_q[head1_q];
+      e0_q <= drop_i ? err_q[head1_q] : err_q[head_q];
+      e1_q <= drop_i ? err_q[head2_q] : err_q[head1_q];
+      if (drop_i) begin
+        head_q  <= head1_q;
+        head1_q <= head2_q;
+        head2_q <= head2_q + 1'b1;
+      end
       if (issue) tail_q <= tail_q + 1'b1;
       used_q  <= used_d;
       req_q   <= req_d;
@@ -135,6 +140,8 @@ module load_queue
         active_q <= 1'b1;
         tail_q   <= '0;
         head_q   <= '0;
+        head1_q  <= TagW'(1);
+        head2_q  <= TagW'(2);
         used_q   <= '0;
         req_q    <= 1'b0;
         filled_q <= '0;
@@ -157,14 +164,18 @@ module load_queue
     rsp_err_q <= ld_rsp_err_i;
   end
 
-  // ROB storage (distributed RAM): written where an answer lands, read at
-  // the head and the slot after it.
+  // ROB storage (distributed RAM): written where an answer lands. The two
+  // head lines are read into registers each cycle, at the slots the head
+  // will have after this edge (the drop is a register, so the address mux
+  // is the only logic before the RAM).
   always_ff @(posedge clk_i) begin
     if (ld_rsp_valid_i) rob_q[ld_rsp_tag_i] <= ld_rsp_data_i;
+    line0_q <= rob_q[drop_i ? head1_q : head_q];
+    line1_q <= rob_q[drop_i ? head2_q : head1_q];
   end
 
-  assign line0_o = rob_q[head_q];
-  assign line1_o = rob_q[head_q + 1'b1];
+  assign line0_o = line0_q;
+  assign line1_o = line1_q;
   assign v0_o    = v0_q;
   assign v1_o    = v1_q;
   assign e0_o    = e0_q;

@@ -47,7 +47,7 @@ module recv_set
   output logic [Width*8-1:0]   out_bytes_o,
   output logic [5:0]           out_off_o,     // where in its line (a multiple of Width)
   output logic [LinesW:0]      out_lo_o,      // app_base_lo_i + out_dst_o / 64, with its carry
-  output logic [6:0]           out_len_o,
+  output logic [Width-1:0]     out_mask_o,    // the chunk's bytes
   output logic                 out_last_o,
 
   output logic                 done_o,
@@ -328,8 +328,10 @@ module recv_set
 
   logic take_q, o_valid_q, o_discard_q, o_give_q, o_last_q;
   logic [Width*8-1:0] o_bytes_q;
-  logic [5:0]         o_off_q;
-  logic [6:0]         o_len_q;
+  localparam int unsigned WidthW = $clog2(Width);
+  localparam int unsigned LaneW  = (Width < LineBytes) ? 6 - WidthW : 1;
+  logic [LaneW-1:0]   o_lane_q;   // the line's Width-byte lane the chunk goes to
+  logic [Width-1:0]   o_mask_q;
   logic [LinesW:0]    o_lo_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -357,9 +359,9 @@ module recv_set
       c_last_q <= le1_q || lane_last;
     end
     o_bytes_q <= win_i;
-    o_off_q   <= c_dst_q[5:0];
+    o_lane_q  <= LaneW'(c_dst_q[5:0] >> WidthW);
     o_lo_q    <= {1'b0, app_base_lo_i} + (LinesW+1)'(c_dst_q[LenW-1:6]);   // address adder
-    o_len_q   <= c_len_q;
+    o_mask_q  <= c_mask;
     o_last_q  <= c_last_q;
   end
 
@@ -368,9 +370,9 @@ module recv_set
   assign out_valid_o   = o_valid_q;
   assign out_discard_o = o_discard_q;
   assign out_bytes_o   = o_bytes_q;
-  assign out_off_o     = o_off_q;
+  assign out_off_o     = 6'(o_lane_q) << WidthW;
   assign out_lo_o      = o_lo_q;
-  assign out_len_o     = o_len_q;
+  assign out_mask_o    = o_mask_q;
   assign out_last_o    = o_last_q;
   assign done_o        = done_q;
   assign result_o      = result_q;

@@ -42,7 +42,7 @@ module rx_deserializer
   logic [31:0] seqid_q;
   logic        done_q, dispatch_q;
   result_e     result_q;
-  logic [3:0]  offset_q;
+  logic [2:0]  item_q;                 // the item that ended the header: 0 version .. 4 fields
 
   logic read_step, name_step, short;
   assign name_step = (state_q == DNameA);
@@ -51,14 +51,14 @@ module rx_deserializer
   assign short     = read_step && (name_step ? short3_i : short4_i);
   assign amt_o     = name_step ? 7'd3 : 7'd4;
 
-  // The item each state reads, and its offset in the message.
-  logic [3:0] item;
+  // The item each state reads.
+  logic [2:0] item;
   always_comb begin
     unique case (state_q)
-      DLenA, DLenW, DLenB:    item = 4'd4;
-      DNameA, DNameW, DNameB: item = 4'd8;
-      DSeqA, DSeqW, DSeqB:    item = 4'd11;
-      default:                item = 4'd0;
+      DLenA, DLenW, DLenB:    item = 3'd1;
+      DNameA, DNameW, DNameB: item = 3'd2;
+      DSeqA, DSeqW, DSeqB:    item = 3'd3;
+      default:                item = 3'd0;
     endcase
   end
 
@@ -71,11 +71,11 @@ module rx_deserializer
       done_q     <= 1'b0;
       dispatch_q <= 1'b0;
       result_q   <= ResNone;
-      offset_q   <= '0;
+      item_q     <= '0;
     end else begin
       done_q     <= 1'b0;
       dispatch_q <= 1'b0;
-      offset_q   <= item;
+      item_q     <= item;
       if (short) begin
         done_q   <= 1'b1;
         result_q <= ResTruncated;
@@ -121,7 +121,7 @@ module rx_deserializer
           dispatch_q <= !fault_q && method_q == 8'd1;
           if (!fault_q) begin
             seqid_q  <= word_q;
-            offset_q <= 4'd15;
+            item_q   <= 3'd4;
           end
         end
         default: ;
@@ -154,7 +154,16 @@ module rx_deserializer
   assign done_o     = done_q;
   assign dispatch_o = dispatch_q;
   assign result_o   = result_q;
-  assign offset_o   = offset_q;
+  // Each item's offset in the message (abi.md 5.2-5.5).
+  always_comb begin
+    unique case (item_q)
+      3'd1:    offset_o = 4'd4;
+      3'd2:    offset_o = 4'd8;
+      3'd3:    offset_o = 4'd11;
+      3'd4:    offset_o = 4'd15;
+      default: offset_o = 4'd0;
+    endcase
+  end
   assign msg_type_o = msg_type_q;
   assign method_o   = method_q;
   assign seqid_o    = seqid_q;

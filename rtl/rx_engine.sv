@@ -34,16 +34,14 @@ module rx_engine
   input  logic                 e1_i,
   output logic                 drop_o,
 
-  // Chunks to the output buffer.
-  input  logic                 credit_i,
-  output logic                 take_o,
-  output logic                 give_o,
+  // Chunks to the output buffer, one credit spent on each that ends a line.
+  input  logic                 pop_i,         // the store queue sent one of our lines: a credit back
   output logic                 out_valid_o,
   output logic                 out_discard_o,
   output logic [LineAddrW-1:0] out_line_o,
   output logic [LaneW-1:0]     out_lane_o,
   output logic [Width*8-1:0]   out_bytes_o,
-  output logic [6:0]           out_len_o,
+  output logic [Width-1:0]     out_mask_o,
   output logic                 out_last_o,
 
   output logic                 done_o,
@@ -79,6 +77,7 @@ module rx_engine
   result_e          result_q;
   logic [LenW-1:0]  offset_q;
   logic             done_q;
+  logic             reply_q;                // a Set CALL that succeeded: the TxEngine answers it
 
   // ---- Line buffer ----
   logic [4:0]         fire;
@@ -184,7 +183,8 @@ module rx_engine
   // ---- recvFunction for Set ----
   logic            s_done, s_valid, s_discard, s_last, s_take, s_give;
   logic [2:0]      s_fire;
-  logic [6:0]      s_amt, s_len;
+  logic [6:0]      s_amt;
+  logic [Width-1:0] s_mask;
   logic [5:0]      s_off;
   logic [LenW-1:0] s_offset;
   logic [LinesW:0] s_lo;
@@ -214,7 +214,7 @@ module rx_engine
     .fire_o        (s_fire),
     .amt_o         (s_amt),
     .app_base_lo_i (base_q[LinesW-1:0]),
-    .credit_i,
+    .credit_i      (credit_ok),
     .take_o        (s_take),
     .give_o        (s_give),
     .out_valid_o   (s_valid),
@@ -222,7 +222,7 @@ module rx_engine
     .out_bytes_o   (s_bytes),
     .out_off_o     (s_off),
     .out_lo_o      (s_lo),
-    .out_len_o     (s_len),
+    .out_mask_o    (s_mask),
     .out_last_o    (s_last),
     .done_o        (s_done),
     .result_o      (s_result),
@@ -242,11 +242,22 @@ module rx_engine
     endcase
   end
 
+  // ---- Credits: one per store-queue slot (the TxEngine has its own set:
+  // the two never run at once, and DRAIN gives every credit back between) ----
+  logic [1:0] credits_q;
+  logic       taken, credit_ok;
+  assign taken     = s_take || h_take_q;             // spent last cycle, not yet counted
+  assign credit_ok = credits_q > {1'b0, taken};
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) credits_q <= 2'(StoreSlots);
+    else         credits_q <= credits_q - 2'(taken) + 2'(pop_i) + 2'(s_give);
+  end
+
   // ---- Header line chunks ----
   logic [LaneW-1:0] hl_q;                   // next header-line chunk
   logic             hdr_last, hdr_fire, h_take_q;
   assign hdr_last = (hl_q == LaneW'(Lanes - 1));
-  assign hdr_fire = (state_q == EWriteHeader) && (!hdr_last || credit_i);
+  assign hdr_fire = (state_q == EWriteHeader) && (!hdr_last || credit_ok);
 
   // ---- Sequencing ----
   // The message's lines: from addr's line to (addr + len - 1)'s line.
@@ -267,11 +278,13 @@ module rx_engine
       hl_q     <= '0;
       done_q   <= 1'b0;
       h_take_q <= 1'b0;
+      reply_q  <= 1'b0;
     end else begin
       appl_q   <= d_fire || (|s_fire);
       init_q   <= init_fire;
       done_q   <= hdr_fire && hdr_last;
       h_take_q <= hdr_fire && hdr_last;
+      reply_q  <= (result_q == ResOk) && (d_msg_type == MsgCall);
       if (appl_q) begin
         pos_q <= pos_q + LenW'(amt_q);
         rem_q <= rem_q - LenW'(amt_q);
@@ -378,14 +391,12 @@ module rx_engine
   // A data chunk's App.Recv line: recv_set added base + dst / 64 in the low
   // LinesW bits; the high part is taken as is or plus one.
 
-  assign take_o        = s_take || h_take_q;
-  assign give_o        = s_give;
   assign out_valid_o   = h_valid_q || s_valid;
   assign out_discard_o = s_discard;
   assign out_line_o    = h_valid_q ? base_q : {s_lo[LinesW] ? app_hi1_q : base_q[LineAddrW-1:LinesW], s_lo[LinesW-1:0]};
   assign out_lane_o    = h_valid_q ? h_lane_q : LaneW'(s_off >> WidthW);
   assign out_bytes_o   = h_valid_q ? h_bytes_q : s_bytes;
-  assign out_len_o     = h_valid_q ? 7'(Width) : s_len;
+  assign out_mask_o    = h_valid_q ? '1 : s_mask;
   assign out_last_o    = h_valid_q ? h_last_q : s_last;
 
   // Read by the control FSM with done_o, the cycle after the last header chunk.
@@ -393,7 +404,7 @@ module rx_engine
   assign result_o      = result_q;
   assign detail_o      = {8'b0, offset_q};
   assign seqid_o       = d_seqid;
-  assign needs_reply_o = (result_q == ResOk) && (d_msg_type == MsgCall);
+  assign needs_reply_o = reply_q;
 
   always_comb begin
     unique case (state_q)

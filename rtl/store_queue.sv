@@ -62,8 +62,15 @@ module store_queue
     wr_d       = wr_q ^ in_valid_i;
     rd_d       = rd_q ^ issue;
     tag_d      = tag_q + TagW'(issue);
-    inflight_d = inflight_q + (TagW+1)'(issue) - (TagW+1)'(st_ack_valid_i);
-    room_d     = !inflight_d[TagW];    // fewer than Depth: Depth is a power of two
+    // Both sums run from the register; the handshake only picks one.
+    unique case ({issue, st_ack_valid_i})
+      2'b10:   inflight_d = inflight_q + 1'b1;
+      2'b01:   inflight_d = inflight_q - 1'b1;
+      default: inflight_d = inflight_q;
+    endcase
+    // Fewer than Depth in flight after this edge, from compares of the register.
+    room_d     = !((inflight_q == (TagW+1)'(Depth) && !(st_ack_valid_i && !issue)) ||
+                   (inflight_q == (TagW+1)'(Depth - 1) && issue && !st_ack_valid_i));
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -76,7 +83,10 @@ module store_queue
       tag_q      <= '0;
       idle_q     <= 1'b1;
     end else begin
-      idle_q     <= (count_d == 2'd0) && (inflight_d == '0);
+      // count_d == 0 && inflight_d == 0, from small compares of the registers.
+      idle_q     <= ((count_q == 2'd0 && !in_valid_i) || (count_q == 2'd1 && issue && !in_valid_i)) &&
+                    ((inflight_q == '0 && (!issue || st_ack_valid_i)) ||
+                     (inflight_q == (TagW+1)'(1) && st_ack_valid_i && !issue));
       count_q    <= count_d;
       rd_q       <= rd_d;
       wr_q       <= wr_d;

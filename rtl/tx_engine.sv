@@ -15,13 +15,12 @@ module tx_engine
   input  logic [LineAddrW-1:0] net_resp_line_i,
   input  logic [31:0]          seqid_i,
 
-  input  logic                 credit_i,      // the output buffer can take a line-ending chunk
-  output logic                 take_o,        // one was committed last cycle
+  input  logic                 pop_i,         // the store queue sent one of our lines: a credit back
   output logic                 out_valid_o,
   output logic [LineAddrW-1:0] out_line_o,
   output logic [LaneW-1:0]     out_lane_o,
   output logic [Width*8-1:0]   out_bytes_o,
-  output logic [6:0]           out_len_o,
+  output logic [Width-1:0]     out_mask_o,
   output logic                 out_last_o,
   output logic                 done_o
 );
@@ -43,7 +42,13 @@ module tx_engine
   logic                 fire, last;
 
   assign last = (chunk_q == LaneW'(Chunks - 1));
-  assign fire = busy_q && (!last || credit_i);
+  // One credit per store-queue slot, spent on the chunk that ends the line.
+  logic [1:0] credits_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) credits_q <= 2'(StoreSlots);
+    else         credits_q <= credits_q - 2'(take_q) + 2'(pop_i);
+  end
+  assign fire = busy_q && (!last || credits_q > {1'b0, take_q});
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -73,12 +78,11 @@ module tx_engine
     end
   end
 
-  assign take_o      = take_q;
   assign out_valid_o = valid_q;
   assign out_line_o  = net_resp_line_i;
   assign out_lane_o  = lane_q;
   assign out_bytes_o = bytes_q;
-  assign out_len_o   = 7'(ChunkBytes);
+  assign out_mask_o  = Width'((Width+1)'(1) << ChunkBytes) - 1'b1;
   assign out_last_o  = last_q;
   assign done_o      = last_q;
 
