@@ -7,17 +7,19 @@
 REPORT_WORK   ?= build/report$(WSUFFIX)
 GATESIM_OUT   := build/gatesim$(WSUFFIX)
 GATESIM_CELLS ?= /usr/share/yosys/xilinx/cells_sim.v
-# scripts/gatesim/luts.v comes first: its LUT1-6 replace cells_sim.v's
-# (MODDUP). The netlist leaves unused primitive outputs unconnected
-# (PINMISSING); carry chains and the primitives' "initial Q <= INIT" make
-# UNOPTFLAT and INITIALDLY warnings that change nothing.
+# scripts/gatesim/cells.v comes first: its LUT1-6 and CARRY4 replace
+# cells_sim.v's (MODDUP). The netlist leaves unused primitive outputs
+# unconnected (PINMISSING); the primitives' "initial Q <= INIT" is run as a
+# blocking assignment at time 0, which is what it means (INITIALDLY).
+# UNOPTFLAT (a combinational loop to Verilator) stays an error: synth.ys
+# splits the netlist's vectors into bits so that none is left.
 _gs_out     := $(VPI_OUT)
 _gs_flags   := $(VPI_FLAGS)
 _gs_sources := $(VPI_SOURCES)
 _gs_so      := $(VPI_SO)
 VPI_OUT     := $(GATESIM_OUT)
-VPI_FLAGS   := -Wno-MODDUP -Wno-PINMISSING -Wno-UNOPTFLAT -Wno-INITIALDLY
-VPI_SOURCES := scripts/gatesim/luts.v $(REPORT_WORK)/netlist.v $(GATESIM_CELLS)
+VPI_FLAGS   := -Wno-MODDUP -Wno-PINMISSING -Wno-INITIALDLY
+VPI_SOURCES := scripts/gatesim/cells.v $(REPORT_WORK)/netlist.v $(GATESIM_CELLS)
 include vpi/build.mk
 GATESIM_MODEL := $(VPI_SO)
 VPI_OUT     := $(_gs_out)
