@@ -48,7 +48,22 @@ module cmd_interface
   logic             cmd_zero_q, cmd_cap_low_q, cmd_unaligned_q;
   logic             hit;
 
-  assign hit = uc_valid_i && en_q && (uc_addr_i[AddrW-1:PageW] == page_q);
+  // The page compare on a carry chain: three address bits a LUT, and the
+  // chain's carry out is the AND of all of them (a LUT tree is two levels
+  // deeper).
+  localparam int unsigned Groups = (AddrW - PageW + 2) / 3;
+  logic [Groups-1:0] same;
+  logic [Groups:0]   all_same;
+  always_comb begin
+    for (int unsigned g = 0; g < Groups; g++) begin
+      same[g] = 1'b1;
+      for (int unsigned b = 0; b < 3; b++) begin
+        if (PageW + 3*g + b < AddrW) same[g] = same[g] && (uc_addr_i[PageW + 3*g + b] == page_q[PageW + 3*g + b]);
+      end
+    end
+  end
+  assign all_same = {1'b0, same} + 1'b1;
+  assign hit      = uc_valid_i && en_q && all_same[Groups];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

@@ -4,10 +4,12 @@
 // the byte selector) with a fault bit per byte, so every parser decision
 // starts from registers.
 //
-// A step that consumes bytes moves the offset at once (fire_i, amt_i); the
-// window register shows the new head the cycle after. A step that crosses
-// into the next line sets `crossed` for one cycle, in which the load queue
-// drops its head line; the window is not valid in that cycle.
+// A read step moves the offset the cycle after it (step_i, step_amt_i are
+// registers); a streaming chunk moves it at once (chunk_i: Width bytes, or
+// tail_amt_i bytes with tail_i). The window register shows the new head the
+// cycle after the move. A move into the next line sets `crossed` for one
+// cycle, in which the load queue drops its head line and the window is not
+// valid.
 module line_buffer
   import arcalis_pkg::*;
 #(
@@ -27,8 +29,12 @@ module line_buffer
   input  logic                e1_i,
   output logic                drop_o,        // the head left the first line: a register
 
-  input  logic [4:0]          fire_i,        // steps that consume bytes this cycle (one at most)
-  input  logic [6:0]          amt_i,         // how many, from registers
+  input  logic                step_i,        // a read step (or the start offset) moves the head now: a register
+  input  logic [6:0]          step_amt_i,    // by this many bytes: a register
+  input  logic                bulk_i,        // a Width-byte chunk moves it now
+  input  logic                tail_i,        // the field's tail chunk moves it now
+  input  logic                tail_mode_i,   // chunks now are the tail (a register)
+  input  logic [6:0]          tail_amt_i,    // the tail's bytes: a register
 
   // The window: the head as it was last cycle.
   output logic [Width*8-1:0]  win_o,
@@ -40,7 +46,7 @@ module line_buffer
 
   logic [5:0]         off_q;
   logic               crossed_q;
-  logic [6:0]         sum;
+  logic [6:0]         sum, sum_step, sum_tail, sum_width;
   logic [Width*8-1:0] win_q, win_d;
   logic [Width-1:0]   win_err_q, win_err_d;
 
@@ -50,8 +56,12 @@ module line_buffer
     .bytes_o  (win_d)
   );
 
-  // While crossed the offset is already in the next line: no step fires.
-  assign sum = {1'b0, off_q} + (crossed_q ? 7'd0 : amt_i);
+  // Every candidate sum runs from registers; the chunk signals only pick.
+  // While crossed the offset is already in the next line: nothing moves.
+  assign sum_step  = {1'b0, off_q} + step_amt_i;
+  assign sum_tail  = {1'b0, off_q} + tail_amt_i;
+  assign sum_width = {1'b0, off_q} + 7'(Width);
+  assign sum       = crossed_q ? {1'b0, off_q} : step_i ? sum_step : tail_mode_i ? sum_tail : sum_width;
 
   always_comb begin
     for (int unsigned i = 0; i < Width; i++) begin
@@ -69,7 +79,7 @@ module line_buffer
     end else if (clear_i) begin
       off_q     <= '0;
       crossed_q <= 1'b0;
-    end else if (|fire_i || crossed_q) begin
+    end else if (step_i || bulk_i || tail_i || crossed_q) begin
       off_q     <= sum[5:0];
       crossed_q <= sum[6];
     end
@@ -90,8 +100,9 @@ module line_buffer
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni && !clear_i) begin
-      assert ($countones(fire_i) <= 1) else $error("line_buffer: two steps fired at once");
-      assert (!(|fire_i && crossed_q)) else $error("line_buffer: a step fired while crossing");
+      assert ($countones({step_i, bulk_i, tail_i}) <= 1) else $error("line_buffer: two moves at once");
+      assert (!((step_i || bulk_i || tail_i) && crossed_q)) else $error("line_buffer: the head moved while crossing");
+      assert (!(bulk_i && tail_mode_i) && !(tail_i && !tail_mode_i)) else $error("line_buffer: chunk and tail mode disagree");
     end
   end
 `endif

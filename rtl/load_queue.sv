@@ -76,7 +76,11 @@ module load_queue
       filled_d[i] = (filled_q[i] && !(drop_i && head_q == TagW'(i))) || (rsp_q && rsp_tag_q == TagW'(i));
       err_d[i]    = (rsp_q && rsp_tag_q == TagW'(i)) ? rsp_err_q : err_q[i];
     end
-    inflight_d = inflight_q + (TagW+1)'(issue) - (TagW+1)'(ld_rsp_valid_i);
+    unique case ({issue, ld_rsp_valid_i})
+      2'b10:   inflight_d = (TagW+1)'(inc8(8'(inflight_q)));
+      2'b01:   inflight_d = (TagW+1)'(dec8(8'(inflight_q)));
+      default: inflight_d = inflight_q;
+    endcase
     // A slot dropped last cycle is free now: the port never waits on this
     // cycle's drop.
     used_d     = used_q + (TagW+1)'(issue) - (TagW+1)'(drop_q);
@@ -113,7 +117,8 @@ module load_queue
       drop_q     <= drop_i;
       inflight_q <= inflight_d;
       // DRAIN's promise: nothing in flight, nothing offered, nothing to offer.
-      idle_q     <= (inflight_d == '0) && !held && stop_i;
+      idle_q     <= ((inflight_q == '0 && !issue) || (inflight_q == (TagW+1)'(1) && ld_rsp_valid_i && !issue)) &&
+                    !held && stop_i;
       filled_q   <= filled_d;
       err_q      <= err_d;
       // The head lines as the edge leaves them; an answer marked this edge

@@ -34,7 +34,9 @@ module recv_set
   input  logic [LenW-1:0]      pos_i,         // message bytes consumed so far
   input  logic [LenW-1:0]      value_cap_i,   // bytes in the App.Recv value region
   output logic [2:0]           fire_o,        // a read, a Width chunk, a tail chunk takes bytes now
-  output logic [6:0]           amt_o,         // how many
+  output logic [6:0]           amt_o,         // a read's bytes (from registers)
+  output logic                 tail_mode_o,   // chunks now are the field's tail (a register)
+  output logic [6:0]           tail_amt_o,    // its bytes (a register)
 
   // Key and value chunks to the output buffer: len_o bytes land at App.Recv
   // offset dst_o (a multiple of Width). All registers.
@@ -146,10 +148,11 @@ module recv_set
     unique case (state_q)
       FHdrA:   amt_o = rem3_i ? 7'd3 : 7'd0;   // short of 3 bytes: read, consume nothing
       FValA:   amt_o = {3'b0, size_q};
-      FLenA:   amt_o = 7'd4;
-      default: amt_o = le1_q ? count_q[6:0] : 7'(Width);
+      default: amt_o = 7'd4;
     endcase
   end
+  assign tail_mode_o = le1_q;
+  assign tail_amt_o  = count_q[6:0];
 
   // ---- Chunks: consumed at the head, their bytes in the window next cycle ----
   logic            c_valid_q, c_data_q, c_last_q;
@@ -354,7 +357,7 @@ module recv_set
   end
   always_ff @(posedge clk_i) begin
     if (chunk) begin
-      c_len_q  <= amt_o;
+      c_len_q  <= le1_q ? count_q[6:0] : 7'(Width);
       c_dst_q  <= dst_q;
       c_last_q <= le1_q || lane_last;
     end

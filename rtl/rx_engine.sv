@@ -64,7 +64,8 @@ module rx_engine
   logic [LenW-1:0]  rem_q;                  // N - p
   logic             appl_q;                 // a parser step took amt_q bytes last cycle
   logic [6:0]       amt_q;
-  logic             init_q;                 // the head moved to the message's first byte last cycle
+  logic             step_q;                 // a read step (or the start offset) moves the head now
+  logic [6:0]       step_amt_q;
   logic [LenW-1:0]  vcap_q;                 // value region bytes
   logic [5:0]       start_off_q;
   logic [LinesW-1:0] lines_q;
@@ -80,8 +81,6 @@ module rx_engine
   logic             reply_q;                // a Set CALL that succeeded: the TxEngine answers it
 
   // ---- Line buffer ----
-  logic [4:0]         fire;
-  logic [6:0]         amt;
   logic [Width*8-1:0] win;
   logic [Width-1:0]   win_err;
   logic [5:0]         off;
@@ -99,8 +98,12 @@ module rx_engine
     .e0_i,
     .e1_i,
     .drop_o,
-    .fire_i    (fire),
-    .amt_i     (amt),
+    .step_i      (step_q),
+    .step_amt_i  (step_amt_q),
+    .bulk_i      (s_fire[1]),
+    .tail_i      (s_fire[2]),
+    .tail_mode_i (s_tail_mode),
+    .tail_amt_i  (s_tail_amt),
     .win_o     (win),
     .win_err_o (win_err),
     .off_o     (off),
@@ -114,7 +117,7 @@ module rx_engine
   logic [4:1] ready_q, short_q;             // k = 1, 2, 4, 8
   logic       ready3_q, short3_q, ready_hdr_q, rem3_q, rem19_q;
   logic       settled;
-  assign settled = !appl_q && !init_q;
+  assign settled = !appl_q && !step_q;
 
   // Reads are 1, 2, 3, 4 or 8 bytes.
   logic unused_has;
@@ -183,7 +186,8 @@ module rx_engine
   // ---- recvFunction for Set ----
   logic            s_done, s_valid, s_discard, s_last, s_take, s_give;
   logic [2:0]      s_fire;
-  logic [6:0]      s_amt;
+  logic [6:0]      s_amt, s_tail_amt;
+  logic            s_tail_mode;
   logic [Width-1:0] s_mask;
   logic [5:0]      s_off;
   logic [LenW-1:0] s_offset;
@@ -213,6 +217,8 @@ module rx_engine
     .value_cap_i   (vcap_q),
     .fire_o        (s_fire),
     .amt_o         (s_amt),
+    .tail_mode_o   (s_tail_mode),
+    .tail_amt_o    (s_tail_amt),
     .app_base_lo_i (base_q[LinesW-1:0]),
     .credit_i      (credit_ok),
     .take_o        (s_take),
@@ -230,15 +236,15 @@ module rx_engine
     .operands_o    (s_ops)
   );
 
-  // One step at most fires; its amount comes from registers.
-  logic init_fire;
-  assign init_fire = (state_q == EOff);
-  assign fire      = {init_fire, s_fire, d_fire};
+  // One step at most fires. A read's amount is picked by the phase (a
+  // register), and the head moves by it the cycle after; pos and rem
+  // follow every step the cycle after.
+  logic [6:0] rd_amt;
   always_comb begin
     unique case (state_q)
-      EOff:    amt = {1'b0, start_off_q};
-      EHeader: amt = d_amt;
-      default: amt = s_amt;
+      EOff:    rd_amt = {1'b0, start_off_q};
+      EHeader: rd_amt = d_amt;
+      default: rd_amt = s_amt;
     endcase
   end
 
@@ -250,7 +256,7 @@ module rx_engine
   assign credit_ok = credits_q > {1'b0, taken};
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) credits_q <= 2'(StoreSlots);
-    else         credits_q <= credits_q - 2'(taken) + 2'(pop_i) + 2'(s_give);
+    else         credits_q <= credits_after(credits_q, taken, pop_i, s_give);
   end
 
   // ---- Header line chunks ----
@@ -272,7 +278,7 @@ module rx_engine
       pos_q    <= '0;
       rem_q    <= '0;
       appl_q   <= 1'b0;
-      init_q   <= 1'b0;
+      step_q   <= 1'b0;
       result_q <= ResNone;
       offset_q <= '0;
       hl_q     <= '0;
@@ -281,7 +287,7 @@ module rx_engine
       reply_q  <= 1'b0;
     end else begin
       appl_q   <= d_fire || (|s_fire);
-      init_q   <= init_fire;
+      step_q   <= d_fire || s_fire[0] || (state_q == EOff);
       done_q   <= hdr_fire && hdr_last;
       h_take_q <= hdr_fire && hdr_last;
       reply_q  <= (result_q == ResOk) && (d_msg_type == MsgCall);
@@ -334,7 +340,9 @@ module rx_engine
   // Request registers, taken when the control FSM starts the request, and
   // what follows from them over the next two cycles.
   always_ff @(posedge clk_i) begin
-    amt_q <= amt;
+    step_amt_q <= rd_amt;
+    // What pos and rem move by: a read's amount, or a chunk's.
+    amt_q      <= (state_q != EFields || s_fire[0]) ? rd_amt : s_tail_mode ? s_tail_amt : 7'(Width);
     if (start_i) begin
       len_q       <= len_i[LenW-1:0];
       too_large_q <= (len_i[59:LenW] != '0) || (len_i[LenW-1:0] > MaxMessage);
@@ -393,7 +401,9 @@ module rx_engine
 
   assign out_valid_o   = h_valid_q || s_valid;
   assign out_discard_o = s_discard;
-  assign out_line_o    = h_valid_q ? base_q : {s_lo[LinesW] ? app_hi1_q : base_q[LineAddrW-1:LinesW], s_lo[LinesW-1:0]};
+  // Each bit one LUT: the high part by (header, carry), the low by header.
+  assign out_line_o    = {(!h_valid_q && s_lo[LinesW]) ? app_hi1_q : base_q[LineAddrW-1:LinesW],
+                          h_valid_q ? base_q[LinesW-1:0] : s_lo[LinesW-1:0]};
   assign out_lane_o    = h_valid_q ? h_lane_q : LaneW'(s_off >> WidthW);
   assign out_bytes_o   = h_valid_q ? h_bytes_q : s_bytes;
   assign out_mask_o    = h_valid_q ? '1 : s_mask;

@@ -64,8 +64,8 @@ module store_queue
     tag_d      = tag_q + TagW'(issue);
     // Both sums run from the register; the handshake only picks one.
     unique case ({issue, st_ack_valid_i})
-      2'b10:   inflight_d = inflight_q + 1'b1;
-      2'b01:   inflight_d = inflight_q - 1'b1;
+      2'b10:   inflight_d = (TagW+1)'(inc8(8'(inflight_q)));
+      2'b01:   inflight_d = (TagW+1)'(dec8(8'(inflight_q)));
       default: inflight_d = inflight_q;
     endcase
     // Fewer than Depth in flight after this edge, from compares of the register.

@@ -46,7 +46,7 @@ module tx_engine
   logic [1:0] credits_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) credits_q <= 2'(StoreSlots);
-    else         credits_q <= credits_q - 2'(take_q) + 2'(pop_i);
+    else         credits_q <= credits_after(credits_q, take_q, pop_i, 1'b0);
   end
   assign fire = busy_q && (!last || credits_q > {1'b0, take_q});
 
