@@ -106,34 +106,4 @@ package arcalis_pkg;
     logic [31:0] seqid;
   } msg_info_t;
 
-  // A credit counter (0..StoreSlots) after one cycle's spends and returns,
-  // as a table: no adder.
-  function automatic logic [1:0] credits_after(input logic [1:0] c, input logic spent,
-                                               input logic back1, input logic back2);
-    logic [2:0] n;
-    n = {1'b0, c} + {2'b0, back1} + {2'b0, back2};
-    unique case ({spent, n})
-      4'b0000: return 2'd0;
-      4'b0001: return 2'd1;
-      4'b0010: return 2'd2;
-      4'b1001: return 2'd0;
-      4'b1010: return 2'd1;
-      4'b1011: return 2'd2;
-      default: return 2'd2;
-    endcase
-  endfunction
-
-  // x + 1 and x - 1 bit by bit: each bit a function of the bits below it,
-  // so a small counter steps without a carry chain.
-  function automatic logic [7:0] inc8(input logic [7:0] x);
-    logic [7:0] y;
-    for (int unsigned i = 0; i < 8; i++) y[i] = x[i] ^ ((x & 8'((1 << i) - 1)) == 8'((1 << i) - 1));
-    return y;
-  endfunction
-  function automatic logic [7:0] dec8(input logic [7:0] x);
-    logic [7:0] y;
-    for (int unsigned i = 0; i < 8; i++) y[i] = x[i] ^ ((x & 8'((1 << i) - 1)) == 8'd0);
-    return y;
-  endfunction
-
 endpackage

@@ -70,6 +70,16 @@ module load_queue
   assign issue = req_q && ld_req_ready_i;
   assign held  = req_q && !ld_req_ready_i;    // offered, not taken: stays offered
 
+  // inflight_q + 1 and - 1 bit by bit: each bit a function of the bits
+  // below it, so the counter steps without a carry chain.
+  logic [TagW:0] inflight_inc, inflight_dec;
+  always_comb begin
+    for (int unsigned i = 0; i <= TagW; i++) begin
+      inflight_inc[i] = inflight_q[i] ^ (&(inflight_q | ~(TagW+1)'((1 << i) - 1)));
+      inflight_dec[i] = inflight_q[i] ^ ~(|(inflight_q & (TagW+1)'((1 << i) - 1)));
+    end
+  end
+
   always_comb begin
     // Slot by slot: each compares with its own number, no shifter.
     for (int unsigned i = 0; i < Depth; i++) begin
@@ -77,8 +87,8 @@ module load_queue
       err_d[i]    = (rsp_q && rsp_tag_q == TagW'(i)) ? rsp_err_q : err_q[i];
     end
     unique case ({issue, ld_rsp_valid_i})
-      2'b10:   inflight_d = (TagW+1)'(inc8(8'(inflight_q)));
-      2'b01:   inflight_d = (TagW+1)'(dec8(8'(inflight_q)));
+      2'b10:   inflight_d = inflight_inc;
+      2'b01:   inflight_d = inflight_dec;
       default: inflight_d = inflight_q;
     endcase
     // A slot dropped last cycle is free now: the port never waits on this

@@ -250,13 +250,23 @@ module rx_engine
 
   // ---- Credits: one per store-queue slot (the TxEngine has its own set:
   // the two never run at once, and DRAIN gives every credit back between) ----
-  logic [1:0] credits_q;
+  logic [1:0] credits_q, credits_d;
   logic       taken, credit_ok;
   assign taken     = s_take || h_take_q;             // spent last cycle, not yet counted
   assign credit_ok = credits_q > {1'b0, taken};
+  // One cycle's spend and returns, as a table: no adder.
+  always_comb begin
+    unique case ({taken, pop_i, s_give})
+      3'b000, 3'b101, 3'b110: credits_d = credits_q;
+      3'b001, 3'b010:         credits_d = (credits_q == 2'd0) ? 2'd1 : 2'd2;
+      3'b011:                 credits_d = 2'd2;
+      3'b100:                 credits_d = (credits_q == 2'd2) ? 2'd1 : 2'd0;
+      default:                credits_d = (credits_q == 2'd0) ? 2'd1 : 2'd2;   // spent one, two back
+    endcase
+  end
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) credits_q <= 2'(StoreSlots);
-    else         credits_q <= credits_after(credits_q, taken, pop_i, s_give);
+    else         credits_q <= credits_d;
   end
 
   // ---- Header line chunks ----

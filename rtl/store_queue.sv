@@ -57,6 +57,16 @@ module store_queue
   assign issue          = st_req_valid_o && st_req_ready_i;
   assign pop_o          = issue;
 
+  // inflight_q + 1 and - 1 bit by bit: each bit a function of the bits
+  // below it, so the counter steps without a carry chain.
+  logic [TagW:0] inflight_inc, inflight_dec;
+  always_comb begin
+    for (int unsigned i = 0; i <= TagW; i++) begin
+      inflight_inc[i] = inflight_q[i] ^ (&(inflight_q | ~(TagW+1)'((1 << i) - 1)));
+      inflight_dec[i] = inflight_q[i] ^ ~(|(inflight_q & (TagW+1)'((1 << i) - 1)));
+    end
+  end
+
   always_comb begin
     count_d    = count_q + 2'(in_valid_i) - 2'(issue);
     wr_d       = wr_q ^ in_valid_i;
@@ -64,8 +74,8 @@ module store_queue
     tag_d      = tag_q + TagW'(issue);
     // Both sums run from the register; the handshake only picks one.
     unique case ({issue, st_ack_valid_i})
-      2'b10:   inflight_d = (TagW+1)'(inc8(8'(inflight_q)));
-      2'b01:   inflight_d = (TagW+1)'(dec8(8'(inflight_q)));
+      2'b10:   inflight_d = inflight_inc;
+      2'b01:   inflight_d = inflight_dec;
       default: inflight_d = inflight_q;
     endcase
     // Fewer than Depth in flight after this edge, from compares of the register.
