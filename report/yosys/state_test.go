@@ -227,3 +227,28 @@ func TestElaborateRTLUnknownParam(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// sources.ys sets each parameter after reading the lowered RTL, and a
+// synthesis of other parameters is never reused as this one.
+func TestSourcesParamsAndReuse(t *testing.T) {
+	work := t.TempDir()
+	o := Options{Sources: []string{filepath.Join("testdata", "state.sv")}, Top: "state_top", WorkDir: work,
+		Params: []Param{{"Lanes", "4"}}}
+	script, lowered, err := writeSources(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "read_verilog -sv lowered/state.sv\nchparam -set Lanes 4 state_top\n"; !strings.HasSuffix(script, want) {
+		t.Errorf("sources.ys:\n%s\nwant it to end with:\n%s", script, want)
+	}
+	if len(lowered) != 1 || filepath.Base(lowered[0]) != "state.sv" {
+		t.Errorf("lowered %v", lowered)
+	}
+	other := strings.Replace(script, "Lanes 4", "Lanes 2", 1)
+	if err := os.WriteFile(filepath.Join(work, "sources.ys"), []byte(other), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(t.Context(), o); err == nil || !strings.Contains(err.Error(), "synthesized from other sources or parameters than asked") {
+		t.Errorf("Load with another sources.ys: %v", err)
+	}
+}
