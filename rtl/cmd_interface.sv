@@ -38,7 +38,7 @@ module cmd_interface
 );
 
   localparam int unsigned PageW = 12;          // the command page: 4 KiB
-  logic [AddrW-1:PageW] page_q;
+  logic [47:PageW]   page_q;
   logic             en_q;
   logic             rsp_valid_q, rsp_hit_q;
   logic [63:0]      rsp_rdata_q;
@@ -48,22 +48,22 @@ module cmd_interface
   logic             cmd_zero_q, cmd_cap_low_q, cmd_unaligned_q;
   logic             hit;
 
-  // The page compare on a carry chain: three address bits a LUT, and the
-  // chain's carry out is the AND of all of them (a LUT tree is two levels
-  // deeper).
-  localparam int unsigned Groups = (AddrW - PageW + 2) / 3;
-  logic [Groups-1:0] same;
-  logic [Groups:0]   all_same;
+  // The page compare on a carry chain: the access's valid and the window's
+  // enable, then three address bits a LUT, and the chain's carry out is
+  // the AND of them all (a LUT tree would be two levels deeper). Physical
+  // addresses are 48 bits: bits 63:48 are not compared.
+  localparam int unsigned PhysW  = 48;
+  localparam int unsigned Groups = (PhysW - PageW) / 3;
+  logic [Groups:0]   same;
+  logic [Groups+1:0] all_same;
   always_comb begin
+    same[0] = uc_valid_i && en_q;
     for (int unsigned g = 0; g < Groups; g++) begin
-      same[g] = 1'b1;
-      for (int unsigned b = 0; b < 3; b++) begin
-        if (PageW + 3*g + b < AddrW) same[g] = same[g] && (uc_addr_i[PageW + 3*g + b] == page_q[PageW + 3*g + b]);
-      end
+      same[g+1] = uc_addr_i[PageW + 3*g +: 3] == page_q[PageW + 3*g +: 3];
     end
   end
   assign all_same = {1'b0, same} + 1'b1;
-  assign hit      = uc_valid_i && en_q && all_same[Groups];
+  assign hit      = all_same[Groups+1];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -75,7 +75,7 @@ module cmd_interface
       stat_rd_q   <= 1'b0;
     end else begin
       if (cfg_valid_i && cfg_allow_i) begin
-        page_q <= cfg_base_i[AddrW-1:PageW];
+        page_q <= cfg_base_i[47:PageW];
         en_q   <= cfg_size_i != '0;
       end
       rsp_valid_q <= uc_valid_i;
@@ -112,8 +112,10 @@ module cmd_interface
   assign uc_rsp_hit_o   = rsp_hit_q;
   assign uc_rsp_rdata_o = rsp_hit_q ? rsp_rdata_q : '0;
 
-  // Any byte of the page is the same command port.
+  // Any byte of the page is the same command port; bits above 47 are not
+  // part of a physical address.
   logic unused_offsets;
-  assign unused_offsets = ^{cfg_base_i[PageW-1:0], uc_addr_i[PageW-1:0]};
+  assign unused_offsets = ^{cfg_base_i[AddrW-1:48], cfg_base_i[PageW-1:0],
+                            uc_addr_i[AddrW-1:48], uc_addr_i[PageW-1:0], all_same[Groups:0]};
 
 endmodule

@@ -49,7 +49,7 @@ module load_queue
   localparam int unsigned HiW = LineAddrW - LinesW;
   logic [LinesW:0]      next_lo_q;
   logic [HiW-1:0]       hi_q, hi1_q;
-  logic [LinesW-1:0]    left_q, left_d;       // lines not yet issued
+  logic [LinesW-1:0]    left_q;               // lines not yet issued
   logic                 more_q, more2_q;      // left_q != 0, left_q > 1
   logic                 active_q;
   logic [TagW-1:0]      tail_q;               // ROB slot of the next load
@@ -94,7 +94,6 @@ module load_queue
     // A slot dropped last cycle is free now: the port never waits on this
     // cycle's drop.
     used_d     = used_q + (TagW+1)'(issue) - (TagW+1)'(drop_q);
-    left_d     = left_q - LinesW'(issue);
     // Offer the next line while lines are left and a slot is free.
     req_d = held || (active_q && !stop_i && (issue ? more2_q : more_q) &&
                      (issue ? used_q < (TagW+1)'(Depth - 1) : used_q < (TagW+1)'(Depth)));
@@ -145,7 +144,8 @@ module load_queue
       if (issue) tail_q <= tail_q + 1'b1;
       used_q  <= used_d;
       req_q   <= req_d;
-      left_q  <= stop_i ? '0 : left_d;
+      if (stop_i) left_q <= '0;
+      else if (issue) left_q <= left_q - 1'b1;
       more_q  <= stop_i ? 1'b0 : (issue ? more2_q : more_q);
       more2_q <= stop_i ? 1'b0 : (issue ? left_q > LinesW'(2) : more2_q);
       if (start_i) begin

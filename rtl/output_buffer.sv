@@ -30,49 +30,33 @@ module output_buffer
   output logic                 idle_o
 );
 
-  // The chunk as it came (one register stage: the sources' muxes end here).
-  logic                 i_valid_q, i_discard_q, i_last_q;
-  logic [LineAddrW-1:0] i_line_q;
-  logic [LaneW-1:0]     i_lane_q;
-  logic [Width*8-1:0]   i_bytes_q;
-  logic [Width-1:0]     i_mask_q;
   logic                 flush_q;
   logic [LineAddrW-1:0] line_q;
   logic [LineBits-1:0]  data_q;
   logic [LineBytes-1:0] strb_q, strb_d;
   always_comb begin
     // A line handed on this cycle starts the next one empty.
-    strb_d = (flush_q || i_discard_q) ? '0 : strb_q;
+    strb_d = (flush_q || in_discard_i) ? '0 : strb_q;
     for (int unsigned l = 0; l < Lanes; l++) begin
-      if (i_valid_q && (Lanes == 1 || i_lane_q == LaneW'(l))) strb_d[l*Width +: Width] = i_mask_q;
+      if (in_valid_i && (Lanes == 1 || in_lane_i == LaneW'(l))) strb_d[l*Width +: Width] = in_mask_i;
     end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      i_valid_q   <= 1'b0;
-      i_discard_q <= 1'b0;
-      i_last_q    <= 1'b0;
-      flush_q     <= 1'b0;
-      strb_q      <= '0;
+      flush_q <= 1'b0;
+      strb_q  <= '0;
     end else begin
-      i_valid_q   <= in_valid_i;
-      i_discard_q <= in_discard_i;
-      i_last_q    <= in_valid_i && in_last_i;
-      flush_q     <= i_valid_q && i_last_q;
-      strb_q      <= strb_d;
+      flush_q <= in_valid_i && in_last_i;
+      strb_q  <= strb_d;
     end
   end
 
   // Lane registers load their chunk; no reset: read only under their enables.
   always_ff @(posedge clk_i) begin
-    i_line_q  <= in_line_i;
-    i_lane_q  <= in_lane_i;
-    i_bytes_q <= in_bytes_i;
-    i_mask_q  <= in_mask_i;
-    if (i_valid_q) line_q <= i_line_q;
+    if (in_valid_i) line_q <= in_line_i;
     for (int unsigned l = 0; l < Lanes; l++) begin
-      if (i_valid_q && (Lanes == 1 || i_lane_q == LaneW'(l))) data_q[l*Width*8 +: Width*8] <= i_bytes_q;
+      if (in_valid_i && (Lanes == 1 || in_lane_i == LaneW'(l))) data_q[l*Width*8 +: Width*8] <= in_bytes_i;
     end
   end
 
@@ -82,7 +66,7 @@ module output_buffer
   assign out_strb_o  = strb_q;
   // A chunk comes only while its engine is BUSY (the control FSM skips
   // DRAIN's first cycle for the one on its way).
-  assign idle_o      = !i_valid_q && !flush_q;
+  assign idle_o      = !in_valid_i && !flush_q;
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin

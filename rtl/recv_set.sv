@@ -36,6 +36,7 @@ module recv_set
   output logic [2:0]           fire_o,        // a read, a Width chunk, a tail chunk takes bytes now
   output logic [6:0]           amt_o,         // a read's bytes (from registers)
   output logic                 tail_mode_o,   // chunks now are the field's tail (a register)
+  output logic                 streaming_o,   // in a data or skip field: steps are chunks (a register)
   output logic [6:0]           tail_amt_o,    // its bytes (a register)
 
   // Key and value chunks to the output buffer: len_o bytes land at App.Recv
@@ -59,7 +60,7 @@ module recv_set
 );
 
   typedef enum logic [3:0] {
-    FIdle, FHdrA, FHdrW, FHdrB, FValA, FValW, FValB, FLenA, FLenW, FLenC, FLenB, FCnt, FBulk
+    FIdle, FHdrA, FHdrW, FHdrB, FValA, FValW, FValB, FLenA, FLenW, FLenC, FLenB, FCnt, FBulk, FTailW
   } fstate_e;
 
   fstate_e         state_q;
@@ -152,6 +153,7 @@ module recv_set
     endcase
   end
   assign tail_mode_o = le1_q;
+  assign streaming_o = (state_q == FBulk);
   assign tail_amt_o  = count_q[6:0];
 
   // ---- Chunks: consumed at the head, their bytes in the window next cycle ----
@@ -188,6 +190,7 @@ module recv_set
 
       unique case (state_q)
         FHdrW, FValW, FLenW, FLenC: state_q <= fstate_e'(state_q + 1'b1);
+        FTailW: state_q <= FHdrA;
 
         FHdrB: begin
           state_q <= binary_q ? FLenA : FValA;
@@ -272,7 +275,7 @@ module recv_set
           end
           if (tail_fire) begin
             armed_q <= 1'b0;
-            state_q <= FHdrA;
+            state_q <= FTailW;   // the next field header's readiness must see the tail gone
           end
         end
 

@@ -52,7 +52,7 @@ module rx_engine
   output logic [2:0]           phase_o        // for functional coverage
 );
 
-  typedef enum logic [2:0] {EIdle, EInit, ECarry, EStart, EOff, EHeader, EFields, EWriteHeader} estate_e;
+  typedef enum logic [3:0] {EIdle, EInit, ECarry, EStart, EOff, EOffW, EHeader, EFields, EWriteHeader} estate_e;
 
   // Line addresses are split: a low part that counts and a high part taken
   // as is or plus one, so no adder runs the whole width in one cycle.
@@ -144,14 +144,16 @@ module rx_engine
     rem19_q <= rem_q >= 19;
   end
 
-  // A read decided from last cycle's readiness must still find nothing moved.
+  // A read decided from last cycle's readiness finds nothing moved: a read
+  // state is entered two cycles or more after the last step (each read step
+  // is followed by a wait and a check cycle, a field's tail by a wait).
   logic [4:1] ready_now, short_now;
   logic       ready3_now, short3_now, hdr_now;
-  assign ready_now  = ready_q & {4{settled}};
-  assign short_now  = short_q & {4{settled}};
-  assign ready3_now = ready3_q && settled;
-  assign short3_now = short3_q && settled;
-  assign hdr_now    = ready_hdr_q && settled;
+  assign ready_now  = ready_q;
+  assign short_now  = short_q;
+  assign ready3_now = ready3_q;
+  assign short3_now = short3_q;
+  assign hdr_now    = ready_hdr_q;
 
   // ---- Deserializer: header and dispatch ----
   logic        d_done, d_dispatch, d_fire;
@@ -165,7 +167,7 @@ module rx_engine
     .clk_i,
     .rst_ni,
     .clear_i    (state_q == EStart),
-    .start_i    (state_q == EOff),
+    .start_i    (state_q == EOffW),
     .win_i      (win[4*8-1:0]),
     .win_err_i  (win_err[3:0]),
     .ready3_i   (ready3_now),
@@ -187,7 +189,7 @@ module rx_engine
   logic            s_done, s_valid, s_discard, s_last, s_take, s_give;
   logic [2:0]      s_fire;
   logic [6:0]      s_amt, s_tail_amt;
-  logic            s_tail_mode;
+  logic            s_tail_mode, s_streaming;
   logic [Width-1:0] s_mask;
   logic [5:0]      s_off;
   logic [LenW-1:0] s_offset;
@@ -218,6 +220,7 @@ module rx_engine
     .fire_o        (s_fire),
     .amt_o         (s_amt),
     .tail_mode_o   (s_tail_mode),
+    .streaming_o   (s_streaming),
     .tail_amt_o    (s_tail_amt),
     .app_base_lo_i (base_q[LinesW-1:0]),
     .credit_i      (credit_ok),
@@ -315,7 +318,8 @@ module rx_engine
           rem_q   <= len_q;
           state_q <= EOff;
         end
-        EOff:   state_q <= EHeader;
+        EOff:   state_q <= EOffW;
+        EOffW:  state_q <= EHeader;
         EHeader: begin
           if (d_done && d_dispatch) begin
             state_q <= EFields;
@@ -352,7 +356,7 @@ module rx_engine
   always_ff @(posedge clk_i) begin
     step_amt_q <= rd_amt;
     // What pos and rem move by: a read's amount, or a chunk's.
-    amt_q      <= (state_q != EFields || s_fire[0]) ? rd_amt : s_tail_mode ? s_tail_amt : 7'(Width);
+    amt_q      <= (state_q == EFields && s_streaming) ? (s_tail_mode ? s_tail_amt : 7'(Width)) : rd_amt;
     if (start_i) begin
       len_q       <= len_i[LenW-1:0];
       too_large_q <= (len_i[59:LenW] != '0) || (len_i[LenW-1:0] > MaxMessage);
@@ -377,7 +381,7 @@ module rx_engine
   assign lq_first_o  = addr_q[AddrW-1:6];
   assign lq_hi1_o    = net_hi1_q;
   assign lq_count_o  = lines_q;
-  assign lq_stop_o   = (state_q != EOff) && (state_q != EHeader) && (state_q != EFields);
+  assign lq_stop_o   = (state_q != EOff) && (state_q != EOffW) && (state_q != EHeader) && (state_q != EFields);
 
   // ---- The App.Recv header line: operand registers in host byte order ----
   // Byte i of a line is bits [8i+7:8i], so a little-endian field of the
@@ -409,15 +413,37 @@ module rx_engine
   // A data chunk's App.Recv line: recv_set added base + dst / 64 in the low
   // LinesW bits; the high part is taken as is or plus one.
 
-  assign out_valid_o   = h_valid_q || s_valid;
-  assign out_discard_o = s_discard;
-  // Each bit one LUT: the high part by (header, carry), the low by header.
-  assign out_line_o    = {(!h_valid_q && s_lo[LinesW]) ? app_hi1_q : base_q[LineAddrW-1:LinesW],
-                          h_valid_q ? base_q[LinesW-1:0] : s_lo[LinesW-1:0]};
-  assign out_lane_o    = h_valid_q ? h_lane_q : LaneW'(s_off >> WidthW);
-  assign out_bytes_o   = h_valid_q ? h_bytes_q : s_bytes;
-  assign out_mask_o    = h_valid_q ? '1 : s_mask;
-  assign out_last_o    = h_valid_q ? h_last_q : s_last;
+  // The chunk to the output buffer leaves from registers: a header chunk or
+  // a recvFunction chunk (never both at once).
+  logic                 o_valid_q, o_discard_q, o_last_q;
+  logic [LineAddrW-1:0] o_line_q;
+  logic [LaneW-1:0]     o_lane_q;
+  logic [Width*8-1:0]   o_bytes_q;
+  logic [Width-1:0]     o_mask_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      o_valid_q   <= 1'b0;
+      o_discard_q <= 1'b0;
+    end else begin
+      o_valid_q   <= h_valid_q || s_valid;
+      o_discard_q <= s_discard;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    o_line_q  <= {(!h_valid_q && s_lo[LinesW]) ? app_hi1_q : base_q[LineAddrW-1:LinesW],
+                  h_valid_q ? base_q[LinesW-1:0] : s_lo[LinesW-1:0]};
+    o_lane_q  <= h_valid_q ? h_lane_q : LaneW'(s_off >> WidthW);
+    o_bytes_q <= h_valid_q ? h_bytes_q : s_bytes;
+    o_mask_q  <= h_valid_q ? '1 : s_mask;
+    o_last_q  <= h_valid_q ? h_last_q : s_last;
+  end
+  assign out_valid_o   = o_valid_q;
+  assign out_discard_o = o_discard_q;
+  assign out_line_o    = o_line_q;
+  assign out_lane_o    = o_lane_q;
+  assign out_bytes_o   = o_bytes_q;
+  assign out_mask_o    = o_mask_q;
+  assign out_last_o    = o_last_q;
 
   // Read by the control FSM with done_o, the cycle after the last header chunk.
   assign done_o        = done_q;
@@ -429,7 +455,7 @@ module rx_engine
   always_comb begin
     unique case (state_q)
       EIdle:                      phase_o = 3'd0;
-      EInit, ECarry, EStart, EOff: phase_o = 3'd1;
+      EInit, ECarry, EStart, EOff, EOffW: phase_o = 3'd1;
       EHeader:                    phase_o = 3'd2;
       EFields:                    phase_o = 3'd3;
       default:                    phase_o = 3'd4;
