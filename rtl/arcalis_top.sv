@@ -262,7 +262,9 @@ module arcalis_top
     .idle_o         (sq_idle)
   );
 
-  assign mem_idle = lq_idle && sq_idle && ob_idle;
+  // Nothing in flight: queues, the output buffer and both engines' chunk
+  // registers (all registers, so this is one LUT).
+  assign mem_idle = lq_idle && sq_idle && ob_idle && !rx_valid && !tx_valid;
   assign state_o  = state;
 
 endmodule

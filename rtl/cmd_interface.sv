@@ -53,17 +53,20 @@ module cmd_interface
   // the AND of them all (a LUT tree would be two levels deeper). Physical
   // addresses are 48 bits: bits 63:48 are not compared.
   localparam int unsigned PhysW  = 48;
+  // One chain each for the claim, a store and a load (the first LUT takes
+  // the valid, the enable and the write bit), so each ends in a register.
   localparam int unsigned Groups = (PhysW - PageW) / 3;
-  logic [Groups:0]   same;
-  logic [Groups+1:0] all_same;
+  logic [Groups-1:0] same;
+  logic [Groups+1:0] any_c, st_c, ld_c;
   always_comb begin
-    same[0] = uc_valid_i && en_q;
     for (int unsigned g = 0; g < Groups; g++) begin
-      same[g+1] = uc_addr_i[PageW + 3*g +: 3] == page_q[PageW + 3*g +: 3];
+      same[g] = uc_addr_i[PageW + 3*g +: 3] == page_q[PageW + 3*g +: 3];
     end
   end
-  assign all_same = {1'b0, same} + 1'b1;
-  assign hit      = all_same[Groups+1];
+  assign any_c = {1'b0, same, uc_valid_i && en_q} + 1'b1;
+  assign st_c  = {1'b0, same, uc_valid_i && en_q && uc_write_i} + 1'b1;
+  assign ld_c  = {1'b0, same, uc_valid_i && en_q && !uc_write_i} + 1'b1;
+  assign hit   = any_c[Groups+1];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -80,8 +83,8 @@ module cmd_interface
       end
       rsp_valid_q <= uc_valid_i;
       rsp_hit_q   <= hit;
-      cmd_valid_q <= hit && uc_write_i;
-      stat_rd_q   <= hit && !uc_write_i;
+      cmd_valid_q <= st_c[Groups+1];
+      stat_rd_q   <= ld_c[Groups+1];
     end
   end
 
@@ -116,6 +119,7 @@ module cmd_interface
   // part of a physical address.
   logic unused_offsets;
   assign unused_offsets = ^{cfg_base_i[AddrW-1:48], cfg_base_i[PageW-1:0],
-                            uc_addr_i[AddrW-1:48], uc_addr_i[PageW-1:0], all_same[Groups:0]};
+                            uc_addr_i[AddrW-1:48], uc_addr_i[PageW-1:0],
+                            any_c[Groups:0], st_c[Groups:0], ld_c[Groups:0]};
 
 endmodule

@@ -63,12 +63,22 @@ module line_buffer
   assign sum_width = {1'b0, off_q} + 7'(Width);
   assign sum       = crossed_q ? {1'b0, off_q} : step_i ? sum_step : tail_mode_i ? sum_tail : sum_width;
 
+  // in0[i]: byte i of the window comes from the first line (off + i < 64).
+  // A compare of the offset with a constant, written as a lookup of a
+  // constant table so that it maps to one LUT (an adder would be a chain).
+  logic [Width-1:0] in0;
   always_comb begin
     for (int unsigned i = 0; i < Width; i++) begin
-      win_err_d[i] = (7'(i) + {1'b0, off_q} < 7'd64) ? e0_i : e1_i;
+      logic [63:0] tab;
+      for (int unsigned o = 0; o < 64; o++) tab[o] = (o + i < 64);
+      in0[i] = tab[off_q];
     end
+    for (int unsigned i = 0; i < Width; i++) win_err_d[i] = in0[i] ? e0_i : e1_i;
+    // k bytes from the head are in the first line iff byte k-1 is.
     for (int unsigned k = 1; k <= 8; k++) begin
-      has_o[k] = !crossed_q && v0_i && (v1_i || {1'b0, off_q} + 7'(k) <= 7'd64);
+      logic [63:0] tab;
+      for (int unsigned o = 0; o < 64; o++) tab[o] = (o + k <= 64);
+      has_o[k] = !crossed_q && v0_i && (v1_i || tab[off_q]);
     end
   end
 

@@ -137,8 +137,16 @@ module recv_set
   logic            lane_last, bulk_fire, tail_fire, chunk;
 
   assign lane_last = (dst_q[5:0] | 6'(Width - 1)) == 6'h3F;   // the chunk ends its line
+  // A Width chunk from the head is all in the first line: a table lookup of
+  // the offset (no adder).
+  logic fits0;
+  always_comb begin
+    logic [63:0] tab;
+    for (int unsigned o = 0; o < 64; o++) tab[o] = (o + Width <= 64);
+    fits0 = tab[off_i];
+  end
   assign bulk_fire = (state_q == FBulk) && !le1_q && !dead_q && !crossed_i &&
-                     v0_i && (v1_i || {1'b0, off_i} + 7'(Width) <= 7'd64) &&
+                     v0_i && (v1_i || fits0) &&
                      (!copy_q || !lane_last || credit_i);
   assign tail_fire = (state_q == FBulk) && le1_q && armed_q && !dead_q && !crossed_i &&
                      v0_i && (tail64_q || (v1_i && tail128_q)) && (!copy_q || credit_i);

@@ -79,6 +79,7 @@ module rx_engine
   logic [LenW-1:0]  offset_q;
   logic             done_q;
   logic             reply_q;                // a Set CALL that succeeded: the TxEngine answers it
+  logic             lq_start_q, lq_stop_q;  // registered decodes for the load queue
 
   // ---- Line buffer ----
   logic [Width*8-1:0] win;
@@ -298,12 +299,19 @@ module rx_engine
       done_q   <= 1'b0;
       h_take_q <= 1'b0;
       reply_q  <= 1'b0;
+      lq_start_q <= 1'b0;
+      lq_stop_q  <= 1'b1;
     end else begin
       appl_q   <= d_fire || (|s_fire);
       step_q   <= d_fire || s_fire[0] || (state_q == EOff);
       done_q   <= hdr_fire && hdr_last;
       h_take_q <= hdr_fire && hdr_last;
       reply_q  <= (result_q == ResOk) && (d_msg_type == MsgCall);
+      // The load queue starts with EStart and stops one cycle after the
+      // parse ends (a line more may be loaded: docs/abi.md section 9).
+      lq_start_q <= (state_q == ECarry) && !too_large_q;
+      lq_stop_q  <= (state_q != EStart) && (state_q != EOff) && (state_q != EOffW) &&
+                    (state_q != EHeader) && (state_q != EFields);
       if (appl_q) begin
         pos_q <= pos_q + LenW'(amt_q);
         rem_q <= rem_q - LenW'(amt_q);
@@ -377,11 +385,11 @@ module rx_engine
     end
   end
 
-  assign lq_start_o  = (state_q == EStart);
+  assign lq_start_o  = lq_start_q;
   assign lq_first_o  = addr_q[AddrW-1:6];
   assign lq_hi1_o    = net_hi1_q;
   assign lq_count_o  = lines_q;
-  assign lq_stop_o   = (state_q != EOff) && (state_q != EOffW) && (state_q != EHeader) && (state_q != EFields);
+  assign lq_stop_o   = lq_stop_q;
 
   // ---- The App.Recv header line: operand registers in host byte order ----
   // Byte i of a line is bits [8i+7:8i], so a little-endian field of the
