@@ -93,6 +93,25 @@ func CheckState(top *Instance, rtl *RTLDesign, net map[string]*NetState, allow [
 		}
 	}
 	walk(top)
+	// The harness attaches to the netlist's top as to the RTL's: same port
+	// names, directions and widths.
+	if n := net[top.Module]; n != nil {
+		var ps []string
+		for name, rp := range rtl.Ports {
+			if np, ok := n.Ports[name]; !ok {
+				ps = append(ps, fmt.Sprintf("top port %s (%s, %d bits) is not a port of the netlist's %s", name, rp.Dir, rp.Bits, top.Module))
+			} else if np != rp {
+				ps = append(ps, fmt.Sprintf("top port %s: RTL %s of %d bits, netlist %s of %d bits", name, rp.Dir, rp.Bits, np.Dir, np.Bits))
+			}
+		}
+		for name := range n.Ports {
+			if _, ok := rtl.Ports[name]; !ok {
+				ps = append(ps, fmt.Sprintf("top port %s of the netlist is not a port of the RTL's %s", name, top.Module))
+			}
+		}
+		sort.Strings(ps)
+		c.Blocks[0].Problems = append(c.Blocks[0].Problems, ps...)
+	}
 	var missing []string
 	for p := range rtl.Instances {
 		if !seen[p] {

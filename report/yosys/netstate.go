@@ -19,6 +19,7 @@ type NetState struct {
 	// (any [index] suffix removed, sorted, comma-joined; "" for none). A
 	// merged duplicate keeps the names of both flops it replaced.
 	FFNames map[string]int
+	Ports map[string]Port
 	// RAMs are the LUT RAMs by the first dotted part of their cells' names
 	// (Yosys names a memory's cells rob_q.0.1 after the RTL's rob_q).
 	RAMs map[string]*RAMState
@@ -57,6 +58,10 @@ var srlTypes = map[string]int{"SRL16E": 4, "SRLC32E": 5}
 
 type jsonNetlist struct {
 	Modules map[string]struct {
+		Ports map[string]struct {
+			Direction string            `json:"direction"`
+			Bits      []json.RawMessage `json:"bits"`
+		} `json:"ports"`
 		Cells map[string]struct {
 			Type        string                       `json:"type"`
 			Connections map[string][]json.RawMessage `json:"connections"`
@@ -93,7 +98,10 @@ func ParseNetlistState(r io.Reader, name string) (map[string]*NetState, error) {
 	}
 	out := map[string]*NetState{}
 	for mname, m := range nl.Modules {
-		s := &NetState{Module: mname, FFNames: map[string]int{}, RAMs: map[string]*RAMState{}}
+		s := &NetState{Module: mname, FFNames: map[string]int{}, RAMs: map[string]*RAMState{}, Ports: map[string]Port{}}
+		for pn, p := range m.Ports {
+			s.Ports[pn] = Port{Dir: p.Direction, Bits: len(p.Bits)}
+		}
 		names := map[string][]string{} // bit id -> public base names
 		for n, nn := range m.Netnames {
 			if nn.HideName != 0 {

@@ -41,7 +41,14 @@ type RTLInstance struct {
 type RTLDesign struct {
 	Instances map[string]*RTLInstance
 	Top       string
-	Params    []string // parameters (not localparams) of the top module
+	Params    []string        // parameters (not localparams) of the top module
+	Ports     map[string]Port // the top module's ports
+}
+
+// Port is a module port: its direction (input, output, inout) and width.
+type Port struct {
+	Dir  string
+	Bits int
 }
 
 // node is an element of Verilator's XML, kept generic.
@@ -134,9 +141,17 @@ func ReadVerilatorXML(r io.Reader, name string) (*RTLDesign, error) {
 	if err := walk(top); err != nil {
 		return nil, err
 	}
+	d.Ports = map[string]Port{}
 	for _, v := range modules[top.attr("submodname")].Children {
 		if v.tag() == "var" && v.attr("param") == "true" {
 			d.Params = append(d.Params, v.attr("name"))
+		}
+		if dir := v.attr("dir"); v.tag() == "var" && dir != "" {
+			w, err := tw.width(v.attr("dtype_id"))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %s: port %s: %w", name, loc(v), v.attr("name"), err)
+			}
+			d.Ports[v.attr("name")] = Port{Dir: dir, Bits: w}
 		}
 	}
 	return d, nil

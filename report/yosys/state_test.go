@@ -62,9 +62,14 @@ func netlist(cells []string, nets map[string][]int) string {
 	}
 	ns = append(ns, `"$auto$x": {"hide_name": 1, "bits": [90, 91, 92]}`)
 	return `{"modules": {
-  "state_top": {"cells": {"u_fifo": {"type": "state_fifo", "connections": {}}}, "netnames": {}},
+  "state_top": {"ports": ` + topPorts + `, "cells": {"u_fifo": {"type": "state_fifo", "connections": {}}}, "netnames": {}},
   "state_fifo": {"cells": {` + strings.Join(cells, ",\n") + `}, "netnames": {` + strings.Join(ns, ",\n") + `}}}}`
 }
+
+// topPorts are state_top's ports as write_json lists them.
+var topPorts = `{"clk_i": {"direction": "input", "bits": [2]}, "rst_ni": {"direction": "input", "bits": [3]},
+  "we_i": {"direction": "input", "bits": [4]}, "d_i": {"direction": "input", "bits": [5, 6, 7, 8, 9, 10, 11, 12]},
+  "q_o": {"direction": "output", "bits": [13, 14, 15, 16, 17, 18, 19, 20]}}`
 
 // ffs are n flip-flop cells named prefix_i whose Q outputs are bits from..
 func ffs(prefix string, from, n int) []string {
@@ -174,6 +179,24 @@ func TestCheckState(t *testing.T) {
 				t.Errorf("table lacks the u_fifo row:\n%s", md)
 			}
 		})
+	}
+}
+
+// A netlist whose top ports differ from the RTL's (a port split into bits,
+// a width changed) is refused: the harness could not attach to it.
+func TestCheckStateTopPorts(t *testing.T) {
+	defer func(p string) { topPorts = p }(topPorts)
+	topPorts = `{"clk_i": {"direction": "input", "bits": [2]}, "rst_ni": {"direction": "input", "bits": [3]},
+  "we_i": {"direction": "input", "bits": [4]}, "d_i[0]": {"direction": "input", "bits": [5]},
+  "q_o": {"direction": "output", "bits": [13, 14, 15, 16]}}`
+	sc := check(t, netlist(nil, nil), nil)
+	want := []string{
+		"top port d_i (input, 8 bits) is not a port of the netlist's state_top",
+		"top port d_i[0] of the netlist is not a port of the RTL's state_top",
+		"top port q_o: RTL output of 8 bits, netlist output of 4 bits",
+	}
+	if got := strings.Join(sc.Blocks[0].Problems, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("top problems:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
 }
 
