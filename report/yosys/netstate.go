@@ -19,7 +19,7 @@ type NetState struct {
 	// (any [index] suffix removed, sorted, comma-joined; "" for none). A
 	// merged duplicate keeps the names of both flops it replaced.
 	FFNames map[string]int
-	Ports map[string]Port
+	Ports   map[string]Port
 	// RAMs are the LUT RAMs by the first dotted part of their cells' names
 	// (Yosys names a memory's cells rob_q.0.1 after the RTL's rob_q).
 	RAMs map[string]*RAMState
