@@ -55,18 +55,20 @@ module cmd_interface
   localparam int unsigned PhysW  = 48;
   // One chain each for the claim, a store and a load (the first LUT takes
   // the valid, the enable and the write bit), so each ends in a register.
+  // The enable is a chain bit of its own, so the first LUT of each chain is
+  // the access's valid and its kind alone.
   localparam int unsigned Groups = (PhysW - PageW) / 3;
   logic [Groups-1:0] same;
-  logic [Groups+1:0] any_c, st_c, ld_c;
+  logic [Groups+2:0] any_c, st_c, ld_c;
   always_comb begin
     for (int unsigned g = 0; g < Groups; g++) begin
       same[g] = uc_addr_i[PageW + 3*g +: 3] == page_q[PageW + 3*g +: 3];
     end
   end
-  assign any_c = {1'b0, same, uc_valid_i && en_q} + 1'b1;
-  assign st_c  = {1'b0, same, uc_valid_i && en_q && uc_write_i} + 1'b1;
-  assign ld_c  = {1'b0, same, uc_valid_i && en_q && !uc_write_i} + 1'b1;
-  assign hit   = any_c[Groups+1];
+  assign any_c = {1'b0, same, en_q, uc_valid_i} + 1'b1;
+  assign st_c  = {1'b0, same, en_q, uc_valid_i && uc_write_i} + 1'b1;
+  assign ld_c  = {1'b0, same, en_q, uc_valid_i && !uc_write_i} + 1'b1;
+  assign hit   = any_c[Groups+2];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -83,8 +85,8 @@ module cmd_interface
       end
       rsp_valid_q <= uc_valid_i;
       rsp_hit_q   <= hit;
-      cmd_valid_q <= st_c[Groups+1];
-      stat_rd_q   <= ld_c[Groups+1];
+      cmd_valid_q <= st_c[Groups+2];
+      stat_rd_q   <= ld_c[Groups+2];
     end
   end
 
@@ -120,6 +122,6 @@ module cmd_interface
   logic unused_offsets;
   assign unused_offsets = ^{cfg_base_i[AddrW-1:48], cfg_base_i[PageW-1:0],
                             uc_addr_i[AddrW-1:48], uc_addr_i[PageW-1:0],
-                            any_c[Groups:0], st_c[Groups:0], ld_c[Groups:0]};
+                            any_c[Groups+1:0], st_c[Groups+1:0], ld_c[Groups+1:0]};
 
 endmodule

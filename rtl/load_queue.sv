@@ -147,11 +147,11 @@ module load_queue
       if (stop_i) left_q <= '0;
       else if (issue) left_q <= left_q - 1'b1;
       more_q  <= stop_i ? 1'b0 : (issue ? more2_q : more_q);
-      more2_q <= stop_i ? 1'b0 : (issue ? left_q > LinesW'(2) : more2_q);
+      more2_q <= stop_i ? 1'b0 : (issue ? (|left_q[LinesW-1:2] || &left_q[1:0]) : more2_q);   // left_q > 2
       if (start_i) begin
         left_q   <= count_i;
         more_q   <= count_i != '0;
-        more2_q  <= count_i > LinesW'(1);
+        more2_q  <= |count_i[LinesW-1:1];
         active_q <= 1'b1;
         tail_q   <= '0;
         head_q   <= '0;

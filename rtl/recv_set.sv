@@ -176,6 +176,20 @@ module recv_set
   assign c_fault = c_valid_q && |(win_err_i & c_mask);
 
   // ---- The sequence ----
+  // Each read step's next state: its wait cycle, then its check cycle.
+  fstate_e succ;
+  always_comb begin
+    unique case (state_q)
+      FHdrA:   succ = FHdrW;
+      FHdrW:   succ = FHdrB;
+      FValA:   succ = FValW;
+      FValW:   succ = FValB;
+      FLenA:   succ = FLenW;
+      FLenW:   succ = FLenC;
+      default: succ = FLenB;
+    endcase
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q  <= FIdle;
@@ -193,11 +207,11 @@ module recv_set
         offset_q <= pos_i;
         state_q  <= FIdle;
       end else if (rd_fire) begin
-        state_q <= fstate_e'(state_q + 1'b1);    // the wait cycle
+        state_q <= succ;                         // the wait cycle
       end
 
       unique case (state_q)
-        FHdrW, FValW, FLenW, FLenC: state_q <= fstate_e'(state_q + 1'b1);
+        FHdrW, FValW, FLenW, FLenC: state_q <= succ;
         FTailW: state_q <= FHdrA;
 
         FHdrB: begin

@@ -51,6 +51,21 @@ module rx_deserializer
   assign short     = read_step && (name_step ? short3_i : short4_i);
   assign amt_o     = name_step ? 7'd3 : 7'd4;
 
+  // Each read step's next state: its wait cycle, then its check cycle.
+  dstate_e succ;
+  always_comb begin
+    unique case (state_q)
+      DVerA:   succ = DVerW;
+      DVerW:   succ = DVerB;
+      DLenA:   succ = DLenW;
+      DLenW:   succ = DLenB;
+      DNameA:  succ = DNameW;
+      DNameW:  succ = DNameB;
+      DSeqA:   succ = DSeqW;
+      default: succ = DSeqB;
+    endcase
+  end
+
   // The item each state reads.
   logic [2:0] item;
   always_comb begin
@@ -81,10 +96,10 @@ module rx_deserializer
         result_q <= ResTruncated;
         state_q  <= DIdle;
       end else if (fire_o) begin
-        state_q <= dstate_e'(state_q + 1'b1);   // the wait cycle
+        state_q <= succ;                        // the wait cycle
       end
       unique case (state_q)
-        DVerW, DLenW, DNameW, DSeqW: state_q <= dstate_e'(state_q + 1'b1);
+        DVerW, DLenW, DNameW, DSeqW: state_q <= succ;
         DVerB: begin
           if (fault_q || !ver_ok_q || !type_ok_q) begin
             done_q   <= 1'b1;
