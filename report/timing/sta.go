@@ -231,7 +231,8 @@ func dedicated(n *Net, p *Pin, fanout int) bool {
 		return true
 	case dt == "MUXF7" && lt == "MUXF8" && (p.Port == "I0" || p.Port == "I1"):
 		return true
-	case isLUT(dt) && lt == "CARRY4" && fanout == 1 && (strings.HasPrefix(p.Port, "S") || strings.HasPrefix(p.Port, "DI")):
+	// An INV is a LUT1 to Vivado (Yosys leaves it a cell of its own).
+	case (isLUT(dt) || dt == "INV") && lt == "CARRY4" && fanout == 1 && (strings.HasPrefix(p.Port, "S") || strings.HasPrefix(p.Port, "DI")):
 		return true
 	}
 	return false

@@ -93,6 +93,14 @@ func TestCarryChain(t *testing.T) {
 	}
 }
 
+// TestCarryChainINV: an INV (Yosys's cell for a LUT1 inverter) into the
+// chain is packed like a LUT: no route on its single load.
+func TestCarryChainINV(t *testing.T) {
+	r := analyse(t, "carry_inv.json")
+	want := tcko + route(1) + tilo + c4S0CO3 + c4CIO3 + route(1)
+	near(t, "reg->reg", r.PerKind[RegToReg].TotalNS, want)
+}
+
 func TestMUXFTree(t *testing.T) {
 	r := analyse(t, "muxf.json")
 	// Through a LUT (a_q has four loads) and both muxes' data inputs; LUT
