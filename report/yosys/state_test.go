@@ -267,11 +267,14 @@ func TestSourcesParamsAndReuse(t *testing.T) {
 	if len(lowered) != 1 || filepath.Base(lowered[0]) != "state.sv" {
 		t.Errorf("lowered %v", lowered)
 	}
+	if !strings.Contains(script, "\n# RTL sha256 ") {
+		t.Errorf("sources.ys has no digest of the RTL:\n%s", script)
+	}
 	other := strings.Replace(script, "Lanes 4", "Lanes 2", 1)
 	if err := os.WriteFile(filepath.Join(work, "sources.ys"), []byte(other), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(t.Context(), o); err == nil || !strings.Contains(err.Error(), "synthesized from other sources or parameters than asked") {
+	if _, err := Load(t.Context(), o); err == nil || !strings.Contains(err.Error(), "synthesized from other sources, parameters or RTL text than asked") {
 		t.Errorf("Load with another sources.ys: %v", err)
 	}
 }

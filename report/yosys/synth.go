@@ -3,6 +3,7 @@ package yosys
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -171,7 +172,7 @@ func Load(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("no synthesis to reuse in %s: %w", o.WorkDir, err)
 	}
 	if string(have) != want {
-		return nil, fmt.Errorf("%s: synthesized from other sources or parameters than asked (want:\n%s)", filepath.Join(o.WorkDir, "sources.ys"), want)
+		return nil, fmt.Errorf("%s: synthesized from other sources, parameters or RTL text than asked (the RTL changed since? make report-synth again); want:\n%s", filepath.Join(o.WorkDir, "sources.ys"), want)
 	}
 	return load(ctx, o, rtl, lowered)
 }
@@ -208,12 +209,15 @@ func load(ctx context.Context, o Options, rtl *RTLDesign, lowered []string) (*Re
 // sources.ys that reads them and sets the parameters.
 func writeSources(o Options) (string, []string, error) {
 	var srcs []Source
+	sum := sha256.New()
 	for _, f := range o.Sources {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			return "", nil, err
 		}
 		srcs = append(srcs, Source{Name: f, Text: string(b)})
+		fmt.Fprintf(sum, "%s %d\n", f, len(b))
+		sum.Write(b)
 	}
 	low, err := Lower(srcs)
 	if err != nil {
@@ -225,7 +229,8 @@ func writeSources(o Options) (string, []string, error) {
 	}
 	var lowered []string
 	var read strings.Builder
-	read.WriteString("# Written by arcalis report: the RTL lowered for Yosys 0.23 (report/yosys/lower.go).\nread_verilog -sv")
+	// The sources' digest: Load refuses a synthesis of an RTL edited since.
+	fmt.Fprintf(&read, "# Written by arcalis report: the RTL lowered for Yosys 0.23 (report/yosys/lower.go).\n# RTL sha256 %x\nread_verilog -sv", sum.Sum(nil))
 	for _, s := range low {
 		p := filepath.Join(dir, filepath.Base(s.Name))
 		if err := os.WriteFile(p, []byte(s.Text), 0o644); err != nil {
