@@ -58,6 +58,18 @@ func reportCommand() *cli.Command {
 				Action: reportSynth,
 			},
 			{
+				Name:      "flipflops",
+				Usage:     "only the flip-flop check of the synthesis already in --work (stat.txt, hierarchy.json, netlist.json) against the RTL given, whatever it was synthesized from; write flipflops.{md,json} (into --work unless --out)",
+				ArgsUsage: "RTL... (the package first)",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "top", Value: "arcalis_top", Usage: "top module"},
+					&cli.StringFlag{Name: "work", Value: "build/report", Usage: "`DIR` holding the synthesis", TakesFile: true},
+					&cli.StringFlag{Name: "out", Usage: "`DIR` for flipflops.{md,json} (default: --work)", TakesFile: true},
+					paramFlag(),
+				},
+				Action: reportFlipflops,
+			},
+			{
 				Name:  "vivado",
 				Usage: "read the reports scripts/vivado/flow.tcl wrote in DIR; write OUT/vivado.{md,json,csv,svg}",
 				Flags: []cli.Flag{
@@ -106,15 +118,20 @@ func params(c *cli.Context, cmd string) ([]yosys.Param, error) {
 	return out, nil
 }
 
-func reportSynth(c *cli.Context) error {
+func reportFlipflops(c *cli.Context) error { return synthOrCheck(c, "report flipflops", true) }
+
+func reportSynth(c *cli.Context) error { return synthOrCheck(c, "report synth", false) }
+
+// synthOrCheck is report synth, or with checkOnly report flipflops.
+func synthOrCheck(c *cli.Context, cmd string, checkOnly bool) error {
 	rtl, err := positional(c)
 	if err != nil {
 		return err
 	}
 	if len(rtl) == 0 {
-		return errors.New("report synth: no RTL files given (usage: arcalis report synth [flags] RTL...)")
+		return fmt.Errorf("%s: no RTL files given (usage: arcalis %s [flags] RTL...)", cmd, cmd)
 	}
-	ps, err := params(c, "report synth")
+	ps, err := params(c, cmd)
 	if err != nil {
 		return err
 	}
@@ -124,9 +141,13 @@ func reportSynth(c *cli.Context) error {
 		out = work
 	}
 	logw := c.App.ErrWriter
-	syn, err := flow.Synthesize(context.Background(), false,
-		yosys.Options{Sources: rtl, Top: c.String("top"), Params: ps, Script: c.String("script"), WorkDir: work},
-		func(f string, a ...any) { fmt.Fprintf(logw, "report: "+f+"\n", a...) })
+	o := yosys.Options{Sources: rtl, Top: c.String("top"), Params: ps, Script: c.String("script"), WorkDir: work}
+	var syn *yosys.Result
+	if checkOnly {
+		syn, err = yosys.CheckSynthesis(context.Background(), o)
+	} else {
+		syn, err = flow.Synthesize(context.Background(), false, o, func(f string, a ...any) { fmt.Fprintf(logw, "report: "+f+"\n", a...) })
+	}
 	if err != nil {
 		return err
 	}
@@ -134,7 +155,7 @@ func reportSynth(c *cli.Context) error {
 		return err
 	}
 	if err := syn.State.Err(); err != nil {
-		return fmt.Errorf("%w\n(table: %s)", err, filepath.Join(out, flow.Outputs["ff"]))
+		return findingsf("%v\n(table: %s)", err, filepath.Join(out, flow.Outputs["ff"]))
 	}
 	t := syn.Blocks[0].Total
 	fmt.Fprintf(c.App.Writer, "%s: %d LUTs, %d FFs; flip-flops match the RTL in all %d blocks (%s); netlist in %s\n",

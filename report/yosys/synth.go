@@ -177,6 +177,18 @@ func Load(ctx context.Context, o Options) (*Result, error) {
 	return load(ctx, o, rtl, lowered)
 }
 
+// CheckSynthesis runs the flip-flop check (and reads the blocks) of the
+// synthesis in WorkDir against o.Sources, whatever sources it was made
+// from: for a netlist made elsewhere, such as the store-queue replay of
+// scripts/storequeue-replay.sh.
+func CheckSynthesis(ctx context.Context, o Options) (*Result, error) {
+	rtl, err := ElaborateRTL(ctx, VerilatorOptions{Sources: o.Sources, Top: o.Top, Params: o.Params, WorkDir: o.WorkDir, Verilator: o.Verilator})
+	if err != nil {
+		return nil, err
+	}
+	return load(ctx, o, rtl, nil)
+}
+
 func load(ctx context.Context, o Options, rtl *RTLDesign, lowered []string) (*Result, error) {
 	if o.Yosys == "" {
 		o.Yosys = "yosys"
