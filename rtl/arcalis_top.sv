@@ -123,7 +123,7 @@ module arcalis_top
 
   // ---- Load queue ----
   logic                 lq_start, lq_stop, lq_idle, lq_drop;
-  logic                 lq_v0, lq_v1, lq_e0, lq_e1;
+  logic                 lq_v0, lq_v1, lq_v2, lq_e0, lq_e1;
   logic [LineAddrW-1:0] lq_first;
   logic [LineAddrW-LinesW-1:0] lq_hi1;
   logic [LinesW-1:0]    lq_count;
@@ -149,6 +149,7 @@ module arcalis_top
     .line1_o        (lq_line1),
     .v0_o           (lq_v0),
     .v1_o           (lq_v1),
+    .v2_o           (lq_v2),
     .e0_o           (lq_e0),
     .e1_o           (lq_e1),
     .drop_i         (lq_drop),
@@ -180,6 +181,7 @@ module arcalis_top
     .line1_i         (lq_line1),
     .v0_i            (lq_v0),
     .v1_i            (lq_v1),
+    .v2_i            (lq_v2),
     .e0_i            (lq_e0),
     .e1_i            (lq_e1),
     .drop_o          (lq_drop),

@@ -48,27 +48,27 @@ module cmd_interface
   logic             cmd_zero_q, cmd_cap_low_q, cmd_unaligned_q;
   logic             hit;
 
-  // The page compare on a carry chain: the access's valid and the window's
-  // enable, then three address bits a LUT, and the chain's carry out is
-  // the AND of them all (a LUT tree would be two levels deeper). Physical
-  // addresses are 48 bits: bits 63:48 are not compared.
-  localparam int unsigned PhysW  = 48;
-  // One chain each for the claim, a store and a load (the first LUT takes
-  // the valid, the enable and the write bit), so each ends in a register.
-  // The enable is a chain bit of its own, so the first LUT of each chain is
-  // the access's valid and its kind alone.
-  localparam int unsigned Groups = (PhysW - PageW) / 3;
-  logic [Groups-1:0] same;
-  logic [Groups+2:0] any_c, st_c, ld_c;
+  // The page compare on carry chains, one per claim kind (any, store,
+  // load) so that each ends in its register: the chain's carry out is the
+  // AND of its inputs (a LUT tree would be two levels deeper). Each LUT
+  // takes two address bits and the kind, so no LUT is shared between
+  // chains (a shared one would be routed to three). Physical addresses are
+  // 48 bits: bits 63:48 are not compared.
+  localparam int unsigned PhysW = 48;
+  localparam int unsigned Pairs = (PhysW - PageW) / 2;
+  logic [Pairs-1:0] any_s, st_s, ld_s;
+  logic [Pairs+2:0] any_c, st_c, ld_c;
   always_comb begin
-    for (int unsigned g = 0; g < Groups; g++) begin
-      same[g] = uc_addr_i[PageW + 3*g +: 3] == page_q[PageW + 3*g +: 3];
+    for (int unsigned g = 0; g < Pairs; g++) begin
+      any_s[g] = uc_addr_i[PageW + 2*g +: 2] == page_q[PageW + 2*g +: 2];
+      st_s[g]  = (uc_addr_i[PageW + 2*g +: 2] == page_q[PageW + 2*g +: 2]) && uc_write_i;
+      ld_s[g]  = (uc_addr_i[PageW + 2*g +: 2] == page_q[PageW + 2*g +: 2]) && !uc_write_i;
     end
   end
-  assign any_c = {1'b0, same, en_q, uc_valid_i} + 1'b1;
-  assign st_c  = {1'b0, same, en_q, uc_valid_i && uc_write_i} + 1'b1;
-  assign ld_c  = {1'b0, same, en_q, uc_valid_i && !uc_write_i} + 1'b1;
-  assign hit   = any_c[Groups+2];
+  assign any_c = {1'b0, any_s, en_q, uc_valid_i} + 1'b1;
+  assign st_c  = {1'b0, st_s, en_q, uc_valid_i} + 1'b1;
+  assign ld_c  = {1'b0, ld_s, en_q, uc_valid_i} + 1'b1;
+  assign hit   = any_c[Pairs+2];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -85,8 +85,8 @@ module cmd_interface
       end
       rsp_valid_q <= uc_valid_i;
       rsp_hit_q   <= hit;
-      cmd_valid_q <= st_c[Groups+2];
-      stat_rd_q   <= ld_c[Groups+2];
+      cmd_valid_q <= st_c[Pairs+2];
+      stat_rd_q   <= ld_c[Pairs+2];
     end
   end
 
@@ -122,6 +122,6 @@ module cmd_interface
   logic unused_offsets;
   assign unused_offsets = ^{cfg_base_i[AddrW-1:48], cfg_base_i[PageW-1:0],
                             uc_addr_i[AddrW-1:48], uc_addr_i[PageW-1:0],
-                            any_c[Groups+1:0], st_c[Groups+1:0], ld_c[Groups+1:0]};
+                            any_c[Pairs+1:0], st_c[Pairs+1:0], ld_c[Pairs+1:0]};
 
 endmodule

@@ -18,7 +18,7 @@ module line_buffer
   input  logic                clk_i,
   input  logic                rst_ni,
 
-  input  logic                clear_i,       // a new message: offset 0 (then a step of its start offset)
+  input  logic                init_i,        // with step_i: the message's start offset, from 0 (a register)
 
   // The load queue's two head lines: data, arrived, answered with an error.
   input  logic [LineBits-1:0] line0_i,
@@ -58,7 +58,7 @@ module line_buffer
 
   // Every candidate sum runs from registers; the chunk signals only pick.
   // While crossed the offset is already in the next line: nothing moves.
-  assign sum_step  = {1'b0, off_q} + step_amt_i;
+  assign sum_step  = (init_i ? 7'd0 : {1'b0, off_q}) + step_amt_i;
   assign sum_tail  = {1'b0, off_q} + tail_amt_i;
   assign sum_width = {1'b0, off_q} + 7'(Width);
   assign sum       = crossed_q ? {1'b0, off_q} : step_i ? sum_step : tail_mode_i ? sum_tail : sum_width;
@@ -86,9 +86,6 @@ module line_buffer
     if (!rst_ni) begin
       off_q     <= '0;
       crossed_q <= 1'b0;
-    end else if (clear_i) begin
-      off_q     <= '0;
-      crossed_q <= 1'b0;
     end else if (step_i || bulk_i || tail_i || crossed_q) begin
       off_q     <= sum[5:0];
       crossed_q <= sum[6];
@@ -109,7 +106,7 @@ module line_buffer
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
-    if (rst_ni && !clear_i) begin
+    if (rst_ni) begin
       assert ($countones({step_i, bulk_i, tail_i}) <= 1) else $error("line_buffer: two moves at once");
       assert (!((step_i || bulk_i || tail_i) && crossed_q)) else $error("line_buffer: the head moved while crossing");
       assert (!(bulk_i && tail_mode_i) && !(tail_i && !tail_mode_i)) else $error("line_buffer: chunk and tail mode disagree");

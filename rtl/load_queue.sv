@@ -33,6 +33,7 @@ module load_queue
   output logic [LineBits-1:0]  line1_o,
   output logic                 v0_o,          // arrived
   output logic                 v1_o,
+  output logic                 v2_o,          // the line after those two arrived
   output logic                 e0_o,          // answered with an error
   output logic                 e1_o,
   input  logic                 drop_i,        // the line buffer is done with the head line (a register)
@@ -61,7 +62,8 @@ module load_queue
   logic                 idle_q;
   logic [Depth-1:0]     filled_q, filled_d;
   logic [Depth-1:0]     err_q, err_d;
-  logic                 v0_q, v1_q, e0_q, e1_q;
+  logic                 v0_q, v1_q, v2_q, e0_q, e1_q;
+  logic [TagW-1:0]      head3;
   logic                 rsp_q, rsp_err_q;     // the answer of last cycle, to mark its slot
   logic [TagW-1:0]      rsp_tag_q;
   logic [LineBits-1:0]  rob_q [Depth];
@@ -69,6 +71,19 @@ module load_queue
   logic issue, held, drop_q;
   assign issue = req_q && ld_req_ready_i;
   assign held  = req_q && !ld_req_ready_i;    // offered, not taken: stays offered
+
+  // left_q - 1 and next_lo_q + 1 bit by bit too: each is also loaded at a
+  // start, and a chain with a mux after it is a level too many.
+  logic [LinesW-1:0] left_dec;
+  logic [LinesW:0]   next_inc;
+  always_comb begin
+    for (int unsigned i = 0; i < LinesW; i++) begin
+      left_dec[i] = left_q[i] ^ ~(|(left_q & LinesW'((1 << i) - 1)));
+    end
+    for (int unsigned i = 0; i <= LinesW; i++) begin
+      next_inc[i] = next_lo_q[i] ^ (&(next_lo_q | ~(LinesW+1)'((1 << i) - 1)));
+    end
+  end
 
   // inflight_q + 1 and - 1 bit by bit: each bit a function of the bits
   // below it, so the counter steps without a carry chain.
@@ -117,6 +132,7 @@ module load_queue
       err_q      <= '0;
       v0_q       <= 1'b0;
       v1_q       <= 1'b0;
+      v2_q       <= 1'b0;
       e0_q       <= 1'b0;
       e1_q       <= 1'b0;
       rsp_q      <= 1'b0;
@@ -134,6 +150,7 @@ module load_queue
       // shows one cycle later.
       v0_q <= drop_i ? filled_q[head1_q] : filled_q[head_q];
       v1_q <= drop_i ? filled_q[head2_q] : filled_q[head1_q];
+      v2_q <= drop_i ? filled_q[head3] : filled_q[head2_q];
       e0_q <= drop_i ? err_q[head1_q] : err_q[head_q];
       e1_q <= drop_i ? err_q[head2_q] : err_q[head1_q];
       if (drop_i) begin
@@ -145,7 +162,7 @@ module load_queue
       used_q  <= used_d;
       req_q   <= req_d;
       if (stop_i) left_q <= '0;
-      else if (issue) left_q <= left_q - 1'b1;
+      else if (issue) left_q <= left_dec;
       more_q  <= stop_i ? 1'b0 : (issue ? more2_q : more_q);
       more2_q <= stop_i ? 1'b0 : (issue ? (|left_q[LinesW-1:2] || &left_q[1:0]) : more2_q);   // left_q > 2
       if (start_i) begin
@@ -162,6 +179,7 @@ module load_queue
         filled_q <= '0;
         v0_q     <= 1'b0;
         v1_q     <= 1'b0;
+        v2_q     <= 1'b0;
       end
     end
   end
@@ -173,7 +191,7 @@ module load_queue
       hi_q      <= first_i[LineAddrW-1:LinesW];
       hi1_q     <= hi1_i;
     end else if (issue) begin
-      next_lo_q <= next_lo_q + 1'b1;
+      next_lo_q <= next_inc;
     end
     rsp_tag_q <= ld_rsp_tag_i;
     rsp_err_q <= ld_rsp_err_i;
@@ -193,6 +211,8 @@ module load_queue
   assign line1_o = line1_q;
   assign v0_o    = v0_q;
   assign v1_o    = v1_q;
+  assign v2_o    = v2_q;
+  assign head3   = head2_q + 1'b1;
   assign e0_o    = e0_q;
   assign e1_o    = e1_q;
 

@@ -25,6 +25,7 @@ module recv_set
   input  logic                 crossed_i,
   input  logic                 v0_i,
   input  logic                 v1_i,
+  input  logic                 v2_i,          // the line after v1_i's
   input  logic [4:1]           ready_i,       // a read of 1, 2, 4 or 8 bytes (bit 1, 2, 3, 4) can go now
   input  logic                 ready_hdr_i,   // a field header read can go now (3 bytes, or 1 at the end)
   input  logic [4:1]           short_i,       // fewer than 1, 2, 4, 8 message bytes left
@@ -42,7 +43,7 @@ module recv_set
   // Key and value chunks to the output buffer: len_o bytes land at App.Recv
   // offset dst_o (a multiple of Width). All registers.
   input  logic [LinesW-1:0]    app_base_lo_i, // the App.Recv base line's low bits
-  input  logic                 credit_i,      // a line-ending chunk may be committed
+  input  logic [1:0]           credits_i,     // store-queue slots free, before this cycle's take_o
   output logic                 take_o,
   output logic                 give_o,        // a chunk that took a credit was dropped
   output logic                 out_valid_o,
@@ -135,22 +136,57 @@ module recv_set
   logic            tail64_q, tail128_q;// the tail ends in the first line, the second
   logic [LenW-1:0] dst_q;              // address adder: next App.Recv offset to write
   logic            lane_last, bulk_fire, tail_fire, chunk;
+  logic            take_q;
 
-  assign lane_last = (dst_q[5:0] | 6'(Width - 1)) == 6'h3F;   // the chunk ends its line
-  // A Width chunk from the head is all in the first line: a table lookup of
-  // the offset (no adder).
-  logic fits0;
-  always_comb begin
-    logic [63:0] tab;
-    for (int unsigned o = 0; o < 64; o++) tab[o] = (o + Width <= 64);
-    fits0 = tab[off_i];
-  end
-  assign bulk_fire = (state_q == FBulk) && !le1_q && !dead_q && !crossed_i &&
-                     v0_i && (v1_i || fits0) &&
-                     (!copy_q || !lane_last || credit_i);
-  assign tail_fire = (state_q == FBulk) && le1_q && armed_q && !dead_q && !crossed_i &&
-                     v0_i && (tail64_q || (v1_i && tail128_q)) && (!copy_q || credit_i);
+  // A chunk goes when a register says so: whether the next chunk can go is
+  // worked out a cycle ahead, for both cases (a chunk goes now, or none),
+  // from registers only.
+  logic bulk_ok_q, tail_ok_q, bulk_mode_q;     // bulk_mode_q: in FBulk with le1_q clear
+  assign bulk_fire = bulk_ok_q && !dead_q;
+  assign tail_fire = tail_ok_q && !dead_q;
   assign chunk     = bulk_fire || tail_fire;
+
+  // Offsets and lanes as constant-table lookups (no adders).
+  // fits1: a chunk from the head is in the first line; stays: ... and
+  // leaves the head in it; fits2: so is the chunk after it.
+  logic fits1, stays, fits2, next_lane_last;
+  always_comb begin
+    logic [63:0] t1, ts, t2, tl;
+    for (int unsigned o = 0; o < 64; o++) begin
+      t1[o] = (o + Width <= 64);
+      ts[o] = (o + Width < 64);
+      t2[o] = (o + 2 * Width <= 64);
+      tl[o] = (((o / Width + 1) * Width) % 64) + Width == 64;
+    end
+    fits1          = t1[off_i];
+    stays          = ts[off_i];
+    fits2          = t2[off_i];
+    next_lane_last = tl[dst_q[5:0]];
+  end
+  assign lane_last = (dst_q[5:0] | 6'(Width - 1)) == 6'h3F;   // the chunk at dst_q ends its line
+
+  // Credits: what is free after the takes in flight and this chunk's.
+  logic credit_now, credit_after;
+  assign credit_now   = credits_i > {1'b0, take_q};
+  assign credit_after = {1'b0, credits_i} > {2'b0, take_q} + {2'b0, copy_q && lane_last};
+
+  logic bulk_ok_d, tail_ok_d;
+  always_comb begin
+    if (bulk_fire) begin
+      // This chunk goes: the next one is Width further on, in the same lines
+      // unless this one ends the first line (then the head crosses: a bubble).
+      bulk_ok_d = bulk_mode_q && !le2_q && stays && v0_i && (v1_i || fits2) &&
+                  (!copy_q || !next_lane_last || credit_after);
+    end else if (crossed_i) begin
+      // The load queue drops the head line this cycle: the lines move up.
+      bulk_ok_d = bulk_mode_q && v1_i && (v2_i || fits1) && (!copy_q || !lane_last || credit_now);
+    end else begin
+      bulk_ok_d = (bulk_mode_q || (state_q == FCnt && !(count_q <= LenW'(Width)))) &&
+                  v0_i && (v1_i || fits1) && (!copy_q || !lane_last || credit_now);
+    end
+    tail_ok_d = (state_q == FBulk) && le1_q && armed_q && !tail_fire && !crossed_i &&
+                v0_i && (tail64_q || (v1_i && tail128_q)) && (!copy_q || credit_now);
+  end
 
   assign fire_o = {tail_fire, bulk_fire, rd_fire};
   always_comb begin
@@ -199,6 +235,9 @@ module recv_set
       result_q <= ResNone;
       offset_q <= '0;
       armed_q  <= 1'b0;
+      bulk_ok_q   <= 1'b0;
+      tail_ok_q   <= 1'b0;
+      bulk_mode_q <= 1'b0;
     end else begin
       done_q <= 1'b0;
       if (short) begin
@@ -309,7 +348,12 @@ module recv_set
         done_q   <= 1'b1;
         result_q <= ResLoadFault;
       end
-      dead_q <= start_i ? 1'b0 : (dead_q || done_q);
+      dead_q    <= start_i ? 1'b0 : (dead_q || done_q);
+      bulk_ok_q <= !start_i && bulk_ok_d;
+      tail_ok_q <= !start_i && tail_ok_d;
+      if (state_q == FCnt) bulk_mode_q <= !(count_q <= LenW'(Width));
+      if (bulk_fire && le2_q) bulk_mode_q <= 1'b0;
+      if (start_i) bulk_mode_q <= 1'b0;
       if (clear_i) ops_q <= '0;
       if (start_i) state_q <= FHdrA;
     end
@@ -354,7 +398,7 @@ module recv_set
     empty_q      <= val_q[63:32] == '0;
   end
 
-  logic take_q, o_valid_q, o_discard_q, o_give_q, o_last_q;
+  logic o_valid_q, o_discard_q, o_give_q, o_last_q;
   logic [Width*8-1:0] o_bytes_q;
   localparam int unsigned WidthW = $clog2(Width);
   localparam int unsigned LaneW  = (Width < LineBytes) ? 6 - WidthW : 1;

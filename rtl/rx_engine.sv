@@ -30,6 +30,7 @@ module rx_engine
   input  logic [LineBits-1:0]  line1_i,
   input  logic                 v0_i,
   input  logic                 v1_i,
+  input  logic                 v2_i,
   input  logic                 e0_i,
   input  logic                 e1_i,
   output logic                 drop_o,
@@ -66,6 +67,7 @@ module rx_engine
   logic [6:0]       amt_q;
   logic             step_q;                 // a read step (or the start offset) moves the head now
   logic [6:0]       step_amt_q;
+  logic             init_q;                 // the step now is the start offset
   logic [LenW-1:0]  vcap_q;                 // value region bytes
   logic [5:0]       start_off_q;
   logic [LinesW-1:0] lines_q;
@@ -91,7 +93,7 @@ module rx_engine
   line_buffer #(.Width(Width)) u_line_buffer (
     .clk_i,
     .rst_ni,
-    .clear_i   (state_q == EStart),
+    .init_i      (init_q),
     .line0_i,
     .line1_i,
     .v0_i,
@@ -210,6 +212,7 @@ module rx_engine
     .crossed_i     (crossed),
     .v0_i,
     .v1_i,
+    .v2_i,
     .ready_i       (ready_now),
     .ready_hdr_i   (hdr_now),
     .short_i       (short_now),
@@ -224,7 +227,7 @@ module rx_engine
     .streaming_o   (s_streaming),
     .tail_amt_o    (s_tail_amt),
     .app_base_lo_i (base_q[LinesW-1:0]),
-    .credit_i      (credit_ok),
+    .credits_i     (credits_q),
     .take_o        (s_take),
     .give_o        (s_give),
     .out_valid_o   (s_valid),
@@ -293,6 +296,7 @@ module rx_engine
       rem_q    <= '0;
       appl_q   <= 1'b0;
       step_q   <= 1'b0;
+      init_q   <= 1'b0;
       result_q <= ResNone;
       offset_q <= '0;
       hl_q     <= '0;
@@ -304,6 +308,7 @@ module rx_engine
     end else begin
       appl_q   <= d_fire || (|s_fire);
       step_q   <= d_fire || s_fire[0] || (state_q == EOff);
+      init_q   <= state_q == EOff;
       done_q   <= hdr_fire && hdr_last;
       h_take_q <= hdr_fire && hdr_last;
       reply_q  <= (result_q == ResOk) && (d_msg_type == MsgCall);
