@@ -195,6 +195,10 @@ func reportYosys(c *cli.Context) error {
 		Workload: flow.Workload{Model: model, Vectors: c.String("vectors"), MemLatency: c.Int("mem-latency"), Seed: c.Int64("seed")},
 		Log:      func(f string, a ...any) { fmt.Fprintf(logw, "report: "+f+"\n", a...) },
 	})
+	var mismatch *yosys.StateError
+	if errors.As(err, &mismatch) {
+		return findingsf("%v", err) // the flip-flop check found something
+	}
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package yosys
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -64,7 +63,15 @@ type StateCheck struct {
 	Blocks []BlockCheck `json:"blocks"`
 }
 
-// Err lists every problem, or is nil when every block matches.
+// StateError is a failed flip-flop check: every problem found.
+type StateError struct{ Problems []string }
+
+func (e *StateError) Error() string {
+	return "flip-flop check: the netlist does not hold the state the RTL declares:\n  " + strings.Join(e.Problems, "\n  ")
+}
+
+// Err is a *StateError listing every problem, or nil when every block
+// matches.
 func (c *StateCheck) Err() error {
 	var ps []string
 	for _, b := range c.Blocks {
@@ -73,7 +80,7 @@ func (c *StateCheck) Err() error {
 	if len(ps) == 0 {
 		return nil
 	}
-	return errors.New("flip-flop check: the netlist does not hold the state the RTL declares:\n  " + strings.Join(ps, "\n  "))
+	return &StateError{ps}
 }
 
 // CheckState compares, block by block in the order of the hierarchy, the
