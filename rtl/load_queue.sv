@@ -80,9 +80,12 @@ module load_queue
     for (int unsigned i = 0; i < LinesW; i++) begin
       left_dec[i] = left_q[i] ^ ~(|(left_q & LinesW'((1 << i) - 1)));
     end
-    for (int unsigned i = 0; i <= LinesW; i++) begin
-      next_inc[i] = next_lo_q[i] ^ (&(next_lo_q | ~(LinesW+1)'((1 << i) - 1)));
+    for (int unsigned i = 0; i < LinesW; i++) begin
+      next_inc[i] = next_lo_q[i] ^ (&(next_lo_q[LinesW-1:0] | ~LinesW'((1 << i) - 1)));
     end
+    // The carry out of the low part: set once, where the lines cross a
+    // 2**LinesW-line boundary (a message has fewer lines than that).
+    next_inc[LinesW] = next_lo_q[LinesW] | (&next_lo_q[LinesW-1:0]);
   end
 
   // inflight_q + 1 and - 1 bit by bit: each bit a function of the bits

@@ -29,6 +29,8 @@ var StateAllowances = []Allowance{
 	{"ctrl_fsm", "net_resp_q", "constant", "the top 4 bits are never loaded with anything but 0 (yosys.log: removed top 4 bits)"},
 	{"ctrl_fsm", "app_resp_q", "unused", "read only by unused_app_resp (the ABI sets App.Resp; the datapath never reads it)"},
 	{"rx_engine", "state_q", "fsm", "Yosys's fsm pass re-encodes the receive FSM (yosys.log: Recoding FSM state_q, auto encoding)"},
+	{"recv_set", "state_q", "fsm", "Yosys's fsm pass re-encodes the field FSM one-hot (yosys.log: Recoding FSM state_q, auto encoding)"},
+	{"rx_deserializer", "state_q", "fsm", "Yosys's fsm pass re-encodes the header FSM one-hot (yosys.log: Recoding FSM state_q, auto encoding)"},
 	{"rx_engine", "vcap_q", "constant", "loaded with {app_cap_lines_i, 6'b0} - ValueOffset: the low bits are the constant -ValueOffset, the top bit is 0"},
 	{"recv_set", "dst_q", "constant", "advanced by Width from a line-aligned start: its low bits never change"},
 	{"recv_set", "c_dst_q", "constant", "dst_q one cycle later, with dst_q's constant bits"},
