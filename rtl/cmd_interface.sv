@@ -49,25 +49,30 @@ module cmd_interface
   logic             hit;
 
   // The page compare on carry chains, one per claim kind (any, store,
-  // load) so that each ends in its register: the chain's carry out is the
+  // load) so that each ends in its register: a chain's carry out is the
   // AND of its inputs (a LUT tree would be two levels deeper). Each LUT
-  // takes two address bits and the kind, so no LUT is shared between
-  // chains (a shared one would be routed to three). Physical addresses are
+  // takes two address bits, the access's valid and its kind, so no LUT is
+  // shared between chains (a shared one would be routed to three); the
+  // window's enable rides with the top address bit. Physical addresses are
   // 48 bits: bits 63:48 are not compared.
   localparam int unsigned PhysW = 48;
-  localparam int unsigned Pairs = (PhysW - PageW) / 2;
-  logic [Pairs-1:0] any_s, st_s, ld_s;
+  localparam int unsigned Pairs = (PhysW - 1 - PageW) / 2;   // bits 12..46; bit 47 with the enable
+  logic [Pairs:0]   any_s, st_s, ld_s;
   logic [Pairs+2:0] any_c, st_c, ld_c;
   always_comb begin
     for (int unsigned g = 0; g < Pairs; g++) begin
-      any_s[g] = uc_addr_i[PageW + 2*g +: 2] == page_q[PageW + 2*g +: 2];
-      st_s[g]  = (uc_addr_i[PageW + 2*g +: 2] == page_q[PageW + 2*g +: 2]) && uc_write_i;
-      ld_s[g]  = (uc_addr_i[PageW + 2*g +: 2] == page_q[PageW + 2*g +: 2]) && !uc_write_i;
+      any_s[g] = (uc_addr_i[PageW + 2*g +: 2] == page_q[PageW + 2*g +: 2]) && uc_valid_i;
+      st_s[g]  = (uc_addr_i[PageW + 2*g +: 2] == page_q[PageW + 2*g +: 2]) && uc_valid_i && uc_write_i;
+      ld_s[g]  = (uc_addr_i[PageW + 2*g +: 2] == page_q[PageW + 2*g +: 2]) && uc_valid_i && !uc_write_i;
     end
+    any_s[Pairs] = (uc_addr_i[PhysW-1] == page_q[PhysW-1]) && en_q && uc_valid_i;
+    st_s[Pairs]  = (uc_addr_i[PhysW-1] == page_q[PhysW-1]) && en_q && uc_valid_i && uc_write_i;
+    ld_s[Pairs]  = (uc_addr_i[PhysW-1] == page_q[PhysW-1]) && en_q && uc_valid_i && !uc_write_i;
   end
-  assign any_c = {1'b0, any_s, en_q, uc_valid_i} + 1'b1;
-  assign st_c  = {1'b0, st_s, en_q, uc_valid_i} + 1'b1;
-  assign ld_c  = {1'b0, ld_s, en_q, uc_valid_i} + 1'b1;
+  // The constant 1 at the bottom starts the carry without a gate.
+  assign any_c = {1'b0, any_s, 1'b1} + 1'b1;
+  assign st_c  = {1'b0, st_s, 1'b1} + 1'b1;
+  assign ld_c  = {1'b0, ld_s, 1'b1} + 1'b1;
   assign hit   = any_c[Pairs+2];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

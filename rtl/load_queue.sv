@@ -63,7 +63,7 @@ module load_queue
   logic [Depth-1:0]     filled_q, filled_d;
   logic [Depth-1:0]     err_q, err_d;
   logic                 v0_q, v1_q, v2_q, e0_q, e1_q;
-  logic [TagW-1:0]      head3;
+  logic [TagW-1:0]      head3_q;
   logic                 rsp_q, rsp_err_q;     // the answer of last cycle, to mark its slot
   logic [TagW-1:0]      rsp_tag_q;
   logic [LineBits-1:0]  rob_q [Depth];
@@ -127,6 +127,7 @@ module load_queue
       head_q     <= '0;
       head1_q    <= TagW'(1);
       head2_q    <= TagW'(2);
+      head3_q    <= TagW'(3);
       used_q     <= '0;
       inflight_q <= '0;
       req_q      <= 1'b0;
@@ -153,13 +154,14 @@ module load_queue
       // shows one cycle later.
       v0_q <= drop_i ? filled_q[head1_q] : filled_q[head_q];
       v1_q <= drop_i ? filled_q[head2_q] : filled_q[head1_q];
-      v2_q <= drop_i ? filled_q[head3] : filled_q[head2_q];
+      v2_q <= drop_i ? filled_q[head3_q] : filled_q[head2_q];
       e0_q <= drop_i ? err_q[head1_q] : err_q[head_q];
       e1_q <= drop_i ? err_q[head2_q] : err_q[head1_q];
       if (drop_i) begin
         head_q  <= head1_q;
         head1_q <= head2_q;
-        head2_q <= head2_q + 1'b1;
+        head2_q <= head3_q;
+        head3_q <= head3_q + 1'b1;
       end
       if (issue) tail_q <= tail_q + 1'b1;
       used_q  <= used_d;
@@ -177,6 +179,7 @@ module load_queue
         head_q   <= '0;
         head1_q  <= TagW'(1);
         head2_q  <= TagW'(2);
+        head3_q  <= TagW'(3);
         used_q   <= '0;
         req_q    <= 1'b0;
         filled_q <= '0;
@@ -215,7 +218,7 @@ module load_queue
   assign v0_o    = v0_q;
   assign v1_o    = v1_q;
   assign v2_o    = v2_q;
-  assign head3   = head2_q + 1'b1;
+
   assign e0_o    = e0_q;
   assign e1_o    = e1_q;
 

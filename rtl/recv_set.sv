@@ -133,7 +133,9 @@ module recv_set
   logic            le1_q, le2_q;       // count_q <= Width, <= 2 Width
   logic            copy_q;             // key or value: the chunks go to App.Recv
   logic            armed_q;            // the tail's fit is known
-  logic            tail64_q, tail128_q;// the tail ends in the first line, the second
+  logic            summed_q;           // ... its end is
+  logic [6:0]      tail_end_q;         // the head's offset plus the tail
+  logic            tail64_q;           // the tail ends in the first line (else in the second: it is <= Width)
   logic [LenW-1:0] dst_q;              // address adder: next App.Recv offset to write
   logic            lane_last, bulk_fire, tail_fire, chunk;
   logic            take_q;
@@ -185,7 +187,7 @@ module recv_set
                   v0_i && (v1_i || fits1) && (!copy_q || !lane_last || credit_now);
     end
     tail_ok_d = (state_q == FBulk) && le1_q && armed_q && !tail_fire && !crossed_i &&
-                v0_i && (tail64_q || (v1_i && tail128_q)) && (!copy_q || credit_now);
+                v0_i && (tail64_q || v1_i) && (!copy_q || credit_now);
   end
 
   assign fire_o = {tail_fire, bulk_fire, rd_fire};
@@ -235,6 +237,7 @@ module recv_set
       result_q <= ResNone;
       offset_q <= '0;
       armed_q  <= 1'b0;
+      summed_q <= 1'b0;
       bulk_ok_q   <= 1'b0;
       tail_ok_q   <= 1'b0;
       bulk_mode_q <= 1'b0;
@@ -317,8 +320,9 @@ module recv_set
         FCnt: begin
           le1_q   <= count_q <= LenW'(Width);
           le2_q   <= count_q <= LenW'(2 * Width);
-          armed_q <= 1'b0;
-          state_q <= FBulk;
+          armed_q  <= 1'b0;
+          summed_q <= 1'b0;
+          state_q  <= FBulk;
         end
 
         FBulk: begin
@@ -328,14 +332,19 @@ module recv_set
             le1_q   <= le2_q;
             le2_q   <= count_q <= LenW'(3 * Width);
           end
-          // The tail: where it ends is worked out once the head stands still.
-          if (le1_q && !armed_q && !crossed_i) begin
-            tail64_q  <= {1'b0, off_i} + count_q[6:0] <= 7'd64;
-            tail128_q <= {2'b0, off_i} + {1'b0, count_q[6:0]} <= 8'd128;
+          // The tail: where it ends is worked out once the head stands still
+          // (the sum one cycle, its compares the next).
+          if (le1_q && !summed_q && !crossed_i) begin
+            tail_end_q <= {1'b0, off_i} + count_q[6:0];
+            summed_q   <= 1'b1;
+          end
+          if (summed_q && !armed_q) begin
+            tail64_q  <= tail_end_q <= 7'd64;
             armed_q   <= 1'b1;
           end
           if (tail_fire) begin
-            armed_q <= 1'b0;
+            armed_q  <= 1'b0;
+            summed_q <= 1'b0;
             state_q <= FTailW;   // the next field header's readiness must see the tail gone
           end
         end
