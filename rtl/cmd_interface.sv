@@ -40,47 +40,47 @@ module cmd_interface
   localparam int unsigned PageW = 12;          // the command page: 4 KiB
   logic [47:PageW]   page_q;
   logic             en_q;
-  logic             rsp_valid_q, rsp_hit_q;
+  logic             rsp_valid_q;
   logic [63:0]      rsp_rdata_q;
   logic             cmd_valid_q, stat_rd_q;
   logic [3:0]       cmd_op_q;
   logic [59:0]      cmd_payload_q;
   logic             cmd_zero_q, cmd_cap_low_q, cmd_unaligned_q;
-  logic             hit;
 
-  // The page compare on carry chains, one per claim kind (any, store,
-  // load) so that each ends in its register: a chain's carry out is the
-  // AND of its inputs (a LUT tree would be two levels deeper). Each LUT
-  // takes two address bits, the access's valid and its kind, so no LUT is
-  // shared between chains (a shared one would be routed to three); the
-  // window's enable rides with the top address bit. Physical addresses are
-  // 48 bits: bits 63:48 are not compared.
+  // The page compare on carry chains, one for stores and one for loads, so
+  // that each ends in its register: a chain's carry out is the AND of its
+  // inputs (a LUT tree would be two levels deeper). Each LUT takes address
+  // bits with the access's valid and its kind; the two chains pair the bits
+  // one apart, so no LUT of one is a part of the other's (synthesis would
+  // share it, and a shared LUT is routed). Physical addresses are 48 bits:
+  // bits 63:48 are not compared.
   localparam int unsigned PhysW = 48;
-  localparam int unsigned Pairs = (PhysW - 1 - PageW) / 2;   // bits 12..46; bit 47 with the enable
-  logic [Pairs:0]   any_s, st_s, ld_s;
-  logic [Pairs+2:0] any_c, st_c, ld_c;
+  localparam int unsigned Pairs = (PhysW - PageW) / 2 - 1;    // 17
+  logic [Pairs+1:0] st_s;                                     // [12]+en, (13,14)..(45,46), [47]
+  logic [Pairs+1:0] ld_s;                                     // (12,13)..(44,45), (46,47), [en]
+  logic [Pairs+3:0] st_c, ld_c;
+  logic             st, ld;
   always_comb begin
+    st_s[0] = (uc_addr_i[PageW] == page_q[PageW]) && en_q && uc_valid_i && uc_write_i;
     for (int unsigned g = 0; g < Pairs; g++) begin
-      any_s[g] = (uc_addr_i[PageW + 2*g +: 2] == page_q[PageW + 2*g +: 2]) && uc_valid_i;
-      st_s[g]  = (uc_addr_i[PageW + 2*g +: 2] == page_q[PageW + 2*g +: 2]) && uc_valid_i && uc_write_i;
-      ld_s[g]  = (uc_addr_i[PageW + 2*g +: 2] == page_q[PageW + 2*g +: 2]) && uc_valid_i && !uc_write_i;
+      st_s[g+1] = (uc_addr_i[PageW+1 + 2*g +: 2] == page_q[PageW+1 + 2*g +: 2]) && uc_valid_i && uc_write_i;
+      ld_s[g]   = (uc_addr_i[PageW + 2*g +: 2] == page_q[PageW + 2*g +: 2]) && uc_valid_i && !uc_write_i;
     end
-    any_s[Pairs] = (uc_addr_i[PhysW-1] == page_q[PhysW-1]) && en_q && uc_valid_i;
-    st_s[Pairs]  = (uc_addr_i[PhysW-1] == page_q[PhysW-1]) && en_q && uc_valid_i && uc_write_i;
-    ld_s[Pairs]  = (uc_addr_i[PhysW-1] == page_q[PhysW-1]) && en_q && uc_valid_i && !uc_write_i;
+    st_s[Pairs+1] = (uc_addr_i[PhysW-1] == page_q[PhysW-1]) && uc_valid_i && uc_write_i;
+    ld_s[Pairs]   = (uc_addr_i[PhysW-2 +: 2] == page_q[PhysW-2 +: 2]) && uc_valid_i && !uc_write_i;
+    ld_s[Pairs+1] = en_q && uc_valid_i && !uc_write_i;
   end
   // The constant 1 at the bottom starts the carry without a gate.
-  assign any_c = {1'b0, any_s, 1'b1} + 1'b1;
-  assign st_c  = {1'b0, st_s, 1'b1} + 1'b1;
-  assign ld_c  = {1'b0, ld_s, 1'b1} + 1'b1;
-  assign hit   = any_c[Pairs+2];
+  assign st_c = {1'b0, st_s, 1'b1} + 1'b1;
+  assign ld_c = {1'b0, ld_s, 1'b1} + 1'b1;
+  assign st   = st_c[Pairs+3];
+  assign ld   = ld_c[Pairs+3];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       page_q      <= '0;
       en_q        <= 1'b0;
       rsp_valid_q <= 1'b0;
-      rsp_hit_q   <= 1'b0;
       cmd_valid_q <= 1'b0;
       stat_rd_q   <= 1'b0;
     end else begin
@@ -89,9 +89,8 @@ module cmd_interface
         en_q   <= cfg_size_i != '0;
       end
       rsp_valid_q <= uc_valid_i;
-      rsp_hit_q   <= hit;
-      cmd_valid_q <= st_c[Pairs+2];
-      stat_rd_q   <= ld_c[Pairs+2];
+      cmd_valid_q <= st;
+      stat_rd_q   <= ld;
     end
   end
 
@@ -119,14 +118,14 @@ module cmd_interface
   // Every access is answered the cycle after it; a load outside the window
   // reads 0.
   assign uc_rsp_valid_o = rsp_valid_q;
-  assign uc_rsp_hit_o   = rsp_hit_q;
-  assign uc_rsp_rdata_o = rsp_hit_q ? rsp_rdata_q : '0;
+  assign uc_rsp_hit_o   = cmd_valid_q || stat_rd_q;
+  assign uc_rsp_rdata_o = stat_rd_q ? rsp_rdata_q : '0;
 
   // Any byte of the page is the same command port; bits above 47 are not
   // part of a physical address.
   logic unused_offsets;
   assign unused_offsets = ^{cfg_base_i[AddrW-1:48], cfg_base_i[PageW-1:0],
                             uc_addr_i[AddrW-1:48], uc_addr_i[PageW-1:0],
-                            any_c[Pairs+1:0], st_c[Pairs+1:0], ld_c[Pairs+1:0]};
+                            st_c[Pairs+2:0], ld_c[Pairs+2:0]};
 
 endmodule

@@ -88,6 +88,14 @@ module load_queue
     next_inc[LinesW] = next_lo_q[LinesW] | (&next_lo_q[LinesW-1:0]);
   end
 
+  logic [TagW:0] used_inc, used_dec;
+  always_comb begin
+    for (int unsigned i = 0; i <= TagW; i++) begin
+      used_inc[i] = used_q[i] ^ (&(used_q | ~(TagW+1)'((1 << i) - 1)));
+      used_dec[i] = used_q[i] ^ ~(|(used_q & (TagW+1)'((1 << i) - 1)));
+    end
+  end
+
   // inflight_q + 1 and - 1 bit by bit: each bit a function of the bits
   // below it, so the counter steps without a carry chain.
   logic [TagW:0] inflight_inc, inflight_dec;
@@ -111,7 +119,11 @@ module load_queue
     endcase
     // A slot dropped last cycle is free now: the port never waits on this
     // cycle's drop.
-    used_d     = used_q + (TagW+1)'(issue) - (TagW+1)'(drop_q);
+    unique case ({issue, drop_q})
+      2'b10:   used_d = used_inc;
+      2'b01:   used_d = used_dec;
+      default: used_d = used_q;
+    endcase
     // Offer the next line while lines are left and a slot is free.
     req_d = held || (active_q && !stop_i && (issue ? more2_q : more_q) &&
                      (issue ? used_q < (TagW+1)'(Depth - 1) : used_q < (TagW+1)'(Depth)));

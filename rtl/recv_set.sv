@@ -116,6 +116,7 @@ module recv_set
   logic       is_req_id_q, is_key_q, is_value_q, is_flags_q, is_exptime_q;
   // Registered in the wait cycle of a binary length.
   logic       neg_q, past_q, key_long_q, value_long_q, empty_q;
+  logic       gtw_q;                   // the field's count is above Width (more than its tail)
 
   // ---- Read steps ----
   logic rd_fire, short;
@@ -183,7 +184,7 @@ module recv_set
       // The load queue drops the head line this cycle: the lines move up.
       bulk_ok_d = bulk_mode_q && v1_i && (v2_i || fits1) && (!copy_q || !lane_last || credit_now);
     end else begin
-      bulk_ok_d = (bulk_mode_q || (state_q == FCnt && !(count_q <= LenW'(Width)))) &&
+      bulk_ok_d = (bulk_mode_q || (state_q == FCnt && gtw_q)) &&
                   v0_i && (v1_i || fits1) && (!copy_q || !lane_last || credit_now);
     end
     tail_ok_d = (state_q == FBulk) && le1_q && armed_q && !tail_fire && !crossed_i &&
@@ -360,7 +361,7 @@ module recv_set
       dead_q    <= start_i ? 1'b0 : (dead_q || done_q);
       bulk_ok_q <= !start_i && bulk_ok_d;
       tail_ok_q <= !start_i && tail_ok_d;
-      if (state_q == FCnt) bulk_mode_q <= !(count_q <= LenW'(Width));
+      if (state_q == FCnt) bulk_mode_q <= gtw_q;
       if (bulk_fire && le2_q) bulk_mode_q <= 1'b0;
       if (start_i) bulk_mode_q <= 1'b0;
       if (clear_i) ops_q <= '0;
@@ -405,6 +406,8 @@ module recv_set
     key_long_q   <= val_q[63:32] > KeyMax;
     value_long_q <= (val_q[63:32+LenW] != '0) || (val_q[32 +: LenW] > value_cap_i);
     empty_q      <= val_q[63:32] == '0;
+    if (state_q == FLenC) gtw_q <= val_q[63:32] > 32'(Width);
+    if (state_q == FHdrB) gtw_q <= 16 > Width;   // a UUID's 16 bytes
   end
 
   logic o_valid_q, o_discard_q, o_give_q, o_last_q;
