@@ -50,8 +50,10 @@ module load_queue
   localparam int unsigned HiW = LineAddrW - LinesW;
   logic [LinesW:0]      next_lo_q;
   logic [HiW-1:0]       hi_q, hi1_q;
-  logic [LinesW-1:0]    left_q;               // lines not yet issued
-  logic                 more_q, more2_q;      // left_q != 0, left_q > 1
+  // Lines left to issue: more_q (at least one), more2_q (two or more),
+  // kept by comparing the next line with the last but one.
+  logic                 more_q, more2_q;
+  logic [LinesW:0]      sum_q, endm2_q;       // first + count; that minus 2
   logic                 active_q;
   logic [TagW-1:0]      tail_q;               // ROB slot of the next load
   logic [TagW-1:0]      head_q, head1_q, head2_q; // ROB slots of the head line and the two after it
@@ -72,14 +74,10 @@ module load_queue
   assign issue = req_q && ld_req_ready_i;
   assign held  = req_q && !ld_req_ready_i;    // offered, not taken: stays offered
 
-  // left_q - 1 and next_lo_q + 1 bit by bit too: each is also loaded at a
-  // start, and a chain with a mux after it is a level too many.
-  logic [LinesW-1:0] left_dec;
+  // next_lo_q + 1 bit by bit: it is also loaded at a start, and a chain
+  // with a mux after it is a level too many.
   logic [LinesW:0]   next_inc;
   always_comb begin
-    for (int unsigned i = 0; i < LinesW; i++) begin
-      left_dec[i] = left_q[i] ^ ~(|(left_q & LinesW'((1 << i) - 1)));
-    end
     for (int unsigned i = 0; i < LinesW; i++) begin
       next_inc[i] = next_lo_q[i] ^ (&(next_lo_q[LinesW-1:0] | ~LinesW'((1 << i) - 1)));
     end
@@ -131,7 +129,6 @@ module load_queue
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      left_q     <= '0;
       more_q     <= 1'b0;
       more2_q    <= 1'b0;
       active_q   <= 1'b0;
@@ -178,12 +175,11 @@ module load_queue
       if (issue) tail_q <= tail_q + 1'b1;
       used_q  <= used_d;
       req_q   <= req_d;
-      if (stop_i) left_q <= '0;
-      else if (issue) left_q <= left_dec;
+      // After an issue: one left iff two were; two left iff two were and
+      // this was not the last but one.
       more_q  <= stop_i ? 1'b0 : (issue ? more2_q : more_q);
-      more2_q <= stop_i ? 1'b0 : (issue ? (|left_q[LinesW-1:2] || &left_q[1:0]) : more2_q);   // left_q > 2
+      more2_q <= stop_i ? 1'b0 : (issue ? (more2_q && next_lo_q != endm2_q) : more2_q);
       if (start_i) begin
-        left_q   <= count_i;
         more_q   <= count_i != '0;
         more2_q  <= |count_i[LinesW-1:1];
         active_q <= 1'b1;
@@ -204,6 +200,10 @@ module load_queue
 
   // Address and answer registers: read only with their valid bits.
   always_ff @(posedge clk_i) begin
+    // The line two before the end, worked out over the cycles after a start
+    // (the first load goes two cycles after it).
+    sum_q   <= {1'b0, first_i[LinesW-1:0]} + {1'b0, count_i};
+    endm2_q <= sum_q - (LinesW+1)'(2);
     if (start_i) begin
       next_lo_q <= {1'b0, first_i[LinesW-1:0]};
       hi_q      <= first_i[LineAddrW-1:LinesW];

@@ -107,8 +107,11 @@ module recv_set
     .field_type_o  (field_type)
   );
 
-  logic match;                         // comparator: (id, type) is what the schema says
-  assign match = field_known && (type_q == field_type);
+  logic       match;                   // comparator: (id, type) is what the schema says
+  logic       known_q;
+  ttype_e     ftype_q;
+  logic [2:0] idn_q;                   // a known id is 1..5
+  assign match = known_q && (type_q == ftype_q);
 
   // Registered in the wait cycle of a field header.
   logic       valid_q, nested_q, binary_q, uuid_q, stop_q;
@@ -395,11 +398,16 @@ module recv_set
     binary_q     <= type_binary;
     uuid_q       <= type_uuid;
     if (state_q == FHdrW) size_q <= type_size;
-    is_req_id_q  <= match && id_q == 16'd1;
-    is_key_q     <= match && id_q == 16'd2;
-    is_value_q   <= match && id_q == 16'd3;
-    is_flags_q   <= match && id_q == 16'd4;
-    is_exptime_q <= match && id_q == 16'd5;
+    // The comparator a cycle after the schema table (read by the value or
+    // length step, three cycles or more after the header's check).
+    known_q      <= field_known;
+    ftype_q      <= field_type;
+    idn_q        <= id_q[2:0];
+    is_req_id_q  <= match && idn_q == 3'd1;
+    is_key_q     <= match && idn_q == 3'd2;
+    is_value_q   <= match && idn_q == 3'd3;
+    is_flags_q   <= match && idn_q == 3'd4;
+    is_exptime_q <= match && idn_q == 3'd5;
     // Wait cycle of a binary length n: the limits of abi.md 5.6.
     neg_q        <= val_q[63];
     past_q       <= (val_q[63:32+LenW] != '0) || (val_q[32 +: LenW] > rem_i);
