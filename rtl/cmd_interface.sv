@@ -50,33 +50,34 @@ module cmd_interface
   // The page compare on carry chains, one for stores and one for loads, so
   // that each ends in its register: a chain's carry out is the AND of its
   // inputs (a LUT tree would be two levels deeper). The access's valid and
-  // kind are one chain bit; the address LUTs pair the bits one apart in
-  // the two chains, so no LUT is a part of the other chain (synthesis
-  // would share it, and a shared LUT is routed). Physical addresses are 48
-  // bits: bits 63:48 are not compared.
+  // kind are one chain bit; the address LUTs take three bits each, grouped
+  // one bit apart in the two chains, so no LUT is shared between them
+  // (a shared LUT is routed). Physical addresses are 48 bits: bits 63:48
+  // are not compared.
   localparam int unsigned PhysW = 48;
-  localparam int unsigned Pairs = (PhysW - PageW) / 2 - 1;    // 17
-  logic [Pairs+2:0] st_s;   // valid && write, [12]+en, (13,14)..(45,46), [47]
-  logic [Pairs+2:0] ld_s;   // valid && !write, (12,13)..(44,45), (46,47), en
-  logic [Pairs+4:0] st_c, ld_c;
+  localparam int unsigned Trips = (PhysW - PageW) / 3;        // 12
+  logic [Trips+1:0] st_s;   // valid && write, en, (12..14)..(45..47)
+  logic [Trips+1:0] ld_s;   // valid && !write, [12]+en, (13..15)..(43..45), (46,47)
+  logic [Trips+3:0] st_c, ld_c;
   logic             st, ld;
   always_comb begin
     st_s[0] = uc_valid_i && uc_write_i;
+    st_s[1] = en_q;
     ld_s[0] = uc_valid_i && !uc_write_i;
-    st_s[1] = (uc_addr_i[PageW] == page_q[PageW]) && en_q;
-    for (int unsigned g = 0; g < Pairs; g++) begin
-      st_s[g+2] = uc_addr_i[PageW+1 + 2*g +: 2] == page_q[PageW+1 + 2*g +: 2];
-      ld_s[g+1] = uc_addr_i[PageW + 2*g +: 2] == page_q[PageW + 2*g +: 2];
+    ld_s[1] = (uc_addr_i[PageW] == page_q[PageW]) && en_q;
+    for (int unsigned g = 0; g < Trips; g++) begin
+      st_s[g+2] = uc_addr_i[PageW + 3*g +: 3] == page_q[PageW + 3*g +: 3];
     end
-    st_s[Pairs+2] = uc_addr_i[PhysW-1] == page_q[PhysW-1];
-    ld_s[Pairs+1] = uc_addr_i[PhysW-2 +: 2] == page_q[PhysW-2 +: 2];
-    ld_s[Pairs+2] = en_q;
+    for (int unsigned g = 0; g + 1 < Trips; g++) begin
+      ld_s[g+2] = uc_addr_i[PageW+1 + 3*g +: 3] == page_q[PageW+1 + 3*g +: 3];
+    end
+    ld_s[Trips+1] = uc_addr_i[PhysW-2 +: 2] == page_q[PhysW-2 +: 2];
   end
   // The constant 1 at the bottom starts the carry without a gate.
   assign st_c = {1'b0, st_s, 1'b1} + 1'b1;
   assign ld_c = {1'b0, ld_s, 1'b1} + 1'b1;
-  assign st   = st_c[Pairs+4];
-  assign ld   = ld_c[Pairs+4];
+  assign st   = st_c[Trips+3];
+  assign ld   = ld_c[Trips+3];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -128,6 +129,6 @@ module cmd_interface
   logic unused_offsets;
   assign unused_offsets = ^{cfg_base_i[AddrW-1:48], cfg_base_i[PageW-1:0],
                             uc_addr_i[AddrW-1:48], uc_addr_i[PageW-1:0],
-                            st_c[Pairs+3:0], ld_c[Pairs+3:0]};
+                            st_c[Trips+2:0], ld_c[Trips+2:0]};
 
 endmodule

@@ -66,6 +66,7 @@ module load_queue
   logic [Depth-1:0]     err_q, err_d;
   logic                 v0_q, v1_q, v2_q, e0_q, e1_q;
   logic [TagW-1:0]      head3_q;
+  logic [Depth-1:0]     hoh0_q, hoh1_q, hoh2_q, hoh3_q;  // the head slot and the three after it, one-hot
   logic                 rsp_q, rsp_err_q;     // the answer of last cycle, to mark its slot
   logic [TagW-1:0]      rsp_tag_q;
   logic [LineBits-1:0]  rob_q [Depth];
@@ -107,7 +108,7 @@ module load_queue
   always_comb begin
     // Slot by slot: each compares with its own number, no shifter.
     for (int unsigned i = 0; i < Depth; i++) begin
-      filled_d[i] = (filled_q[i] && !(drop_i && head_q == TagW'(i))) || (rsp_q && rsp_tag_q == TagW'(i));
+      filled_d[i] = (filled_q[i] && !(drop_i && hoh0_q[i])) || (rsp_q && rsp_tag_q == TagW'(i));
       err_d[i]    = (rsp_q && rsp_tag_q == TagW'(i)) ? rsp_err_q : err_q[i];
     end
     unique case ({issue, ld_rsp_valid_i})
@@ -135,6 +136,10 @@ module load_queue
       tail_q     <= '0;
       head_q     <= '0;
       head1_q    <= TagW'(1);
+      hoh0_q     <= Depth'(1);
+      hoh1_q     <= Depth'(2);
+      hoh2_q     <= Depth'(4);
+      hoh3_q     <= Depth'(8);
       head2_q    <= TagW'(2);
       head3_q    <= TagW'(3);
       used_q     <= '0;
@@ -161,11 +166,18 @@ module load_queue
       err_q      <= err_d;
       // The head lines as the edge leaves them; an answer marked this edge
       // shows one cycle later.
-      v0_q <= drop_i ? filled_q[head1_q] : filled_q[head_q];
-      v1_q <= drop_i ? filled_q[head2_q] : filled_q[head1_q];
-      v2_q <= drop_i ? filled_q[head3_q] : filled_q[head2_q];
-      e0_q <= drop_i ? err_q[head1_q] : err_q[head_q];
-      e1_q <= drop_i ? err_q[head2_q] : err_q[head1_q];
+      // One-hot heads: a slot's flag is an AND-OR, not a 32-way mux.
+      v0_q <= drop_i ? |(filled_q & hoh1_q) : |(filled_q & hoh0_q);
+      v1_q <= drop_i ? |(filled_q & hoh2_q) : |(filled_q & hoh1_q);
+      v2_q <= drop_i ? |(filled_q & hoh3_q) : |(filled_q & hoh2_q);
+      e0_q <= drop_i ? |(err_q & hoh1_q) : |(err_q & hoh0_q);
+      e1_q <= drop_i ? |(err_q & hoh2_q) : |(err_q & hoh1_q);
+      if (drop_i) begin
+        hoh0_q <= hoh1_q;
+        hoh1_q <= hoh2_q;
+        hoh2_q <= hoh3_q;
+        hoh3_q <= {hoh3_q[Depth-2:0], hoh3_q[Depth-1]};
+      end
       if (drop_i) begin
         head_q  <= head1_q;
         head1_q <= head2_q;
@@ -186,6 +198,10 @@ module load_queue
         tail_q   <= '0;
         head_q   <= '0;
         head1_q  <= TagW'(1);
+        hoh0_q   <= Depth'(1);
+        hoh1_q   <= Depth'(2);
+        hoh2_q   <= Depth'(4);
+        hoh3_q   <= Depth'(8);
         head2_q  <= TagW'(2);
         head3_q  <= TagW'(3);
         used_q   <= '0;

@@ -73,6 +73,7 @@ module rx_engine
   logic [LinesW-1:0] lines_q;
   logic [LinesW-1:0] span_q;                // lines the message touches, if it has bytes
   logic             too_large_q;
+  logic [59:LenW]   len_hi_q;               // must be 0
   logic [AddrW-1:0] addr_q;
   logic [HiW-1:0]   net_hi1_q, app_hi1_q;   // high parts plus one
   logic             net_c_q, app_c_q;       // the carry into their top half
@@ -372,13 +373,14 @@ module rx_engine
     amt_q      <= (state_q == EFields && s_streaming) ? (s_tail_mode ? s_tail_amt : 7'(Width)) : rd_amt;
     if (start_i) begin
       len_q       <= len_i[LenW-1:0];
-      too_large_q <= (len_i[59:LenW] != '0) || (len_i[LenW-1:0] > MaxMessage);
+      len_hi_q    <= len_i[59:LenW];
       addr_q      <= addr_i;
       start_off_q <= addr_i[5:0];
       base_q      <= app_base_line_i;
       vcap_q      <= LenW'({app_cap_lines_i, 6'b0}) - LenW'(ValueOffset);
     end
     if (state_q == EInit) begin
+      too_large_q <= (len_hi_q != '0) || (len_q > MaxMessage);
       span_q <= span[6 +: LinesW];
       {net_c_q, net_hi1_q[HiW/2-1:0]} <= {1'b0, addr_q[AddrW-HiW +: HiW/2]} + 1'b1;
       {app_c_q, app_hi1_q[HiW/2-1:0]} <= {1'b0, base_q[LinesW +: HiW/2]} + 1'b1;
