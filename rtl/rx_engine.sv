@@ -72,8 +72,10 @@ module rx_engine
   logic [5:0]       start_off_q;
   logic [LinesW-1:0] lines_q;
   logic [LinesW-1:0] span_q;                // lines the message touches, if it has bytes
-  logic             too_large_q;
+  logic             too_large_q;            // MSG_TOO_LARGE, from the halves below
+  logic             big_hi_q, big_eq_q, big_lo_q;
   logic [59:LenW]   len_hi_q;               // must be 0
+  assign too_large_q = big_hi_q || (big_eq_q && big_lo_q);
   logic [AddrW-1:0] addr_q;
   logic [HiW-1:0]   net_hi1_q, app_hi1_q;   // high parts plus one
   logic             net_c_q, app_c_q;       // the carry into their top half
@@ -380,7 +382,10 @@ module rx_engine
       vcap_q      <= LenW'({app_cap_lines_i, 6'b0}) - LenW'(ValueOffset);
     end
     if (state_q == EInit) begin
-      too_large_q <= (len_hi_q != '0) || (len_q > MaxMessage);
+      // len > MaxMessage in two halves, joined the next cycle.
+      big_hi_q <= (len_hi_q != '0) || (len_q[LenW-1:LenW/2] > MaxMessage[LenW-1:LenW/2]);
+      big_eq_q <= len_q[LenW-1:LenW/2] == MaxMessage[LenW-1:LenW/2];
+      big_lo_q <= len_q[LenW/2-1:0] > MaxMessage[LenW/2-1:0];
       span_q <= span[6 +: LinesW];
       {net_c_q, net_hi1_q[HiW/2-1:0]} <= {1'b0, addr_q[AddrW-HiW +: HiW/2]} + 1'b1;
       {app_c_q, app_hi1_q[HiW/2-1:0]} <= {1'b0, base_q[LinesW +: HiW/2]} + 1'b1;
