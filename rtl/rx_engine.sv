@@ -172,7 +172,7 @@ module rx_engine
   rx_deserializer u_rx_deserializer (
     .clk_i,
     .rst_ni,
-    .clear_i    (state_q == EStart),
+    .clear_i    (state_q == EInit),
     .start_i    (state_q == EOffW),
     .win_i      (win[4*8-1:0]),
     .win_err_i  (win_err[3:0]),
@@ -207,7 +207,7 @@ module rx_engine
   recv_set #(.Width(Width)) u_recv_set (
     .clk_i,
     .rst_ni,
-    .clear_i       (state_q == EStart),
+    .clear_i       (state_q == EInit),
     .start_i       (d_done && d_dispatch),
     .win_i         (win),
     .win_err_i     (win_err),

@@ -294,7 +294,9 @@ func TestBatchingMatchesStepwise(t *testing.T) {
 		{MemConfig{Latency: 6, MaxStall: 5, Reorder: true, Seed: 4}, some, false},
 		{MemConfig{Latency: 5, LoadFault: 0.05, Seed: 5}, some, false},
 		{MemConfig{Latency: 4, Backpressure: 0.2, MaxStall: 3, LoadFault: 0.02, Reorder: true, Seed: 6}, some, false},
-		{MemConfig{Latency: 9, MaxInFlight: 3, Seed: 7}, some, true},
+		// The load queue keeps a load offered while the cap of 3 holds it,
+		// so most cycles carry a handshake that frames cannot run past.
+		{MemConfig{Latency: 9, MaxInFlight: 3, Seed: 7}, some, false},
 		{MemConfig{Latency: 12, FaultLine: func(a uint64) bool { return a == bad }, Seed: 8}, some, true},
 		{MemConfig{Latency: 60, MaxStall: 200, Reorder: true, Seed: 9}, some, false},
 	} {

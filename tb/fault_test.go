@@ -27,10 +27,11 @@ import (
 //     type and id (3) for BAD_TYPE and NESTED_UNSUPPORTED, the length word
 //     (4) for a field's BAD_LENGTH, KEY_TOO_LONG and VALUE_TOO_LONG. For OK
 //     and PASS_TO_SW, r = Offset, the bytes consumed; for TRUNCATED, r = Offset.
-//   - w, the bytes a parser may look at to decide: r, except that the
-//     15-byte message header counts as one item (w = min(N, 15) for a
-//     header error) and a TRUNCATED item runs to the end of the message
-//     (w = N). MSG_TOO_LARGE loads nothing: r = w = 0.
+//   - w, the bytes a parser may look at to decide: r, except for
+//     TRUNCATED, where the parser may read the type byte of a field header
+//     that is short of 3 bytes (it must, to see a T_STOP there): w =
+//     min(N, r+1). The header's items are read one at a time (docs/abi.md
+//     section 5, "Steps"). MSG_TOO_LARGE loads nothing: r = w = 0.
 //
 // With f the first message byte held by a line answered with an error: f < r
 // requires LOAD_FAULT; f >= w requires exactly the reference's result, image
@@ -68,17 +69,17 @@ func readWindow(ref golden.Result, n int) (r, w int) {
 	case golden.CodeMsgTooLarge:
 		return 0, 0
 	case golden.CodeTruncated:
-		return c, n
+		return c, min(n, c+1)
 	case golden.CodeBadVersion, golden.CodeBadMsgType:
-		return 4, min(n, 15)
+		return 4, 4
 	case golden.CodeBadType, golden.CodeNestedUnsupported:
 		return c + 3, c + 3
 	}
 	if c < 15 { // header BAD_LENGTH or UNKNOWN_METHOD at 4 or 8
 		if c == 4 {
-			return 8, min(n, 15)
+			return 8, 8
 		}
-		return 11, min(n, 15)
+		return 11, 11
 	}
 	return c + 4, c + 4 // a field's BAD_LENGTH, KEY_TOO_LONG, VALUE_TOO_LONG
 }
@@ -259,7 +260,10 @@ func TestFaultEveryLine(t *testing.T) {
 			t.Fatal(err)
 		}
 		classes := map[faultClass]int{}
-		offsets := []int{0, 1, 37, 50, 55, 63}
+		// 40 puts the truncated field header of "truncated field header"
+		// (at byte 152) at the start of a line, 37 the truncated i64 value
+		// of "truncated i64" (at 155): both sides of the TRUNCATED window.
+		offsets := []int{0, 1, 37, 40, 50, 55, 63}
 		lines := func(off int, msg []byte) int {
 			start := uint64(NetRecvBase + off)
 			return int((start+uint64(len(msg))+LineSize-1)/LineSize - start/LineSize)
