@@ -67,6 +67,12 @@ module load_queue
   logic                 v0_q, v1_q, v2_q, e0_q, e1_q;
   logic [TagW-1:0]      head3_q;
   logic [Depth-1:0]     hoh0_q, hoh1_q, hoh2_q, hoh3_q;  // the head slot and the three after it, one-hot
+  // Slot head+k arrived (or_q) or faulted (eor_q), as of last cycle's head:
+  // AND-ORs over all slots, registered; the head lines' flags then pick
+  // from them by the drops since (no 32-way select in the same cycle).
+  logic [3:0]           or_q;
+  logic [2:0]           eor_q;
+  logic                 start_q;
   logic                 rsp_q, rsp_err_q;     // the answer of last cycle, to mark its slot
   logic [TagW-1:0]      rsp_tag_q;
   logic [LineBits-1:0]  rob_q [Depth];
@@ -140,6 +146,7 @@ module load_queue
       hoh1_q     <= Depth'(2);
       hoh2_q     <= Depth'(4);
       hoh3_q     <= Depth'(8);
+      start_q    <= 1'b0;
       head2_q    <= TagW'(2);
       head3_q    <= TagW'(3);
       used_q     <= '0;
@@ -167,11 +174,16 @@ module load_queue
       // The head lines as the edge leaves them; an answer marked this edge
       // shows one cycle later.
       // One-hot heads: a slot's flag is an AND-OR, not a 32-way mux.
-      v0_q <= drop_i ? |(filled_q & hoh1_q) : |(filled_q & hoh0_q);
-      v1_q <= drop_i ? |(filled_q & hoh2_q) : |(filled_q & hoh1_q);
-      v2_q <= drop_i ? |(filled_q & hoh3_q) : |(filled_q & hoh2_q);
-      e0_q <= drop_i ? |(err_q & hoh1_q) : |(err_q & hoh0_q);
-      e1_q <= drop_i ? |(err_q & hoh2_q) : |(err_q & hoh1_q);
+      or_q    <= {|(filled_q & hoh3_q), |(filled_q & hoh2_q), |(filled_q & hoh1_q), |(filled_q & hoh0_q)};
+      eor_q   <= {|(err_q & hoh2_q), |(err_q & hoh1_q), |(err_q & hoh0_q)};
+      start_q <= start_i;
+      // The head after this edge is or_q's head plus the drops of last
+      // cycle and this one (never both: a drop is followed by a bubble).
+      v0_q <= !start_q && (drop_q ? or_q[1] : drop_i ? or_q[1] : or_q[0]);
+      v1_q <= !start_q && (drop_q ? or_q[2] : drop_i ? or_q[2] : or_q[1]);
+      v2_q <= !start_q && (drop_q ? or_q[3] : drop_i ? or_q[3] : or_q[2]);
+      e0_q <= drop_q ? eor_q[1] : drop_i ? eor_q[1] : eor_q[0];
+      e1_q <= drop_q ? eor_q[2] : drop_i ? eor_q[2] : eor_q[1];
       if (drop_i) begin
         hoh0_q <= hoh1_q;
         hoh1_q <= hoh2_q;
@@ -257,6 +269,7 @@ module load_queue
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
+    if (rst_ni) assert (!(drop_i && drop_q)) else $error("load_queue: head lines dropped two cycles running");
     if (rst_ni && ld_rsp_valid_i) assert (inflight_q != '0)
       else $error("load_queue: response with tag %0d and no load in flight", ld_rsp_tag_i);
   end

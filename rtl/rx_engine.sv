@@ -123,7 +123,11 @@ module rx_engine
   logic [4:1] ready_q, short_q;             // k = 1, 2, 4, 8
   logic       ready3_q, short3_q, ready_hdr_q, rem3_q, rem19_q;
   logic       settled;
-  assign settled = !appl_q && !step_q;
+  // rem_q's small compares are registers (remge_q, a cycle behind rem_q),
+  // so a read waits two cycles after the last step.
+  logic       appl2_q;
+  logic [5:0] remge_q;                      // rem_q >= 1, 2, 3, 4, 8, 19
+  assign settled = !appl_q && !appl2_q && !step_q;
 
   // Reads are 1, 2, 3, 4 or 8 bytes.
   logic unused_has;
@@ -137,17 +141,19 @@ module rx_engine
       short3_q    <= 1'b0;
       ready_hdr_q <= 1'b0;
     end else begin
-      ready_q     <= {4{settled}} & {has[8] && rem_q >= 8, has[4] && rem_q >= 4,
-                                     has[2] && rem_q >= 2, has[1] && rem_q >= 1};
-      short_q     <= {4{settled}} & {rem_q < 8, rem_q < 4, rem_q < 2, rem_q < 1};
-      ready3_q    <= settled && has[3] && rem_q >= 3;
-      short3_q    <= settled && rem_q < 3;
-      ready_hdr_q <= settled && (rem_q >= 3 ? has[3] : (rem_q >= 1 && has[1]));
+      ready_q     <= {4{settled}} & {has[8] && remge_q[4], has[4] && remge_q[3],
+                                     has[2] && remge_q[1], has[1] && remge_q[0]};
+      short_q     <= {4{settled}} & ~{remge_q[4], remge_q[3], remge_q[1], remge_q[0]};
+      ready3_q    <= settled && has[3] && remge_q[2];
+      short3_q    <= settled && !remge_q[2];
+      ready_hdr_q <= settled && (remge_q[2] ? has[3] : (remge_q[0] && has[1]));
     end
   end
   always_ff @(posedge clk_i) begin
-    rem3_q  <= rem_q >= 3;
-    rem19_q <= rem_q >= 19;
+    rem3_q  <= remge_q[2];
+    rem19_q <= remge_q[5];
+    remge_q <= {rem_q >= 19, rem_q >= 8, rem_q >= 4, rem_q >= 3, rem_q >= 2, rem_q >= 1};
+    appl2_q <= appl_q;
   end
 
   // A read decided from last cycle's readiness finds nothing moved: a read
