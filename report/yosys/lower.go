@@ -42,7 +42,13 @@ type Source struct {
 //  10. an unpacked array of a typedef'd type, `T a [N];`, is declared as
 //     `logic [W-1:0] a [N];` with W T's width (Yosys 0.23 silently drops
 //     the size of an unpacked array of a packed struct: the store queue
-//     lost ~1,250 of its flip-flops that way).
+//     lost ~1,250 of its flip-flops that way);
+// 11. every size cast `S'(e)` (S a name, a number or a parenthesized
+//     expression, including those the rules above write) is parenthesized,
+//     `(S'(e))`: Yosys 0.23 binds a unary operator before it to the size,
+//     reading `~W'(x)` as `(~W)'(x)` (an error, or with an unsigned W a
+//     huge zero-extended value: the load queue's incrementers stopped
+//     counting at gate level).
 //
 // Afterwards every file is scanned for what the rules should have removed
 // (`inside`, `return`, `import`, `package`, `P::name`, assignment patterns,
@@ -263,7 +269,7 @@ func (l *lowerer) lowerFile(f Source, first bool) (string, error) {
 	var err error
 	steps := []func(Source, string, bool) (string, error){
 		l.lowerPackage, l.lowerImports, l.lowerCasts, l.lowerReturns, l.lowerInside,
-		l.lowerParamArrays, l.lowerPatterns, l.lowerArrays,
+		l.lowerParamArrays, l.lowerPatterns, l.lowerArrays, l.lowerSizeCasts,
 	}
 	for _, step := range steps {
 		if text, err = step(f, text, first); err != nil {
@@ -274,6 +280,76 @@ func (l *lowerer) lowerFile(f Source, first bool) (string, error) {
 		return "", err
 	}
 	return text, nil
+}
+
+// lowerSizeCasts is rule 11: (S'(e)) for every size cast S'(e).
+func (l *lowerer) lowerSizeCasts(f Source, text string, _ bool) (string, error) {
+	var edits []edit
+	for k := strings.Index(text, "'("); k >= 0; {
+		start := k
+		switch {
+		case k > 0 && text[k-1] == ')':
+			start = matchParenBack(text, k-1)
+			if start < 0 {
+				return "", fmt.Errorf("%s:%d: unbalanced ) before a size cast", f.Name, lineOf(text, k))
+			}
+		default:
+			for start > 0 && isWordByte(text[start-1]) {
+				start--
+			}
+		}
+		end := matchParen(text, k+1)
+		if end < 0 {
+			return "", fmt.Errorf("%s:%d: size cast without its closing )", f.Name, lineOf(text, k))
+		}
+		if start < k { // a cast with no size is an assignment-pattern cast: left alone
+			edits = append(edits, edit{start, start, "("}, edit{end + 1, end + 1, ")"})
+		}
+		next := strings.Index(text[k+2:], "'(")
+		if next < 0 {
+			break
+		}
+		k += 2 + next
+	}
+	return apply(text, edits), nil
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// matchParen is the index of the ) closing the ( at open, or -1.
+func matchParen(s string, open int) int {
+	depth := 0
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// matchParenBack is the index of the ( opening the ) at closeAt, or -1.
+func matchParenBack(s string, closeAt int) int {
+	depth := 0
+	for i := closeAt; i >= 0; i-- {
+		switch s[i] {
+		case ')':
+			depth++
+		case '(':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // residue are forms the rules remove wherever they handle them exactly.

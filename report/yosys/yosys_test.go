@@ -21,15 +21,15 @@ func TestLowerRules(t *testing.T) {
 		{"import and scope", "module m\n  import p::*;\n(input op_e a, output logic [3:0] y);\n  assign y = p::A;\nendmodule\n",
 			[]string{"assign y = A;"}, []string{"import", "p::"}},
 		{"typedef cast", "module m(input logic [3:0] a, output op_e y);\n  assign y = op_e'(a);\nendmodule\n",
-			[]string{"assign y = (4)'(a);"}, nil},
+			[]string{"assign y = ((4)'(a));"}, nil},
 		{"return", "module m(input logic [7:0] a, output logic b);\n  function automatic logic f(input logic [7:0] x);\n    return x[0] ^ x[1];\n  endfunction\n  assign b = f(a);\nendmodule\n",
 			[]string{"f = x[0] ^ x[1];"}, []string{"return"}},
 		{"inside", "module m(input logic [3:0] a, output logic b);\n  assign b = (a inside {A, B,\n    [4'd8:4'd9]});\nendmodule\n",
 			[]string{"(a == A || a == B || (a >= 4'd8 && a <= 4'd9))"}, []string{"inside"}},
 		{"param array", "module m(input logic [1:0] i, output logic [3:0] y);\n  localparam op_e T [3] = '{A, B, A};\n  assign y = T[i - 2'd1];\nendmodule\n",
-			[]string{"localparam logic [(3)*(4)-1:0] T = {(4)'(A), (4)'(B), (4)'(A)};", "T[(i - 2'd1)*(4) +: (4)]"}, nil},
+			[]string{"localparam logic [(3)*(4)-1:0] T = {((4)'(A)), ((4)'(B)), ((4)'(A))};", "T[(i - 2'd1)*(4) +: (4)]"}, nil},
 		{"named pattern", "module m(input logic [7:0] h, input logic [3:0] l, output pair_t y);\n  assign y = '{lo: l, hi: h};\nendmodule\n",
-			[]string{"assign y = {((1)*(8))'(h), ((1)*(4))'(l)};"}, nil},
+			[]string{"assign y = {(((1)*(8))'(h)), (((1)*(4))'(l))};"}, nil},
 		{"whole array", "module m(input logic clk);\n  logic [7:0] a [2];\n  logic [7:0] b [2];\n  always_ff @(posedge clk)\n    a <= b;\nendmodule\n",
 			[]string{"    a[0] <= b[0]; a[1] <= b[1];"}, nil},
 		{"element member", "module m(input logic s, output logic [3:0] y);\n  pair_t q [2];\n  assign y = q[s].lo;\nendmodule\n",
@@ -37,8 +37,11 @@ func TestLowerRules(t *testing.T) {
 		// Rule 10: the store-queue bug's declaration, as a logic array.
 		{"struct array", "module m(input logic clk, input logic s, input pair_t d, output logic [3:0] y);\n  pair_t fifo_q [2];\n  always_ff @(posedge clk) fifo_q[s] <= d;\n  assign y = fifo_q[s].lo;\nendmodule\n",
 			[]string{"  logic [(((1)*(8)+(1)*(4)))-1:0] fifo_q [2];", "pair_t fifo_q__at_s; assign fifo_q__at_s = fifo_q[s];"}, []string{"pair_t fifo_q [2]"}},
+		// Rule 11: a size cast is parenthesized, so ~ applies to it.
+		{"size casts", "module m #(parameter int unsigned W = 4)(input logic [W-1:0] q, output logic [W-1:0] y);\n  always_comb for (int unsigned i = 0; i < W; i++) y[i] = &(q | ~W'((1 << i) - 1)) ^ ~(W+1)'(q[i]);\nendmodule\n",
+			[]string{"&(q | ~(W'((1 << i) - 1))) ^ ~((W+1)'(q[i]));"}, nil},
 		{"nested pattern", "module m(input logic [3:0] a, b, output pair_t y);\n  assign y = '{lo: a, hi: {b, a}};\nendmodule\n",
-			[]string{"assign y = {((1)*(8))'({b, a}), ((1)*(4))'(a)};"}, nil},
+			[]string{"assign y = {(((1)*(8))'({b, a})), (((1)*(4))'(a))};"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -64,6 +67,35 @@ func TestLowerRules(t *testing.T) {
 				t.Errorf("package wrapper or comment left:\n%s", out[0].Text)
 			}
 		})
+	}
+}
+
+// Yosys 0.23 reads ~W'(x) as (~W)'(x); lowered (rule 11), an incrementer
+// written with it counts. Checked by Yosys's own evaluator.
+func TestLowerSizeCastYosys(t *testing.T) {
+	src := Source{"inc.sv", "module inc #(parameter int unsigned W = 4)(input logic [W-1:0] q, output logic [W-1:0] y);\n" +
+		"  always_comb for (int unsigned i = 0; i < W; i++) y[i] = q[i] ^ (&(q | ~W'((1 << i) - 1)));\nendmodule\n"}
+	low, err := Lower([]Source{src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "inc.sv")
+	if err := os.WriteFile(p, []byte(low[0].Text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("yosys", "-p", "read_verilog -sv "+p+"; prep -top inc; eval -set q 0 -show y; eval -set q 1 -show y; eval -set q 7 -show y; eval -set q 15 -show y").CombinedOutput()
+	if err != nil {
+		t.Fatalf("yosys: %v\n%s", err, out)
+	}
+	var got []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "Eval result") {
+			got = append(got, strings.TrimSpace(line))
+		}
+	}
+	want := []string{"Eval result: \\y = 4'0001.", "Eval result: \\y = 4'0010.", "Eval result: \\y = 4'1000.", "Eval result: \\y = 4'0000."}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("q+1 by Yosys for q = 0, 1, 7, 15:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
