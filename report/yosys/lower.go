@@ -43,7 +43,7 @@ type Source struct {
 //     `logic [W-1:0] a [N];` with W T's width (Yosys 0.23 silently drops
 //     the size of an unpacked array of a packed struct: the store queue
 //     lost ~1,250 of its flip-flops that way);
-// 11. every size cast `S'(e)` (S a name, a number or a parenthesized
+//  11. every size cast `S'(e)` (S a name, a number or a parenthesized
 //     expression, including those the rules above write) is parenthesized,
 //     `(S'(e))`: Yosys 0.23 binds a unary operator before it to the size,
 //     reading `~W'(x)` as `(~W)'(x)` (an error, or with an unsigned W a
