@@ -122,14 +122,18 @@ module recv_set
   logic       gtw_q;                   // the field's count is above Width (more than its tail)
 
   // ---- Read steps ----
-  logic rd_fire, short;
+  // A read fires only once its state has lasted a cycle (stable_q), by
+  // when its amount (amt_o) is a register of that state's.
+  logic    rd_fire, rd_go, short, stable_q;
+  fstate_e last_q;
   always_comb begin
     unique case (state_q)
-      FHdrA:   begin rd_fire = ready_hdr_i;              short = short_i[1];              end
-      FValA:   begin rd_fire = |(size_q & ready_i);      short = |(size_q & short_i);     end
-      FLenA:   begin rd_fire = ready_i[3];               short = short_i[3];              end
-      default: begin rd_fire = 1'b0;                     short = 1'b0;                    end
+      FHdrA:   begin rd_go = ready_hdr_i;              short = short_i[1];              end
+      FValA:   begin rd_go = |(size_q & ready_i);      short = |(size_q & short_i);     end
+      FLenA:   begin rd_go = ready_i[3];               short = short_i[3];              end
+      default: begin rd_go = 1'b0;                     short = 1'b0;                    end
     endcase
+    rd_fire = rd_go && stable_q;
   end
 
   // ---- Data and skip: Width-byte chunks, then the field's tail ----
@@ -195,11 +199,13 @@ module recv_set
   end
 
   assign fire_o = {tail_fire, bulk_fire, rd_fire};
-  always_comb begin
+  always_ff @(posedge clk_i) begin
+    last_q   <= state_q;
+    stable_q <= state_q == last_q;
     unique case (state_q)
-      FHdrA:   amt_o = rem3_i ? 7'd3 : 7'd0;   // short of 3 bytes: read, consume nothing
-      FValA:   amt_o = {3'b0, size_q};
-      default: amt_o = 7'd4;
+      FHdrA:   amt_o <= rem3_i ? 7'd3 : 7'd0;  // short of 3 bytes: read, consume nothing
+      FValA:   amt_o <= {3'b0, size_q};
+      default: amt_o <= 7'd4;
     endcase
   end
   assign tail_mode_o = le1_q;

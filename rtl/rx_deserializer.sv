@@ -47,9 +47,13 @@ module rx_deserializer
   logic read_step, name_step, short;
   assign name_step = (state_q == DNameA);
   assign read_step = (state_q == DVerA) || (state_q == DLenA) || name_step || (state_q == DSeqA);
-  assign fire_o    = read_step && (name_step ? ready3_i : ready4_i);
-  assign short     = read_step && (name_step ? short3_i : short4_i);
-  assign amt_o     = name_step ? 7'd3 : 7'd4;
+  // A read step's amount is a register: it fires only once its state has
+  // lasted a cycle (stable_q), by when amt_q is the state's.
+  logic       stable_q;
+  logic [6:0] amt_q;
+  assign fire_o    = read_step && stable_q && (name_step ? ready3_i : ready4_i);
+  assign short     = read_step && stable_q && (name_step ? short3_i : short4_i);
+  assign amt_o     = amt_q;
 
   // Each read step's next state: its wait cycle, then its check cycle.
   dstate_e succ;
@@ -148,6 +152,13 @@ module rx_deserializer
       end
       if (start_i) state_q <= DVerA;
     end
+  end
+
+  dstate_e last_q;
+  always_ff @(posedge clk_i) begin
+    last_q   <= state_q;
+    stable_q <= state_q == last_q;
+    amt_q    <= name_step ? 7'd3 : 7'd4;
   end
 
   // What a read step took, and the checks on it (ready in its check cycle).
