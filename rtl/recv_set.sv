@@ -122,10 +122,10 @@ module recv_set
   logic       gtw_q;                   // the field's count is above Width (more than its tail)
 
   // ---- Read steps ----
-  // A read fires only once its state has lasted a cycle (stable_q), by
-  // when its amount (amt_o) is a register of that state's.
-  logic    rd_fire, rd_go, short, stable_q;
-  fstate_e last_q;
+  // A read fires only once its state has lasted a cycle (not entered_q),
+  // by when its amount (amt_o) is a register of that state's.
+  logic    rd_fire, rd_go, short, entered_q;
+  logic [3:0] amt_q;
   always_comb begin
     unique case (state_q)
       FHdrA:   begin rd_go = ready_hdr_i;              short = short_i[1];              end
@@ -133,7 +133,7 @@ module recv_set
       FLenA:   begin rd_go = ready_i[3];               short = short_i[3];              end
       default: begin rd_go = 1'b0;                     short = 1'b0;                    end
     endcase
-    rd_fire = rd_go && stable_q;
+    rd_fire = rd_go && !entered_q;
   end
 
   // ---- Data and skip: Width-byte chunks, then the field's tail ----
@@ -200,14 +200,13 @@ module recv_set
 
   assign fire_o = {tail_fire, bulk_fire, rd_fire};
   always_ff @(posedge clk_i) begin
-    last_q   <= state_q;
-    stable_q <= state_q == last_q;
     unique case (state_q)
-      FHdrA:   amt_o <= rem3_i ? 7'd3 : 7'd0;  // short of 3 bytes: read, consume nothing
-      FValA:   amt_o <= {3'b0, size_q};
-      default: amt_o <= 7'd4;
+      FHdrA:   amt_q <= rem3_i ? 4'd3 : 4'd0;  // short of 3 bytes: read, consume nothing
+      FValA:   amt_q <= size_q;                 // one-hot 1, 2, 4, 8 is the number
+      default: amt_q <= 4'd4;
     endcase
   end
+  assign amt_o       = {3'b0, amt_q};
   assign tail_mode_o = le1_q;
   assign streaming_o = (state_q == FBulk);
   assign tail_amt_o  = count_q[6:0];
@@ -244,6 +243,7 @@ module recv_set
       ops_q    <= '0;
       done_q   <= 1'b0;
       dead_q   <= 1'b1;
+      entered_q <= 1'b0;
       result_q <= ResNone;
       offset_q <= '0;
       armed_q  <= 1'b0;
@@ -252,7 +252,8 @@ module recv_set
       tail_ok_q   <= 1'b0;
       bulk_mode_q <= 1'b0;
     end else begin
-      done_q <= 1'b0;
+      done_q    <= 1'b0;
+      entered_q <= 1'b0;
       if (short) begin
         done_q   <= 1'b1;
         result_q <= ResTruncated;
@@ -264,10 +265,14 @@ module recv_set
 
       unique case (state_q)
         FHdrW, FValW, FLenW, FLenC: state_q <= succ;
-        FTailW: state_q <= FHdrA;
+        FTailW: begin
+          state_q   <= FHdrA;
+          entered_q <= 1'b1;
+        end
 
         FHdrB: begin
-          state_q <= binary_q ? FLenA : FValA;
+          state_q   <= binary_q ? FLenA : FValA;
+          entered_q <= 1'b1;
           if (err0_q || stop_q || !rem3_q || err_q || !valid_q || nested_q || (uuid_q && !rem19_q)) begin
             done_q   <= 1'b1;
             state_q  <= FIdle;
@@ -296,7 +301,8 @@ module recv_set
             if (is_req_id_q)  begin ops_q.req_id  <= val_q;        ops_q.present[0] <= 1'b1; end
             if (is_flags_q)   begin ops_q.flags   <= val_q[63:32]; ops_q.present[3] <= 1'b1; end
             if (is_exptime_q) begin ops_q.exptime <= val_q[63:32]; ops_q.present[4] <= 1'b1; end
-            state_q <= FHdrA;
+            state_q   <= FHdrA;
+            entered_q <= 1'b1;
           end
         end
 
@@ -323,7 +329,8 @@ module recv_set
               ops_q.present[2] <= 1'b1;
               dst_q            <= LenW'(ValueOffset);
             end
-            state_q <= empty_q ? FHdrA : FCnt;
+            state_q   <= empty_q ? FHdrA : FCnt;
+            entered_q <= empty_q;
           end
         end
 
@@ -374,7 +381,10 @@ module recv_set
       if (bulk_fire && le2_q) bulk_mode_q <= 1'b0;
       if (start_i) bulk_mode_q <= 1'b0;
       if (clear_i) ops_q <= '0;
-      if (start_i) state_q <= FHdrA;
+      if (start_i) begin
+        state_q   <= FHdrA;
+        entered_q <= 1'b1;
+      end
     end
   end
 

@@ -48,12 +48,12 @@ module rx_deserializer
   assign name_step = (state_q == DNameA);
   assign read_step = (state_q == DVerA) || (state_q == DLenA) || name_step || (state_q == DSeqA);
   // A read step's amount is a register: it fires only once its state has
-  // lasted a cycle (stable_q), by when amt_q is the state's.
-  logic       stable_q;
-  logic [6:0] amt_q;
-  assign fire_o    = read_step && stable_q && (name_step ? ready3_i : ready4_i);
-  assign short     = read_step && stable_q && (name_step ? short3_i : short4_i);
-  assign amt_o     = amt_q;
+  // lasted a cycle (not entered_q), by when amt_q is the state's.
+  logic       entered_q;
+  logic       three_q;                 // the read is the 3-byte name
+  assign fire_o    = read_step && !entered_q && (name_step ? ready3_i : ready4_i);
+  assign short     = read_step && !entered_q && (name_step ? short3_i : short4_i);
+  assign amt_o     = three_q ? 7'd3 : 7'd4;
 
   // Each read step's next state: its wait cycle, then its check cycle.
   dstate_e succ;
@@ -91,9 +91,11 @@ module rx_deserializer
       dispatch_q <= 1'b0;
       result_q   <= ResNone;
       item_q     <= '0;
+      entered_q  <= 1'b0;
     end else begin
       done_q     <= 1'b0;
       dispatch_q <= 1'b0;
+      entered_q  <= 1'b0;
       item_q     <= item;
       if (short) begin
         done_q   <= 1'b1;
@@ -110,7 +112,8 @@ module rx_deserializer
             result_q <= fault_q ? ResLoadFault : !ver_ok_q ? ResBadVersion : ResBadMsgType;
             state_q  <= DIdle;
           end else begin
-            state_q <= DLenA;
+            state_q   <= DLenA;
+            entered_q <= 1'b1;
           end
           if (!fault_q && ver_ok_q) msg_type_q <= word_q[7:0];
         end
@@ -120,7 +123,8 @@ module rx_deserializer
             result_q <= fault_q ? ResLoadFault : len_neg_q ? ResBadLength : ResUnknownMethod;
             state_q  <= DIdle;
           end else begin
-            state_q <= DNameA;
+            state_q   <= DNameA;
+            entered_q <= 1'b1;
           end
         end
         DNameB: begin
@@ -129,8 +133,9 @@ module rx_deserializer
             result_q <= fault_q ? ResLoadFault : ResUnknownMethod;
             state_q  <= DIdle;
           end else begin
-            method_q <= is_set_q ? 8'd1 : 8'd2;
-            state_q  <= DSeqA;
+            method_q  <= is_set_q ? 8'd1 : 8'd2;
+            state_q   <= DSeqA;
+            entered_q <= 1'b1;
           end
         end
         DSeqB: begin
@@ -150,15 +155,15 @@ module rx_deserializer
         method_q   <= '0;
         seqid_q    <= '0;
       end
-      if (start_i) state_q <= DVerA;
+      if (start_i) begin
+        state_q   <= DVerA;
+        entered_q <= 1'b1;
+      end
     end
   end
 
-  dstate_e last_q;
   always_ff @(posedge clk_i) begin
-    last_q   <= state_q;
-    stable_q <= state_q == last_q;
-    amt_q    <= name_step ? 7'd3 : 7'd4;
+    three_q <= name_step;
   end
 
   // What a read step took, and the checks on it (ready in its check cycle).
