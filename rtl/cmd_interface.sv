@@ -102,7 +102,9 @@ module cmd_interface
   always_ff @(posedge clk_i) begin
     // Taken with any write (the valid is the compare chain's): read only
     // under cmd_valid_q.
-    if (uc_valid_i && uc_write_i) begin
+    // Taken with any write (the claim's valid stays alone in its compare
+    // chain): read only under cmd_valid_q.
+    if (uc_write_i) begin
       cmd_op_q        <= uc_wdata_i[3:0];
       cmd_payload_q   <= uc_wdata_i[63:4];
       cmd_zero_q      <= uc_wdata_i[63:4] == '0;

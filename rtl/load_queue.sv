@@ -81,16 +81,22 @@ module load_queue
   assign issue = req_q && ld_req_ready_i;
   assign held  = req_q && !ld_req_ready_i;    // offered, not taken: stays offered
 
-  // next_lo_q + 1 bit by bit: it is also loaded at a start, and a chain
-  // with a mux after it is a level too many.
-  logic [LinesW:0]   next_inc;
+  // next_lo_q + 1 in two halves, bit by bit: the upper half steps when
+  // the lower is all ones (a register, lo_ones_q), so no AND runs over all
+  // the bits. The top bit is the carry out of the low part: set once,
+  // where the lines cross a 2**LinesW-line boundary (a message has fewer
+  // lines than that).
+  localparam int unsigned HalfW = LinesW / 2;
+  logic [LinesW:0] next_inc;
+  logic            lo_ones_q;
   always_comb begin
-    for (int unsigned i = 0; i < LinesW; i++) begin
-      next_inc[i] = next_lo_q[i] ^ (&(next_lo_q[LinesW-1:0] | ~LinesW'((1 << i) - 1)));
+    for (int unsigned i = 0; i < HalfW; i++) begin
+      next_inc[i] = next_lo_q[i] ^ (&(next_lo_q[HalfW-1:0] | ~HalfW'((1 << i) - 1)));
     end
-    // The carry out of the low part: set once, where the lines cross a
-    // 2**LinesW-line boundary (a message has fewer lines than that).
-    next_inc[LinesW] = next_lo_q[LinesW] | (&next_lo_q[LinesW-1:0]);
+    for (int unsigned i = HalfW; i < LinesW; i++) begin
+      next_inc[i] = next_lo_q[i] ^ (lo_ones_q && (&(next_lo_q[LinesW-1:HalfW] | ~(LinesW-HalfW)'((1 << (i - HalfW)) - 1))));
+    end
+    next_inc[LinesW] = next_lo_q[LinesW] | (lo_ones_q && &next_lo_q[LinesW-1:HalfW]);
   end
 
   logic [TagW:0] used_inc, used_dec;
@@ -232,6 +238,12 @@ module load_queue
     // (the first load goes two cycles after it).
     sum_q   <= {1'b0, first_i[LinesW-1:0]} + {1'b0, count_i};
     endm2_q <= sum_q - (LinesW+1)'(2);
+    if (start_i) begin
+      lo_ones_q <= &first_i[HalfW-1:0];
+    end else if (issue) begin
+      // All ones after this step: it was all ones but the lowest bit.
+      lo_ones_q <= next_lo_q[HalfW-1:0] == {{(HalfW-1){1'b1}}, 1'b0};
+    end
     if (start_i) begin
       next_lo_q <= {1'b0, first_i[LinesW-1:0]};
       hi_q      <= first_i[LineAddrW-1:LinesW];

@@ -118,7 +118,12 @@ module recv_set
   logic [3:0] size_q;                  // one-hot fixed size: 1, 2, 4, 8
   logic       is_req_id_q, is_key_q, is_value_q, is_flags_q, is_exptime_q;
   // Registered in the wait cycle of a binary length.
-  logic       neg_q, past_q, key_long_q, value_long_q, empty_q;
+  logic       neg_q, hi_q, past_q, key_long_q, value_long_q, empty_q;
+  localparam int unsigned WidthW = $clog2(Width);
+  localparam int unsigned KeyW   = $clog2(KeyMax);   // n > KeyMax as a bit test
+  if ((1 << KeyW) != KeyMax) begin : g_check_key
+    $error("recv_set: KeyMax must be a power of two, not %0d", KeyMax);
+  end
   logic       gtw_q;                   // the field's count is above Width (more than its tail)
 
   // ---- Read steps ----
@@ -307,13 +312,13 @@ module recv_set
         end
 
         FLenB: begin
-          if (err_q || neg_q || past_q || (is_key_q && key_long_q) || (is_value_q && value_long_q)) begin
+          if (err_q || neg_q || hi_q || past_q || (is_key_q && key_long_q) || (is_value_q && value_long_q)) begin
             done_q   <= 1'b1;
             state_q  <= FIdle;
             offset_q <= lenpos_q;
             if (err_q)        result_q <= ResLoadFault;
             else if (neg_q)   result_q <= ResBadLength;
-            else if (past_q)  begin result_q <= ResTruncated; offset_q <= pos_i; end
+            else if (hi_q || past_q) begin result_q <= ResTruncated; offset_q <= pos_i; end
             else if (is_key_q) result_q <= ResKeyTooLong;
             else              result_q <= ResValueTooLong;
           end else begin
@@ -424,19 +429,21 @@ module recv_set
     is_value_q   <= match && idn_q == 3'd3;
     is_flags_q   <= match && idn_q == 3'd4;
     is_exptime_q <= match && idn_q == 3'd5;
-    // Wait cycle of a binary length n: the limits of abi.md 5.6.
+    // The wait and the first check cycle of a binary length n: the limits
+    // of abi.md 5.6, each compare a cycle of its own (rem_q is current only
+    // from the check cycle on). n > 256 and n > Width as bit tests.
     neg_q        <= val_q[63];
-    past_q       <= (val_q[63:32+LenW] != '0) || (val_q[32 +: LenW] > rem_i);
-    key_long_q   <= val_q[63:32] > KeyMax;
-    value_long_q <= (val_q[63:32+LenW] != '0) || (val_q[32 +: LenW] > value_cap_i);
+    hi_q         <= val_q[63:32+LenW] != '0;
+    past_q       <= val_q[32 +: LenW] > rem_i;
+    key_long_q   <= (|val_q[63:32+KeyW+1]) || (val_q[32+KeyW] && |val_q[32 +: KeyW]);
+    value_long_q <= val_q[32 +: LenW] > value_cap_i;
     empty_q      <= val_q[63:32] == '0;
-    if (state_q == FLenC) gtw_q <= val_q[63:32] > 32'(Width);
+    if (state_q == FLenC) gtw_q <= (|val_q[63:32+WidthW+1]) || (val_q[32+WidthW] && |val_q[32 +: WidthW]);
     if (state_q == FHdrB) gtw_q <= 16 > Width;   // a UUID's 16 bytes
   end
 
   logic o_valid_q, o_discard_q, o_give_q, o_last_q;
   logic [Width*8-1:0] o_bytes_q;
-  localparam int unsigned WidthW = $clog2(Width);
   localparam int unsigned LaneW  = (Width < LineBytes) ? 6 - WidthW : 1;
   logic [LaneW-1:0]   o_lane_q;   // the line's Width-byte lane the chunk goes to
   logic [Width-1:0]   o_mask_q;
