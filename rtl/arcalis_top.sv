@@ -51,7 +51,7 @@ module arcalis_top
 );
 
   // ---- Command interface and control FSM ----
-  logic        cmd_valid, stat_rd, cfg_allow, cmd_zero, cmd_cap_low, cmd_unaligned;
+  logic        cmd_valid, stat_rd, cmd_zero, cmd_cap_low, cmd_unaligned;
   logic [3:0]  cmd_op;
   logic [59:0] cmd_payload;
   logic [63:0] status;
@@ -64,7 +64,7 @@ module arcalis_top
     .cfg_valid_i,
     .cfg_base_i,
     .cfg_size_i,
-    .cfg_allow_i   (cfg_allow),
+    .state_i       (state),
     .uc_valid_i,
     .uc_write_i,
     .uc_addr_i,
@@ -101,7 +101,6 @@ module arcalis_top
     .cmd_unaligned_i  (cmd_unaligned),
     .stat_rd_i        (stat_rd),
     .status_o         (status),
-    .cfg_allow_o      (cfg_allow),
     .rx_start_o       (rx_start),
     .rx_addr_o        (rx_addr),
     .rx_len_o         (rx_len),

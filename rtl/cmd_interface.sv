@@ -15,7 +15,7 @@ module cmd_interface
   input  logic             cfg_valid_i,
   input  logic [AddrW-1:0] cfg_base_i,
   input  logic [AddrW-1:0] cfg_size_i,
-  input  logic             cfg_allow_i,   // the FSM is idle: reprogramming is safe
+  input  logic [3:0]       state_i,       // the control FSM's state: reprogramming is safe in IDLE_RECV
 
   // UC accesses snooped on the interconnect port.
   input  logic             uc_valid_i,
@@ -87,7 +87,7 @@ module cmd_interface
       cmd_valid_q <= 1'b0;
       stat_rd_q   <= 1'b0;
     end else begin
-      if (cfg_valid_i && cfg_allow_i) begin
+      if (cfg_valid_i && state_i == StIdleRecv) begin
         page_q <= cfg_base_i[47:PageW];
         en_q   <= cfg_size_i != '0;
       end

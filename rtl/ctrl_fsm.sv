@@ -18,7 +18,6 @@ module ctrl_fsm
   input  logic                 cmd_unaligned_i,
   input  logic                 stat_rd_i,
   output logic [63:0]          status_o,
-  output logic                 cfg_allow_o,
 
   // RxEngine.
   output logic                 rx_start_o,
@@ -241,7 +240,6 @@ module ctrl_fsm
   assign status_o = {detail_q, 8'b0, stat_rd_i ? CmdErrNone : cmderr_q, result_q, 3'b0,
                      shown == StDone, shown};
 
-  assign cfg_allow_o     = idle_recv;
   assign rx_addr_o       = net_buf_q;
   assign rx_len_o        = rx_len_q;
   assign rx_start_o      = rx_start_q;

@@ -36,6 +36,8 @@ module recv_set
   input  logic [LenW-1:0]      value_cap_i,   // bytes in the App.Recv value region
   output logic [2:0]           fire_o,        // a read, a Width chunk, a tail chunk takes bytes now
   output logic [6:0]           amt_o,         // a read's bytes (from registers)
+  output logic                 fired_o,       // any of fire_o, a cycle later (a register)
+  output logic                 rd_fired_o,    // fire_o[0], a cycle later (a register)
   output logic                 tail_mode_o,   // chunks now are the field's tail (a register)
   output logic                 streaming_o,   // in a data or skip field: steps are chunks (a register)
   output logic [6:0]           tail_amt_o,    // its bytes (a register)
@@ -131,6 +133,7 @@ module recv_set
   // by when its amount (amt_o) is a register of that state's.
   logic    rd_fire, rd_go, short, entered_q;
   logic [3:0] amt_q;
+  logic       fired_q, rd_fired_q;
   always_comb begin
     unique case (state_q)
       FHdrA:   begin rd_go = ready_hdr_i;              short = short_i[1];              end
@@ -212,6 +215,8 @@ module recv_set
     endcase
   end
   assign amt_o       = {3'b0, amt_q};
+  assign fired_o     = fired_q;
+  assign rd_fired_o  = rd_fired_q;
   assign tail_mode_o = le1_q;
   assign streaming_o = (state_q == FBulk);
   assign tail_amt_o  = count_q[6:0];
@@ -249,6 +254,8 @@ module recv_set
       done_q   <= 1'b0;
       dead_q   <= 1'b1;
       entered_q <= 1'b0;
+      fired_q   <= 1'b0;
+      rd_fired_q <= 1'b0;
       result_q <= ResNone;
       offset_q <= '0;
       armed_q  <= 1'b0;
@@ -259,6 +266,8 @@ module recv_set
     end else begin
       done_q    <= 1'b0;
       entered_q <= 1'b0;
+      fired_q   <= rd_fire || chunk;
+      rd_fired_q <= rd_fire;
       if (short) begin
         done_q   <= 1'b1;
         result_q <= ResTruncated;

@@ -20,6 +20,7 @@ module rx_deserializer
   input  logic            short4_i,
   output logic            fire_o,       // a read step takes its bytes this cycle
   output logic [6:0]      amt_o,        // how many
+  output logic            fired_o,      // fire_o, a cycle later (a register)
 
   output logic            done_o,       // the header ended the request, or dispatched it
   output logic            dispatch_o,   // with done_o: start the Set recvFunction
@@ -51,9 +52,11 @@ module rx_deserializer
   // lasted a cycle (not entered_q), by when amt_q is the state's.
   logic       entered_q;
   logic       three_q;                 // the read is the 3-byte name
+  logic       fired_q;
   assign fire_o    = read_step && !entered_q && (name_step ? ready3_i : ready4_i);
   assign short     = read_step && !entered_q && (name_step ? short3_i : short4_i);
   assign amt_o     = three_q ? 7'd3 : 7'd4;
+  assign fired_o   = fired_q;
 
   // Each read step's next state: its wait cycle, then its check cycle.
   dstate_e succ;
@@ -92,10 +95,12 @@ module rx_deserializer
       result_q   <= ResNone;
       item_q     <= '0;
       entered_q  <= 1'b0;
+      fired_q    <= 1'b0;
     end else begin
       done_q     <= 1'b0;
       dispatch_q <= 1'b0;
       entered_q  <= 1'b0;
+      fired_q    <= fire_o;
       item_q     <= item;
       if (short) begin
         done_q   <= 1'b1;

@@ -63,9 +63,9 @@ module rx_engine
   logic [LenW-1:0]  len_q;                  // message length N
   logic [LenW-1:0]  pos_q;                  // bytes consumed (p)
   logic [LenW-1:0]  rem_q;                  // N - p
-  logic             appl_q;                 // a parser step took amt_q bytes last cycle
+  logic             appl;                   // a parser step took amt_q bytes last cycle
   logic [6:0]       amt_q;
-  logic             step_q;                 // a read step (or the start offset) moves the head now
+  logic             step;                   // a read step (or the start offset) moves the head now
   logic [6:0]       step_amt_q;
   logic             init_q;                 // the step now is the start offset
   logic [LenW-1:0]  vcap_q;                 // value region bytes
@@ -104,7 +104,7 @@ module rx_engine
     .e0_i,
     .e1_i,
     .drop_o,
-    .step_i      (step_q),
+    .step_i      (step),
     .step_amt_i  (step_amt_q),
     .bulk_i      (s_fire[1]),
     .tail_i      (s_fire[2]),
@@ -127,7 +127,7 @@ module rx_engine
   // so a read waits two cycles after the last step.
   logic       appl2_q;
   logic [5:0] remge_q;                      // rem_q >= 1, 2, 3, 4, 8, 19
-  assign settled = !appl_q && !appl2_q && !step_q;
+  assign settled = !appl && !appl2_q && !step;
 
   // Reads are 1, 2, 3, 4 or 8 bytes.
   logic unused_has;
@@ -153,7 +153,7 @@ module rx_engine
     rem3_q  <= remge_q[2];
     rem19_q <= remge_q[5];
     remge_q <= {rem_q >= 19, rem_q >= 8, rem_q >= 4, rem_q >= 3, rem_q >= 2, rem_q >= 1};
-    appl2_q <= appl_q;
+    appl2_q <= appl;
   end
 
   // A read decided from last cycle's readiness finds nothing moved: a read
@@ -188,6 +188,7 @@ module rx_engine
     .short4_i   (short_now[3]),
     .fire_o     (d_fire),
     .amt_o      (d_amt),
+    .fired_o    (d_fired),
     .done_o     (d_done),
     .dispatch_o (d_dispatch),
     .result_o   (d_result),
@@ -232,6 +233,8 @@ module rx_engine
     .value_cap_i   (vcap_q),
     .fire_o        (s_fire),
     .amt_o         (s_amt),
+    .fired_o       (s_fired),
+    .rd_fired_o    (s_rd_fired),
     .tail_mode_o   (s_tail_mode),
     .streaming_o   (s_streaming),
     .tail_amt_o    (s_tail_amt),
@@ -251,6 +254,13 @@ module rx_engine
     .offset_o      (s_offset),
     .operands_o    (s_ops)
   );
+
+  // Each block says, from a register, that it fired last cycle.
+  logic d_fired, s_fired, s_rd_fired;
+  assign appl = d_fired || s_fired;
+  assign step = d_fired || s_rd_fired || init_q;
+  logic unused_fires;
+  assign unused_fires = d_fire ^ s_fire[0];   // seen through the blocks' fired registers
 
   // One step at most fires. A read's amount is picked by the phase (a
   // register), and the head moves by it the cycle after; pos and rem
@@ -303,8 +313,6 @@ module rx_engine
       state_q  <= EIdle;
       pos_q    <= '0;
       rem_q    <= '0;
-      appl_q   <= 1'b0;
-      step_q   <= 1'b0;
       init_q   <= 1'b0;
       result_q <= ResNone;
       offset_q <= '0;
@@ -315,8 +323,6 @@ module rx_engine
       lq_start_q <= 1'b0;
       lq_stop_q  <= 1'b1;
     end else begin
-      appl_q   <= d_fire || (|s_fire);
-      step_q   <= d_fire || s_fire[0] || (state_q == EOff);
       init_q   <= state_q == EOff;
       done_q   <= hdr_fire && hdr_last;
       h_take_q <= hdr_fire && hdr_last;
@@ -326,7 +332,7 @@ module rx_engine
       lq_start_q <= (state_q == ECarry) && !too_large_q;
       lq_stop_q  <= (state_q != EStart) && (state_q != EOff) && (state_q != EOffW) &&
                     (state_q != EHeader) && (state_q != EFields);
-      if (appl_q) begin
+      if (appl) begin
         pos_q <= pos_q + LenW'(amt_q);
         rem_q <= rem_q - LenW'(amt_q);
       end
