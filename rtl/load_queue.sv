@@ -71,8 +71,11 @@ module load_queue
   // AND-ORs over all slots, registered; the head lines' flags then pick
   // from them by the drops since (no 32-way select in the same cycle).
   logic [3:0]           or_q;
+  logic [Depth-1:0]     prod_q [4];
+  logic [Depth-1:0]     eprod_q [3];
+  logic [Depth-1:0]     hoh_d [4];            // the one-hot heads after this edge
   logic [2:0]           eor_q;
-  logic                 start_q;
+  logic                 start_q, start2_q;
   logic                 rsp_q, rsp_err_q;     // the answer of last cycle, to mark its slot
   logic [TagW-1:0]      rsp_tag_q;
   logic [LineBits-1:0]  rob_q [Depth];
@@ -118,6 +121,10 @@ module load_queue
   end
 
   always_comb begin
+    hoh_d[0] = drop_i ? hoh1_q : hoh0_q;
+    hoh_d[1] = drop_i ? hoh2_q : hoh1_q;
+    hoh_d[2] = drop_i ? hoh3_q : hoh2_q;
+    hoh_d[3] = drop_i ? {hoh3_q[Depth-2:0], hoh3_q[Depth-1]} : hoh3_q;
     // Slot by slot: each compares with its own number, no shifter.
     for (int unsigned i = 0; i < Depth; i++) begin
       filled_d[i] = (filled_q[i] && !(drop_i && hoh0_q[i])) || (rsp_q && rsp_tag_q == TagW'(i));
@@ -153,6 +160,7 @@ module load_queue
       hoh2_q     <= Depth'(4);
       hoh3_q     <= Depth'(8);
       start_q    <= 1'b0;
+      start2_q   <= 1'b0;
       head2_q    <= TagW'(2);
       head3_q    <= TagW'(3);
       used_q     <= '0;
@@ -180,14 +188,20 @@ module load_queue
       // The head lines as the edge leaves them; an answer marked this edge
       // shows one cycle later.
       // One-hot heads: a slot's flag is an AND-OR, not a 32-way mux.
-      or_q    <= {|(filled_q & hoh3_q), |(filled_q & hoh2_q), |(filled_q & hoh1_q), |(filled_q & hoh0_q)};
-      eor_q   <= {|(err_q & hoh2_q), |(err_q & hoh1_q), |(err_q & hoh0_q)};
-      start_q <= start_i;
+      // The products slot by slot as registers (of this edge's flags and
+      // heads), their ORs the next cycle: or_q is as before, each step a
+      // cycle of its own.
+      for (int unsigned k = 0; k < 4; k++) prod_q[k] <= filled_d & hoh_d[k];
+      for (int unsigned k = 0; k < 3; k++) eprod_q[k] <= err_d & hoh_d[k];
+      or_q    <= {|prod_q[3], |prod_q[2], |prod_q[1], |prod_q[0]};
+      eor_q   <= {|eprod_q[2], |eprod_q[1], |eprod_q[0]};
+      start_q  <= start_i;
+      start2_q <= start_q;   // or_q reflects the new request two cycles after its start
       // The head after this edge is or_q's head plus the drops of last
       // cycle and this one (never both: a drop is followed by a bubble).
-      v0_q <= !start_q && (drop_q ? or_q[1] : drop_i ? or_q[1] : or_q[0]);
-      v1_q <= !start_q && (drop_q ? or_q[2] : drop_i ? or_q[2] : or_q[1]);
-      v2_q <= !start_q && (drop_q ? or_q[3] : drop_i ? or_q[3] : or_q[2]);
+      v0_q <= !start_q && !start2_q && (drop_q ? or_q[1] : drop_i ? or_q[1] : or_q[0]);
+      v1_q <= !start_q && !start2_q && (drop_q ? or_q[2] : drop_i ? or_q[2] : or_q[1]);
+      v2_q <= !start_q && !start2_q && (drop_q ? or_q[3] : drop_i ? or_q[3] : or_q[2]);
       e0_q <= drop_q ? eor_q[1] : drop_i ? eor_q[1] : eor_q[0];
       e1_q <= drop_q ? eor_q[2] : drop_i ? eor_q[2] : eor_q[1];
       if (drop_i) begin

@@ -223,14 +223,13 @@ module recv_set
 
   // ---- Chunks: consumed at the head, their bytes in the window next cycle ----
   logic            c_valid_q, c_data_q, c_last_q;
-  logic [6:0]      c_len_q;
   logic [LenW-1:0] c_dst_q;
-  logic [Width-1:0] c_mask;
-  logic            c_fault;
+  logic [Width-1:0] c_mask, c_mask_q;   // the chunk's bytes, a register from its step
+  logic            c_fault, cf_q;      // a byte came from a faulty line (cf_q: last cycle's)
   always_comb begin
-    for (int unsigned i = 0; i < Width; i++) c_mask[i] = 7'(i) < c_len_q;
+    for (int unsigned i = 0; i < Width; i++) c_mask[i] = 7'(i) < (le1_q ? count_q[6:0] : 7'(Width));
   end
-  assign c_fault = c_valid_q && |(win_err_i & c_mask);
+  assign c_fault = c_valid_q && |(win_err_i & c_mask_q);
 
   // ---- The sequence ----
   // Each read step's next state: its wait cycle, then its check cycle.
@@ -384,7 +383,7 @@ module recv_set
       endcase
 
       // A chunk read from a faulty line ends the request, whatever the state.
-      if (c_fault && !dead_q) begin
+      if (cf_q && !dead_q) begin
         done_q   <= 1'b1;
         result_q <= ResLoadFault;
       end
@@ -465,27 +464,29 @@ module recv_set
       o_valid_q   <= 1'b0;
       o_discard_q <= 1'b0;
       o_give_q    <= 1'b0;
+      cf_q        <= 1'b0;
     end else begin
       c_valid_q <= chunk;
       c_data_q  <= chunk && copy_q;
       // A credit for each chunk that ends a line or the field.
       take_q    <= chunk && copy_q && (le1_q || lane_last);
       // Squashed: a fault in this chunk, or the request already ended.
-      o_valid_q   <= c_data_q && !c_fault && !dead_q && !done_q;
-      o_discard_q <= c_data_q && (c_fault || dead_q || done_q);
-      o_give_q    <= c_data_q && c_last_q && (c_fault || dead_q || done_q);
+      cf_q        <= c_fault;
+      o_valid_q   <= c_data_q && !c_fault && !cf_q && !dead_q && !done_q;
+      o_discard_q <= c_data_q && (c_fault || cf_q || dead_q || done_q);
+      o_give_q    <= c_data_q && c_last_q && (c_fault || cf_q || dead_q || done_q);
     end
   end
   always_ff @(posedge clk_i) begin
     if (chunk) begin
-      c_len_q  <= le1_q ? count_q[6:0] : 7'(Width);
+      c_mask_q <= c_mask;
       c_dst_q  <= dst_q;
       c_last_q <= le1_q || lane_last;
     end
     o_bytes_q <= win_i;
     o_lane_q  <= LaneW'(c_dst_q[5:0] >> WidthW);
     o_lo_q    <= {1'b0, app_base_lo_i} + (LinesW+1)'(c_dst_q[LenW-1:6]);   // address adder
-    o_mask_q  <= c_mask;
+    o_mask_q  <= c_mask_q;
     o_last_q  <= c_last_q;
   end
 
