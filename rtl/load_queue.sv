@@ -110,16 +110,6 @@ module load_queue
     end
   end
 
-  // inflight_q + 1 and - 1 bit by bit: each bit a function of the bits
-  // below it, so the counter steps without a carry chain.
-  logic [TagW:0] inflight_inc, inflight_dec;
-  always_comb begin
-    for (int unsigned i = 0; i <= TagW; i++) begin
-      inflight_inc[i] = inflight_q[i] ^ (&(inflight_q | ~(TagW+1)'((1 << i) - 1)));
-      inflight_dec[i] = inflight_q[i] ^ ~(|(inflight_q & (TagW+1)'((1 << i) - 1)));
-    end
-  end
-
   always_comb begin
     hoh_d[0] = drop_i ? hoh1_q : hoh0_q;
     hoh_d[1] = drop_i ? hoh2_q : hoh1_q;
@@ -130,11 +120,8 @@ module load_queue
       filled_d[i] = (filled_q[i] && !(drop_i && hoh0_q[i])) || (rsp_q && rsp_tag_q == TagW'(i));
       err_d[i]    = (rsp_q && rsp_tag_q == TagW'(i)) ? rsp_err_q : err_q[i];
     end
-    unique case ({issue, ld_rsp_valid_i})
-      2'b10:   inflight_d = inflight_inc;
-      2'b01:   inflight_d = inflight_dec;
-      default: inflight_d = inflight_q;
-    endcase
+    // One adder; issue and answer pick its addend (+1, -1 or 0) at its input.
+    inflight_d = inflight_q + {{TagW{ld_rsp_valid_i && !issue}}, issue ^ ld_rsp_valid_i};
     // A slot dropped last cycle is free now: the port never waits on this
     // cycle's drop.
     unique case ({issue, drop_q})

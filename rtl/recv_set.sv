@@ -232,6 +232,19 @@ module recv_set
   assign c_fault = c_valid_q && |(win_err_i & c_mask_q);
 
   // ---- The sequence ----
+  // count_q and dst_q: loaded at a field's start, stepped by Width with
+  // each bulk chunk, both through one adder whose inputs make the choice.
+  logic            hdr_bad, len_bad, cnt_load, cnt_step, dst_load;
+  logic [LenW-1:0] cnt_new, dst_new;
+  always_comb begin
+    hdr_bad  = err0_q || stop_q || !rem3_q || err_q || !valid_q || nested_q || (uuid_q && !rem19_q);
+    len_bad  = err_q || neg_q || hi_q || past_q || (is_key_q && key_long_q) || (is_value_q && value_long_q);
+    cnt_load = (state_q == FHdrB && !hdr_bad && uuid_q) || (state_q == FLenB && !len_bad);
+    cnt_new  = (state_q == FHdrB) ? LenW'(16) : val_q[32 +: LenW];
+    dst_load = state_q == FLenB && !len_bad && (is_key_q || is_value_q);
+    dst_new  = is_key_q ? LenW'(KeyOffset) : LenW'(ValueOffset);
+    cnt_step = bulk_fire;
+  end
   // Each read step's next state: its wait cycle, then its check cycle.
   fstate_e succ;
   always_comb begin
@@ -286,7 +299,7 @@ module recv_set
         FHdrB: begin
           state_q   <= binary_q ? FLenA : FValA;
           entered_q <= 1'b1;
-          if (err0_q || stop_q || !rem3_q || err_q || !valid_q || nested_q || (uuid_q && !rem19_q)) begin
+          if (hdr_bad) begin
             done_q   <= 1'b1;
             state_q  <= FIdle;
             offset_q <= item_q;
@@ -298,7 +311,6 @@ module recv_set
             else if (nested_q)           result_q <= ResNestedUnsupported;
             else begin                   result_q <= ResTruncated; offset_q <= pos_i; end
           end else if (uuid_q) begin
-            count_q <= LenW'(16);
             copy_q  <= 1'b0;
             state_q <= FCnt;
           end
@@ -320,7 +332,7 @@ module recv_set
         end
 
         FLenB: begin
-          if (err_q || neg_q || hi_q || past_q || (is_key_q && key_long_q) || (is_value_q && value_long_q)) begin
+          if (len_bad) begin
             done_q   <= 1'b1;
             state_q  <= FIdle;
             offset_q <= lenpos_q;
@@ -330,17 +342,14 @@ module recv_set
             else if (is_key_q) result_q <= ResKeyTooLong;
             else              result_q <= ResValueTooLong;
           end else begin
-            count_q <= val_q[32 +: LenW];
             copy_q  <= is_key_q || is_value_q;
             if (is_key_q) begin
               ops_q.key_len    <= val_q[63:32];
               ops_q.present[1] <= 1'b1;
-              dst_q            <= LenW'(KeyOffset);
             end
             if (is_value_q) begin
               ops_q.value_len  <= val_q[63:32];
               ops_q.present[2] <= 1'b1;
-              dst_q            <= LenW'(ValueOffset);
             end
             state_q   <= empty_q ? FHdrA : FCnt;
             entered_q <= empty_q;
@@ -357,8 +366,6 @@ module recv_set
 
         FBulk: begin
           if (bulk_fire) begin
-            count_q <= count_q - LenW'(Width);
-            dst_q   <= dst_q + LenW'(Width);
             le1_q   <= le2_q;
             le2_q   <= count_q <= LenW'(3 * Width);
           end
@@ -387,6 +394,10 @@ module recv_set
         done_q   <= 1'b1;
         result_q <= ResLoadFault;
       end
+      // count and dst: a load or a Width step, both through one adder
+      // (the choice is made at its inputs, so no mux follows the chain).
+      if (cnt_load || cnt_step) count_q <= (cnt_load ? cnt_new : count_q) - (cnt_load ? '0 : LenW'(Width));
+      if (dst_load || cnt_step) dst_q   <= (dst_load ? dst_new : dst_q) + (dst_load ? '0 : LenW'(Width));
       dead_q    <= start_i ? 1'b0 : (dead_q || done_q);
       bulk_ok_q <= !start_i && bulk_ok_d;
       tail_ok_q <= !start_i && tail_ok_d;

@@ -334,7 +334,7 @@ module rx_engine
                     (state_q != EHeader) && (state_q != EFields);
       if (appl) begin
         pos_q <= pos_q + LenW'(amt_q);
-        rem_q <= rem_q - LenW'(amt_q);
+        rem_q <= rem_q - LenW'(amt_q);   // (EStart sets both: no step is applied then)
       end
       if (hdr_fire) hl_q <= hl_q + 1'b1;
       unique case (state_q)
