@@ -80,7 +80,7 @@ module load_queue
   logic [TagW-1:0]      rsp_tag_q;
   logic [LineBits-1:0]  rob_q [Depth];
 
-  logic issue, held, drop_q;
+  logic issue, held, drop_q, issue_q;
   assign issue = req_q && ld_req_ready_i;
   assign held  = req_q && !ld_req_ready_i;    // offered, not taken: stays offered
 
@@ -120,8 +120,9 @@ module load_queue
       filled_d[i] = (filled_q[i] && !(drop_i && hoh0_q[i])) || (rsp_q && rsp_tag_q == TagW'(i));
       err_d[i]    = (rsp_q && rsp_tag_q == TagW'(i)) ? rsp_err_q : err_q[i];
     end
-    // One adder; issue and answer pick its addend (+1, -1 or 0) at its input.
-    inflight_d = inflight_q + {{TagW{ld_rsp_valid_i && !issue}}, issue ^ ld_rsp_valid_i};
+    // Loads in flight counted a cycle late, from the registered issue and
+    // answer: one adder whose addend (+1, -1, 0) comes from two registers.
+    inflight_d = inflight_q + {{TagW{rsp_q && !issue_q}}, issue_q ^ rsp_q};
     // A slot dropped last cycle is free now: the port never waits on this
     // cycle's drop.
     unique case ({issue, drop_q})
@@ -162,14 +163,18 @@ module load_queue
       e0_q       <= 1'b0;
       e1_q       <= 1'b0;
       rsp_q      <= 1'b0;
+      issue_q    <= 1'b0;
       drop_q     <= 1'b0;
     end else begin
       rsp_q      <= ld_rsp_valid_i;
       drop_q     <= drop_i;
       inflight_q <= inflight_d;
       // DRAIN's promise: nothing in flight, nothing offered, nothing to offer.
-      idle_q     <= ((inflight_q == '0 && !issue) || (inflight_q == (TagW+1)'(1) && ld_rsp_valid_i && !issue)) &&
-                    !held && stop_i;
+      issue_q    <= issue;
+      // Nothing offered now and nothing in flight by the late count (an
+      // answer arriving now is still counted: idle comes a cycle later).
+      idle_q     <= !req_q && stop_i && !issue_q &&
+                    (inflight_q == '0 || (inflight_q == (TagW+1)'(1) && rsp_q));
       filled_q   <= filled_d;
       err_q      <= err_d;
       // The head lines as the edge leaves them; an answer marked this edge
@@ -283,7 +288,7 @@ module load_queue
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni) assert (!(drop_i && drop_q)) else $error("load_queue: head lines dropped two cycles running");
-    if (rst_ni && ld_rsp_valid_i) assert (inflight_q != '0)
+    if (rst_ni && ld_rsp_valid_i) assert (inflight_q != '0 || issue_q)
       else $error("load_queue: response with tag %0d and no load in flight", ld_rsp_tag_i);
   end
 

@@ -239,9 +239,10 @@ module recv_set
   always_comb begin
     hdr_bad  = err0_q || stop_q || !rem3_q || err_q || !valid_q || nested_q || (uuid_q && !rem19_q);
     len_bad  = err_q || neg_q || hi_q || past_q || (is_key_q && key_long_q) || (is_value_q && value_long_q);
-    cnt_load = (state_q == FHdrB && !hdr_bad && uuid_q) || (state_q == FLenB && !len_bad);
+    // Loaded whatever the checks say: after a failed one they are not read.
+    cnt_load = (state_q == FHdrB && uuid_q) || (state_q == FLenB);
     cnt_new  = (state_q == FHdrB) ? LenW'(16) : val_q[32 +: LenW];
-    dst_load = state_q == FLenB && !len_bad && (is_key_q || is_value_q);
+    dst_load = state_q == FLenB && (is_key_q || is_value_q);
     dst_new  = is_key_q ? LenW'(KeyOffset) : LenW'(ValueOffset);
     cnt_step = bulk_fire;
   end
