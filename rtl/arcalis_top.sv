@@ -121,7 +121,7 @@ module arcalis_top
   );
 
   // ---- Load queue ----
-  logic                 lq_start, lq_stop, lq_idle, lq_drop;
+  logic                 lq_start, lq_stop, lq_idle, lq_drop, lq_some, lq_two;
   logic                 lq_v0, lq_v1, lq_v2, lq_e0, lq_e1;
   logic [LineAddrW-1:0] lq_first;
   logic [LineAddrW-LinesW-1:0] lq_hi1;
@@ -135,6 +135,8 @@ module arcalis_top
     .first_i        (lq_first),
     .hi1_i          (lq_hi1),
     .count_i        (lq_count),
+    .some_i         (lq_some),
+    .two_i          (lq_two),
     .stop_i         (lq_stop),
     .ld_req_valid_o,
     .ld_req_ready_i,
@@ -175,6 +177,8 @@ module arcalis_top
     .lq_first_o      (lq_first),
     .lq_hi1_o        (lq_hi1),
     .lq_count_o      (lq_count),
+    .lq_some_o       (lq_some),
+    .lq_two_o        (lq_two),
     .lq_stop_o       (lq_stop),
     .line0_i         (lq_line0),
     .line1_i         (lq_line1),

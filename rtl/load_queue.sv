@@ -17,6 +17,8 @@ module load_queue
   input  logic [LineAddrW-1:0] first_i,
   input  logic [LineAddrW-LinesW-1:0] hi1_i,  // first_i's high part plus one
   input  logic [LinesW-1:0]    count_i,
+  input  logic                 some_i,        // count_i != 0 (a register of the RxEngine's)
+  input  logic                 two_i,         // count_i > 1
   input  logic                 stop_i,        // the request ended: issue nothing more
 
   output logic                 ld_req_valid_o,
@@ -216,8 +218,8 @@ module load_queue
       more_q  <= stop_i ? 1'b0 : (issue ? more2_q : more_q);
       more2_q <= stop_i ? 1'b0 : (issue ? (more2_q && next_lo_q != endm2_q) : more2_q);
       if (start_i) begin
-        more_q   <= count_i != '0;
-        more2_q  <= |count_i[LinesW-1:1];
+        more_q   <= some_i;
+        more2_q  <= two_i;
         active_q <= 1'b1;
         tail_q   <= '0;
         head_q   <= '0;

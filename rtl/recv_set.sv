@@ -152,7 +152,9 @@ module recv_set
   logic            summed_q;           // ... its end is
   logic [6:0]      tail_end_q;         // the head's offset plus the tail
   logic            tail64_q;           // the tail ends in the first line (else in the second: it is <= Width)
-  logic [LenW-1:0] dst_q;              // address adder: next App.Recv offset to write
+  logic [LenW-1:0] dst_q;              // address adder: next offset in the field's region to write
+  logic            region_q;           // the region: 0 key (App.Recv line 1), 1 value (line 5)
+  logic [LinesW:0] region_lo_q;        // the region's first line: App.Recv base + 1 or + 5 (low part)
   logic            lane_last, bulk_fire, tail_fire, chunk;
   logic            take_q;
 
@@ -235,7 +237,7 @@ module recv_set
   // count_q and dst_q: loaded at a field's start, stepped by Width with
   // each bulk chunk, both through one adder whose inputs make the choice.
   logic            hdr_bad, len_bad, cnt_load, cnt_step, dst_load;
-  logic [LenW-1:0] cnt_new, dst_new;
+  logic [LenW-1:0] cnt_new;
   always_comb begin
     hdr_bad  = err0_q || stop_q || !rem3_q || err_q || !valid_q || nested_q || (uuid_q && !rem19_q);
     len_bad  = err_q || neg_q || hi_q || past_q || (is_key_q && key_long_q) || (is_value_q && value_long_q);
@@ -243,7 +245,6 @@ module recv_set
     cnt_load = (state_q == FHdrB && uuid_q) || (state_q == FLenB);
     cnt_new  = (state_q == FHdrB) ? LenW'(16) : val_q[32 +: LenW];
     dst_load = state_q == FLenB && (is_key_q || is_value_q);
-    dst_new  = is_key_q ? LenW'(KeyOffset) : LenW'(ValueOffset);
     cnt_step = bulk_fire;
   end
   // Each read step's next state: its wait cycle, then its check cycle.
@@ -398,7 +399,11 @@ module recv_set
       // count and dst: a load or a Width step, both through one adder
       // (the choice is made at its inputs, so no mux follows the chain).
       if (cnt_load || cnt_step) count_q <= (cnt_load ? cnt_new : count_q) - (cnt_load ? '0 : LenW'(Width));
-      if (dst_load || cnt_step) dst_q   <= (dst_load ? dst_new : dst_q) + (dst_load ? '0 : LenW'(Width));
+      // dst_q counts from 0 in its region: a reset, not a load, at a field's start.
+      if (dst_load) dst_q <= '0;
+      else if (cnt_step) dst_q <= dst_q + LenW'(Width);
+      if (dst_load) region_q <= is_value_q;
+      region_lo_q <= {1'b0, app_base_lo_i} + (region_q ? (LinesW+1)'(ValueOffset / 64) : (LinesW+1)'(KeyOffset / 64));
       dead_q    <= start_i ? 1'b0 : (dead_q || done_q);
       bulk_ok_q <= !start_i && bulk_ok_d;
       tail_ok_q <= !start_i && tail_ok_d;
@@ -497,7 +502,7 @@ module recv_set
     end
     o_bytes_q <= win_i;
     o_lane_q  <= LaneW'(c_dst_q[5:0] >> WidthW);
-    o_lo_q    <= {1'b0, app_base_lo_i} + (LinesW+1)'(c_dst_q[LenW-1:6]);   // address adder
+    o_lo_q    <= region_lo_q + (LinesW+1)'(c_dst_q[LenW-1:6]);   // address adder
     o_mask_q  <= c_mask_q;
     o_last_q  <= c_last_q;
   end

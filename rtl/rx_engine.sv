@@ -25,6 +25,8 @@ module rx_engine
   output logic [LineAddrW-1:0] lq_first_o,
   output logic [LineAddrW-LinesW-1:0] lq_hi1_o, // lq_first_o's high part plus one: where a carry goes
   output logic [LinesW-1:0]    lq_count_o,
+  output logic                 lq_some_o,     // lq_count_o != 0
+  output logic                 lq_two_o,      // lq_count_o > 1
   output logic                 lq_stop_o,
   input  logic [LineBits-1:0]  line0_i,
   input  logic [LineBits-1:0]  line1_i,
@@ -71,6 +73,7 @@ module rx_engine
   logic [LenW-1:0]  vcap_q;                 // value region bytes
   logic [5:0]       start_off_q;
   logic [LinesW-1:0] lines_q;
+  logic             some_q, two_q;
   logic [LinesW-1:0] span_q;                // lines the message touches, if it has bytes
   logic             too_large_q;            // MSG_TOO_LARGE, from the halves below
   logic             big_hi_q, big_eq_q, big_lo_q;
@@ -404,6 +407,8 @@ module rx_engine
     end
     if (state_q == ECarry) begin
       lines_q <= (len_q == '0) ? '0 : span_q;
+      some_q  <= (len_q != '0) && (span_q != '0);
+      two_q   <= (len_q != '0) && (|span_q[LinesW-1:1]);
       net_hi1_q[HiW-1:HiW/2] <= addr_q[AddrW-1 -: (HiW - HiW/2)] + (HiW - HiW/2)'(net_c_q);
       app_hi1_q[HiW-1:HiW/2] <= base_q[LineAddrW-1 -: (HiW - HiW/2)] + (HiW - HiW/2)'(app_c_q);
     end
@@ -413,6 +418,8 @@ module rx_engine
   assign lq_first_o  = addr_q[AddrW-1:6];
   assign lq_hi1_o    = net_hi1_q;
   assign lq_count_o  = lines_q;
+  assign lq_some_o   = some_q;
+  assign lq_two_o    = two_q;
   assign lq_stop_o   = lq_stop_q;
 
   // ---- The App.Recv header line: operand registers in host byte order ----
