@@ -82,7 +82,7 @@ module load_queue
   logic [TagW-1:0]      rsp_tag_q;
   logic [LineBits-1:0]  rob_q [Depth];
 
-  logic issue, held, drop_q, issue_q;
+  logic issue, held, drop_q, issue_q, inc_q, dec_q;
   assign issue = req_q && ld_req_ready_i;
   assign held  = req_q && !ld_req_ready_i;    // offered, not taken: stays offered
 
@@ -124,7 +124,7 @@ module load_queue
     end
     // Loads in flight counted a cycle late, from the registered issue and
     // answer: one adder whose addend (+1, -1, 0) comes from two registers.
-    inflight_d = inflight_q + {{TagW{rsp_q && !issue_q}}, issue_q ^ rsp_q};
+    inflight_d = inflight_q + {{TagW{dec_q}}, inc_q || dec_q};
     // A slot dropped last cycle is free now: the port never waits on this
     // cycle's drop.
     unique case ({issue, drop_q})
@@ -166,6 +166,8 @@ module load_queue
       e1_q       <= 1'b0;
       rsp_q      <= 1'b0;
       issue_q    <= 1'b0;
+      inc_q      <= 1'b0;
+      dec_q      <= 1'b0;
       drop_q     <= 1'b0;
     end else begin
       rsp_q      <= ld_rsp_valid_i;
@@ -173,6 +175,8 @@ module load_queue
       inflight_q <= inflight_d;
       // DRAIN's promise: nothing in flight, nothing offered, nothing to offer.
       issue_q    <= issue;
+      inc_q      <= issue && !ld_rsp_valid_i;
+      dec_q      <= ld_rsp_valid_i && !issue;
       // Nothing offered now and nothing in flight by the late count (an
       // answer arriving now is still counted: idle comes a cycle later).
       idle_q     <= !req_q && stop_i && !issue_q &&

@@ -313,7 +313,6 @@ module recv_set
             else if (nested_q)           result_q <= ResNestedUnsupported;
             else begin                   result_q <= ResTruncated; offset_q <= pos_i; end
           end else if (uuid_q) begin
-            copy_q  <= 1'b0;
             state_q <= FCnt;
           end
         end
@@ -344,7 +343,7 @@ module recv_set
             else if (is_key_q) result_q <= ResKeyTooLong;
             else              result_q <= ResValueTooLong;
           end else begin
-            copy_q  <= is_key_q || is_value_q;
+
             if (is_key_q) begin
               ops_q.key_len    <= val_q[63:32];
               ops_q.present[1] <= 1'b1;
@@ -403,6 +402,10 @@ module recv_set
       if (dst_load) dst_q <= '0;
       else if (cnt_step) dst_q <= dst_q + LenW'(Width);
       if (dst_load) region_q <= is_value_q;
+      // Whether a field's chunks go to App.Recv: set with every binary length
+      // and UUID (read only if the field goes on).
+      if (state_q == FLenB) copy_q <= is_key_q || is_value_q;
+      if (state_q == FHdrB) copy_q <= 1'b0;
       region_lo_q <= {1'b0, app_base_lo_i} + (region_q ? (LinesW+1)'(ValueOffset / 64) : (LinesW+1)'(KeyOffset / 64));
       dead_q    <= start_i ? 1'b0 : (dead_q || done_q);
       bulk_ok_q <= !start_i && bulk_ok_d;
