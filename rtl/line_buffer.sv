@@ -56,12 +56,13 @@ module line_buffer
     .bytes_o  (win_d)
   );
 
-  // Every candidate sum runs from registers; the chunk signals only pick.
-  // While crossed the offset is already in the next line: nothing moves.
-  assign sum_step  = (init_i ? 7'd0 : {1'b0, off_q}) + step_amt_i;
+  // Every candidate sum runs from registers; the choice is one LUT after
+  // the adders (the start offset is taken as it is). While crossed the
+  // offset is already in the next line: it holds, and crossed clears.
+  assign sum_step  = {1'b0, off_q} + step_amt_i;
   assign sum_tail  = {1'b0, off_q} + tail_amt_i;
   assign sum_width = {1'b0, off_q} + 7'(Width);
-  assign sum       = crossed_q ? {1'b0, off_q} : step_i ? sum_step : tail_mode_i ? sum_tail : sum_width;
+  assign sum       = step_i ? (init_i ? step_amt_i : sum_step) : tail_mode_i ? sum_tail : sum_width;
 
   // in0[i]: byte i of the window comes from the first line (off + i < 64).
   // A compare of the offset with a constant, written as a lookup of a
@@ -86,9 +87,9 @@ module line_buffer
     if (!rst_ni) begin
       off_q     <= '0;
       crossed_q <= 1'b0;
-    end else if (step_i || bulk_i || tail_i || crossed_q) begin
-      off_q     <= sum[5:0];
-      crossed_q <= sum[6];
+    end else begin
+      if (step_i || bulk_i || tail_i) off_q <= sum[5:0];
+      if (step_i || bulk_i || tail_i || crossed_q) crossed_q <= !crossed_q && sum[6];
     end
   end
 
