@@ -88,6 +88,7 @@ module rx_engine
   logic             done_q;
   logic             reply_q;                // a Set CALL that succeeded: the TxEngine answers it
   logic             lq_start_q, lq_stop_q;  // registered decodes for the load queue
+  logic             in_init_q, in_offw_q;   // the state is EInit, EOffW (registered decodes)
 
   // ---- Line buffer ----
   logic [Width*8-1:0] win;
@@ -181,8 +182,8 @@ module rx_engine
   rx_deserializer u_rx_deserializer (
     .clk_i,
     .rst_ni,
-    .clear_i    (state_q == EInit),
-    .start_i    (state_q == EOffW),
+    .clear_i    (in_init_q),
+    .start_i    (in_offw_q),
     .win_i      (win[4*8-1:0]),
     .win_err_i  (win_err[3:0]),
     .ready3_i   (ready3_now),
@@ -217,7 +218,7 @@ module rx_engine
   recv_set #(.Width(Width)) u_recv_set (
     .clk_i,
     .rst_ni,
-    .clear_i       (state_q == EInit),
+    .clear_i       (in_init_q),
     .start_i       (d_done && d_dispatch),
     .win_i         (win),
     .win_err_i     (win_err),
@@ -325,6 +326,8 @@ module rx_engine
       reply_q  <= 1'b0;
       lq_start_q <= 1'b0;
       lq_stop_q  <= 1'b1;
+      in_init_q  <= 1'b0;
+      in_offw_q  <= 1'b0;
     end else begin
       init_q   <= state_q == EOff;
       done_q   <= hdr_fire && hdr_last;
@@ -333,6 +336,8 @@ module rx_engine
       // The load queue starts with EStart and stops one cycle after the
       // parse ends (a line more may be loaded: docs/abi.md section 9).
       lq_start_q <= (state_q == ECarry) && !too_large_q;
+      in_init_q  <= (state_q == EIdle) && start_i;
+      in_offw_q  <= state_q == EOff;
       lq_stop_q  <= (state_q != EStart) && (state_q != EOff) && (state_q != EOffW) &&
                     (state_q != EHeader) && (state_q != EFields);
       if (appl) begin
