@@ -59,10 +59,14 @@ module line_buffer
   // Every candidate sum runs from registers; the choice is one LUT after
   // the adders (the start offset is taken as it is). While crossed the
   // offset is already in the next line: it holds, and crossed clears.
+  // The tail's sum is a register (the head stands still for the cycles
+  // before a tail), so only a read step's sum comes out of an adder late.
+  logic [6:0] sum_tail_q, other;
   assign sum_step  = {1'b0, off_q} + step_amt_i;
   assign sum_tail  = {1'b0, off_q} + tail_amt_i;
   assign sum_width = {1'b0, off_q} + 7'(Width);
-  assign sum       = step_i ? (init_i ? step_amt_i : sum_step) : tail_mode_i ? sum_tail : sum_width;
+  assign other     = (step_i && init_i) ? step_amt_i : tail_mode_i ? sum_tail_q : sum_width;
+  assign sum       = (step_i && !init_i) ? sum_step : other;
 
   // in0[i]: byte i of the window comes from the first line (off + i < 64).
   // A compare of the offset with a constant, written as a lookup of a
@@ -95,6 +99,7 @@ module line_buffer
 
   // Data registers: read only where has_o said the bytes are there.
   always_ff @(posedge clk_i) begin
+    sum_tail_q <= sum_tail;
     win_q     <= win_d;
     win_err_q <= win_err_d;
   end
