@@ -37,6 +37,11 @@ var StateAllowances = []Allowance{
 	{"recv_set", "ops_q", "constant", "present flags that no field sets apart from another"},
 	{"rx_deserializer", "method_q", "constant", "only small method codes are ever stored: the top bits stay 0"},
 	{"tx_engine", "bytes_q", "constant", "chunks of a reply whose framing bytes are constants: only seqid and result bits change"},
+	// At DataBytes=64 a chunk is a whole line: one lane, every chunk ends it.
+	{"rx_engine", "h_bytes_q", "constant", "at DataBytes=64 the header line is one chunk, and its bytes 36..63 (and unused header bits) are 0"},
+	{"recv_set", "c_last_q", "constant", "at DataBytes=64 every chunk ends its line"},
+	{"recv_set", "o_last_q", "constant", "at DataBytes=64 every chunk ends its line"},
+	{"recv_set", "o_lane_q", "constant", "at DataBytes=64 there is one lane"},
 }
 
 // VarCheck is one RTL state variable against the netlist.
