@@ -196,6 +196,9 @@ func (r *report) summary(p printer) {
 
 func (r *report) lineRate(p printer) {
 	p("## 1. The RTL against line rate\n\n")
+	p("**Out of date.** The bound and the stage table below describe the pipeline before the RTL\n" +
+		"registered its decisions for 280 MHz (docs/abi.md section 10); they are to be re-derived\n" +
+		"for the new depth (issue 14). The measured cycles are the current RTL's.\n\n")
 	p("Cycles from the edge that takes `CMD_SEND_NET_LEN` to the edge whose status load sees ready\n" +
 		"(`Outcome.Cycles`), for a Set CALL with an 8-byte key whose value fills the message to each\n" +
 		"size, at every start offset 0..63, memory latency 0 (an answer on the edge after the request),\n" +
