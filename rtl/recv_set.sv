@@ -34,10 +34,11 @@ module recv_set
   input  logic [LenW-1:0]      rem_i,
   input  logic [LenW-1:0]      pos_i,         // message bytes consumed so far
   input  logic [LenW-1:0]      value_cap_i,   // bytes in the App.Recv value region
-  output logic [2:0]           fire_o,        // a read, a Width chunk, a tail chunk takes bytes now
+  output logic                 bulk_o,        // a Width chunk takes bytes now
+  output logic                 tail_o,        // the field's tail chunk takes bytes now
   output logic [6:0]           amt_o,         // a read's bytes (from registers)
-  output logic                 fired_o,       // any of fire_o, a cycle later (a register)
-  output logic                 rd_fired_o,    // fire_o[0], a cycle later (a register)
+  output logic                 fired_o,       // a read or a chunk took bytes last cycle (a register)
+  output logic                 rd_fired_o,    // a read took bytes last cycle (a register)
   output logic                 tail_mode_o,   // chunks now are the field's tail (a register)
   output logic                 streaming_o,   // in a data or skip field: steps are chunks (a register)
   output logic [6:0]           tail_amt_o,    // its bytes (a register)
@@ -208,7 +209,8 @@ module recv_set
                 v0_i && (tail64_q || v1_i) && (!copy_q || credit_now);
   end
 
-  assign fire_o = {tail_fire, bulk_fire, rd_fire};
+  assign bulk_o = bulk_fire;
+  assign tail_o = tail_fire;
   always_ff @(posedge clk_i) begin
     unique case (state_q)
       FHdrA:   amt_q <= rem3_i ? 4'd3 : 4'd0;  // short of 3 bytes: read, consume nothing

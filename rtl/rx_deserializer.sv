@@ -18,9 +18,8 @@ module rx_deserializer
   input  logic            ready4_i,     // a 4-byte read can go now
   input  logic            short3_i,     // fewer than 3 message bytes left (valid with the readies)
   input  logic            short4_i,
-  output logic            fire_o,       // a read step takes its bytes this cycle
-  output logic [6:0]      amt_o,        // how many
-  output logic            fired_o,      // fire_o, a cycle later (a register)
+  output logic [6:0]      amt_o,        // a read step's bytes (from a register)
+  output logic            fired_o,      // a read step took bytes last cycle (a register)
 
   output logic            done_o,       // the header ended the request, or dispatched it
   output logic            dispatch_o,   // with done_o: start the Set recvFunction
@@ -53,7 +52,8 @@ module rx_deserializer
   logic       entered_q;
   logic       three_q;                 // the read is the 3-byte name
   logic       fired_q;
-  assign fire_o    = read_step && !entered_q && (name_step ? ready3_i : ready4_i);
+  logic fire;                          // a read step takes its bytes this cycle
+  assign fire      = read_step && !entered_q && (name_step ? ready3_i : ready4_i);
   assign short     = read_step && !entered_q && (name_step ? short3_i : short4_i);
   assign amt_o     = three_q ? 7'd3 : 7'd4;
   assign fired_o   = fired_q;
@@ -100,13 +100,13 @@ module rx_deserializer
       done_q     <= 1'b0;
       dispatch_q <= 1'b0;
       entered_q  <= 1'b0;
-      fired_q    <= fire_o;
+      fired_q    <= fire;
       item_q     <= item;
       if (short) begin
         done_q   <= 1'b1;
         result_q <= ResTruncated;
         state_q  <= DIdle;
-      end else if (fire_o) begin
+      end else if (fire) begin
         state_q <= succ;                        // the wait cycle
       end
       unique case (state_q)
@@ -173,7 +173,7 @@ module rx_deserializer
 
   // What a read step took, and the checks on it (ready in its check cycle).
   always_ff @(posedge clk_i) begin
-    if (fire_o) begin
+    if (fire) begin
       // The name is three bytes: right-align it.
       word_q  <= name_step ? {8'b0, win_i[7:0], win_i[15:8], win_i[23:16]}
                            : {win_i[7:0], win_i[15:8], win_i[23:16], win_i[31:24]};

@@ -110,8 +110,8 @@ module rx_engine
     .drop_o,
     .step_i      (step),
     .step_amt_i  (step_amt_q),
-    .bulk_i      (s_fire[1]),
-    .tail_i      (s_fire[2]),
+    .bulk_i      (s_bulk),
+    .tail_i      (s_tail),
     .tail_mode_i (s_tail_mode),
     .tail_amt_i  (s_tail_amt),
     .win_o     (win),
@@ -163,16 +163,9 @@ module rx_engine
   // A read decided from last cycle's readiness finds nothing moved: a read
   // state is entered two cycles or more after the last step (each read step
   // is followed by a wait and a check cycle, a field's tail by a wait).
-  logic [4:1] ready_now, short_now;
-  logic       ready3_now, short3_now, hdr_now;
-  assign ready_now  = ready_q;
-  assign short_now  = short_q;
-  assign ready3_now = ready3_q;
-  assign short3_now = short3_q;
-  assign hdr_now    = ready_hdr_q;
 
   // ---- Deserializer: header and dispatch ----
-  logic        d_done, d_dispatch, d_fire;
+  logic        d_done, d_dispatch;
   result_e     d_result;
   logic [3:0]  d_offset;
   logic [6:0]  d_amt;
@@ -186,11 +179,10 @@ module rx_engine
     .start_i    (in_offw_q),
     .win_i      (win[4*8-1:0]),
     .win_err_i  (win_err[3:0]),
-    .ready3_i   (ready3_now),
-    .ready4_i   (ready_now[3]),
-    .short3_i   (short3_now),
-    .short4_i   (short_now[3]),
-    .fire_o     (d_fire),
+    .ready3_i   (ready3_q),
+    .ready4_i   (ready_q[3]),
+    .short3_i   (short3_q),
+    .short4_i   (short_q[3]),
     .amt_o      (d_amt),
     .fired_o    (d_fired),
     .done_o     (d_done),
@@ -204,7 +196,7 @@ module rx_engine
 
   // ---- recvFunction for Set ----
   logic            s_done, s_valid, s_discard, s_last, s_take, s_give;
-  logic [2:0]      s_fire;
+  logic            s_bulk, s_tail;
   logic [6:0]      s_amt, s_tail_amt;
   logic            s_tail_mode, s_streaming;
   logic [Width-1:0] s_mask;
@@ -227,15 +219,16 @@ module rx_engine
     .v0_i,
     .v1_i,
     .v2_i,
-    .ready_i       (ready_now),
-    .ready_hdr_i   (hdr_now),
-    .short_i       (short_now),
+    .ready_i       (ready_q),
+    .ready_hdr_i   (ready_hdr_q),
+    .short_i       (short_q),
     .rem3_i        (rem3_q),
     .rem19_i       (rem19_q),
     .rem_i         (rem_q),
     .pos_i         (pos_q),
     .value_cap_i   (vcap_q),
-    .fire_o        (s_fire),
+    .bulk_o        (s_bulk),
+    .tail_o        (s_tail),
     .amt_o         (s_amt),
     .fired_o       (s_fired),
     .rd_fired_o    (s_rd_fired),
@@ -263,8 +256,6 @@ module rx_engine
   logic d_fired, s_fired, s_rd_fired;
   assign appl = d_fired || s_fired;
   assign step = d_fired || s_rd_fired || init_q;
-  logic unused_fires;
-  assign unused_fires = d_fire ^ s_fire[0];   // seen through the blocks' fired registers
 
   // One step at most fires. A read's amount is picked by the phase (a
   // register), and the head moves by it the cycle after; pos and rem
