@@ -22,6 +22,9 @@ func reportCommand() *cli.Command {
 	partFlag := &cli.StringFlag{Name: "part", Value: report.XA7A12T.Name, Usage: "FPGA part whose capacity the design is measured against"}
 	freqFlag := &cli.Float64Flag{Name: "freq", Value: 280, Usage: "clock frequency in `MHz`"}
 	outFlag := &cli.StringFlag{Name: "out", Value: "reports", Usage: "output `DIR`", TakesFile: true}
+	topFlag := &cli.StringFlag{Name: "top", Value: "arcalis_top", Usage: "top module"}
+	scriptFlag := &cli.StringFlag{Name: "script", Value: "scripts/yosys/synth.ys", Usage: "Yosys script", TakesFile: true}
+	ffOutFlag := &cli.StringFlag{Name: "out", Usage: "`DIR` for flipflops.{md,json} (default: --work)", TakesFile: true}
 	return &cli.Command{
 		Name:  "report",
 		Usage: "per-block resources and dynamic power (Yosys estimate, or Vivado's reports)",
@@ -31,9 +34,7 @@ func reportCommand() *cli.Command {
 				Usage:     "synthesize with Yosys, trace a workload, estimate power; write DIR/yosys.{md,json,csv,svg} and DIR/activity.saif",
 				ArgsUsage: "RTL... (the package first)",
 				Flags: []cli.Flag{
-					partFlag, freqFlag, outFlag,
-					&cli.StringFlag{Name: "top", Value: "arcalis_top", Usage: "top module"},
-					&cli.StringFlag{Name: "script", Value: "scripts/yosys/synth.ys", Usage: "Yosys script", TakesFile: true},
+					partFlag, freqFlag, outFlag, topFlag, scriptFlag,
 					&cli.StringFlag{Name: "work", Value: "build/report", Usage: "scratch `DIR` (lowered RTL, Yosys files, waveforms)", TakesFile: true},
 					&cli.StringFlag{Name: "vectors", Value: "vectors/default.vec", Usage: "workload for the activity", TakesFile: true},
 					modelFlag(),
@@ -49,10 +50,9 @@ func reportCommand() *cli.Command {
 				Usage:     "synthesize with Yosys into --work (netlist.json, netlist.v, stat.txt) and check every block's flip-flops against the RTL; write flipflops.{md,json} (into --work unless --out)",
 				ArgsUsage: "RTL... (the package first)",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "top", Value: "arcalis_top", Usage: "top module"},
-					&cli.StringFlag{Name: "script", Value: "scripts/yosys/synth.ys", Usage: "Yosys script", TakesFile: true},
+					topFlag, scriptFlag,
 					&cli.StringFlag{Name: "work", Value: "build/report", Usage: "scratch `DIR` (lowered RTL, Yosys files)", TakesFile: true},
-					&cli.StringFlag{Name: "out", Usage: "`DIR` for flipflops.{md,json} (default: --work)", TakesFile: true},
+					ffOutFlag,
 					paramFlag(),
 				},
 				Action: reportSynth,
@@ -62,9 +62,9 @@ func reportCommand() *cli.Command {
 				Usage:     "only the flip-flop check of the synthesis already in --work (stat.txt, hierarchy.json, netlist.json) against the RTL given, whatever it was synthesized from; write flipflops.{md,json} (into --work unless --out)",
 				ArgsUsage: "RTL... (the package first)",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "top", Value: "arcalis_top", Usage: "top module"},
+					topFlag,
 					&cli.StringFlag{Name: "work", Value: "build/report", Usage: "`DIR` holding the synthesis", TakesFile: true},
-					&cli.StringFlag{Name: "out", Usage: "`DIR` for flipflops.{md,json} (default: --work)", TakesFile: true},
+					ffOutFlag,
 					paramFlag(),
 				},
 				Action: reportFlipflops,
