@@ -184,11 +184,7 @@ func TestVerify(t *testing.T) {
 			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 				t.Errorf("verify: got error %v, want one containing %q", err, tc.wantErr)
 			}
-			for _, w := range tc.want {
-				if !strings.Contains(stdout, w) {
-					t.Errorf("output does not contain %q:\n%s", w, stdout)
-				}
-			}
+			checkOutput(t, stdout, tc.want, nil)
 		})
 	}
 	if _, err := runApp(t, "vectors", "verify"); err == nil || !strings.Contains(err.Error(), "no files") {
@@ -257,16 +253,7 @@ func TestShow(t *testing.T) {
 			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 				t.Errorf("show: got error %v, want one containing %q", err, tc.wantErr)
 			}
-			for _, w := range tc.want {
-				if !strings.Contains(stdout, w) {
-					t.Errorf("output does not contain %q:\n%s", w, stdout)
-				}
-			}
-			for _, w := range tc.notWant {
-				if strings.Contains(stdout, w) {
-					t.Errorf("output contains %q:\n%s", w, stdout)
-				}
-			}
+			checkOutput(t, stdout, tc.want, tc.notWant)
 		})
 	}
 }
@@ -347,5 +334,20 @@ func TestUsageErrors(t *testing.T) {
 	}
 	if stdout, err := runApp(t, "vectors", "import", "--help"); err != nil || !strings.Contains(stdout, "--raw FILE... -o OUT.vec") {
 		t.Errorf("import --help: %v\n%s", err, stdout)
+	}
+}
+
+// checkOutput reports each of want missing from out and each of dont in it.
+func checkOutput(t *testing.T, out string, want, dont []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("output does not contain %q:\n%s", w, out)
+		}
+	}
+	for _, w := range dont {
+		if strings.Contains(out, w) {
+			t.Errorf("output contains %q:\n%s", w, out)
+		}
 	}
 }

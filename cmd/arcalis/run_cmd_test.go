@@ -421,16 +421,7 @@ func TestModelPath(t *testing.T) {
 			if got.code != tc.code {
 				t.Errorf("exit status %d, want %d: %s", got.code, tc.code, out)
 			}
-			for _, w := range tc.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("output does not contain %q: %s", w, out)
-				}
-			}
-			for _, w := range tc.dont {
-				if strings.Contains(out, w) {
-					t.Errorf("output contains %q: %s", w, out)
-				}
-			}
+			checkOutput(t, out, tc.want, tc.dont)
 		})
 	}
 	// report yosys loads the model too: checked before any synthesis.
