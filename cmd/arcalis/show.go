@@ -7,7 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/apache/thrift/lib/go/thrift"
@@ -32,11 +33,7 @@ func showRecord(w io.Writer, rec vectors.Record) {
 	fmt.Fprintf(w, "record %d\n", rec.Index)
 	fmt.Fprintf(w, "  source:  %s\n", rec.Source)
 	if len(rec.Meta) > 0 {
-		keys := make([]string, 0, len(rec.Meta))
-		for k := range rec.Meta {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(rec.Meta))
 		for _, k := range keys {
 			fmt.Fprintf(w, "  %-8s %v\n", k+":", rec.Meta[k])
 		}

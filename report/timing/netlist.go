@@ -3,7 +3,9 @@ package timing
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -117,7 +119,7 @@ func flatten(file string, nl *jsonNetlist, top string) (*Design, error) {
 	}
 	// Top-level ports: each bit its own net.
 	topMap := map[int]int{}
-	portNames := sortedKeys(tm.Ports)
+	portNames := slices.Sorted(maps.Keys(tm.Ports))
 	for _, pn := range portNames {
 		p := tm.Ports[pn]
 		for i, b := range p.Bits {
@@ -160,7 +162,7 @@ func flatten(file string, nl *jsonNetlist, top string) (*Design, error) {
 			prefix = path + "/"
 		}
 		// Name the module's nets from its netnames, visible names first.
-		names := sortedKeys(m.Netnames)
+		names := slices.Sorted(maps.Keys(m.Netnames))
 		sort.SliceStable(names, func(i, j int) bool { return m.Netnames[names[i]].HideName < m.Netnames[names[j]].HideName })
 		net := func(b any) (int, bool) {
 			id, ok := bitID(b)
@@ -183,7 +185,7 @@ func flatten(file string, nl *jsonNetlist, top string) (*Design, error) {
 				}
 			}
 		}
-		for _, cn := range sortedKeys(m.Cells) {
+		for _, cn := range slices.Sorted(maps.Keys(m.Cells)) {
 			c := m.Cells[cn]
 			if sub, isMod := nl.Modules[c.Type]; isMod && !isBox(sub) {
 				subBits := map[int]int{}
@@ -221,7 +223,7 @@ func flatten(file string, nl *jsonNetlist, top string) (*Design, error) {
 			if cell.Block == "" {
 				cell.Block = "(top)"
 			}
-			for _, pn := range sortedKeys(c.Connections) {
+			for _, pn := range slices.Sorted(maps.Keys(c.Connections)) {
 				conn := c.Connections[pn]
 				dir, ok := c.PortDirections[pn]
 				if !ok {
@@ -337,13 +339,4 @@ func pinName(port string, i, width int) string {
 		return port
 	}
 	return fmt.Sprintf("%s%d", port, i)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	k := make([]string, 0, len(m))
-	for s := range m {
-		k = append(k, s)
-	}
-	sort.Strings(k)
-	return k
 }

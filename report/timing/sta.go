@@ -2,7 +2,9 @@ package timing
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -517,5 +519,5 @@ func (a *Analysis) inputsReaching(n int) []string {
 			}
 		}
 	}
-	return sortedKeys(ports)
+	return slices.Sorted(maps.Keys(ports))
 }

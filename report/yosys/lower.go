@@ -4,7 +4,9 @@ package yosys
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -749,11 +751,7 @@ func (l *lowerer) lowerArrays(f Source, text string, _ bool) (string, error) {
 		temps[name] = temp{name, fmt.Sprintf("%s %s; assign %s = %s[%s]; ", a.elemType, name, name, arr, idx), m[1] + end[0]}
 		edits = append(edits, edit{m[2], m[5] + 1, name})
 	}
-	names := make([]string, 0, len(temps))
-	for n := range temps {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(temps))
 	decls := map[int]string{}
 	for _, n := range names {
 		decls[temps[n].endAt] += temps[n].decl

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,11 +117,7 @@ func ParseNetlistState(r io.Reader, name string) (map[string]*NetState, error) {
 				}
 			}
 		}
-		cells := make([]string, 0, len(m.Cells))
-		for c := range m.Cells {
-			cells = append(cells, c)
-		}
-		sort.Strings(cells)
+		cells := slices.Sorted(maps.Keys(m.Cells))
 		for _, cn := range cells {
 			c := m.Cells[cn]
 			bad := func(format string, args ...any) error {

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -205,11 +206,7 @@ func ReadHierarchy(path, top string, stat *Stat) (*Instance, error) {
 		ms, _ := stat.Module(module)
 		found := map[string]int{}
 		cells := doc.Modules[module].Cells
-		names := make([]string, 0, len(cells))
-		for n := range cells {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(cells))
 		for _, n := range names {
 			typ := cells[n].Type
 			if _, isModule := stat.Module(typ); !isModule {

@@ -5,10 +5,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"arcalis/report"
@@ -33,11 +34,7 @@ var ignored = map[string]bool{"BUFG": true, "BUFGCTRL": true, "IBUF": true, "OBU
 // resource is silently left out.
 func Resources(m ModuleStat, isModule func(string) bool) (report.Resources, error) {
 	r := report.Resources{LCs: m.LCs}
-	types := make([]string, 0, len(m.Cells))
-	for t := range m.Cells {
-		types = append(types, t)
-	}
-	sort.Strings(types)
+	types := slices.Sorted(maps.Keys(m.Cells))
 	for _, t := range types {
 		n := m.Cells[t]
 		switch {
