@@ -208,7 +208,7 @@ func childMain(o options, passes int, score bool) error {
 		return err
 	}
 	w.Latency = o.latency
-	a, err := openAccel(o.model)
+	a, err := tb.OpenWindowed(o.model, tb.MemConfig{})
 	if err != nil {
 		return err
 	}
@@ -221,20 +221,6 @@ func childMain(o options, passes int, score bool) error {
 		return err
 	}
 	return json.NewEncoder(os.Stdout).Encode(childResult{t.Requests, t.Cycles, t.Seconds, per})
-}
-
-// openAccel opens the model and programs the command window, as
-// `arcalis run` does.
-func openAccel(model string) (*tb.Accel, error) {
-	a, err := tb.Open(model, tb.MemConfig{})
-	if err != nil {
-		return nil, err
-	}
-	if err := a.Configure(tb.WindowBase, tb.WindowSize); err != nil {
-		a.Close()
-		return nil, err
-	}
-	return a, nil
 }
 
 // runNative runs the native testbench over the stream file passes times,

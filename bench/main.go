@@ -111,7 +111,7 @@ func run() error {
 		}
 	}
 
-	a, err := openAccel(o.model)
+	a, err := tb.OpenWindowed(o.model, tb.MemConfig{})
 	if err != nil {
 		return err
 	}

@@ -258,15 +258,7 @@ func openAccel(s *setup) (*tb.Accel, error) {
 	if testMemory != nil {
 		testMemory(&mem)
 	}
-	acc, err := tb.Open(s.Model, mem)
-	if err != nil {
-		return nil, err
-	}
-	if err := acc.Configure(tb.WindowBase, tb.WindowSize); err != nil {
-		acc.Close()
-		return nil, err
-	}
-	return acc, nil
+	return tb.OpenWindowed(s.Model, mem)
 }
 
 // runVector runs one vector on acc and describes it.

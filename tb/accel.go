@@ -395,6 +395,20 @@ func (a *Accel) Restart() error {
 	return a.Configure(a.window[0], a.window[1])
 }
 
+// OpenWindowed opens the model and programs the default command window
+// (WindowBase, WindowSize), as `arcalis run` does.
+func OpenWindowed(lib string, mem MemConfig) (*Accel, error) {
+	a, err := Open(lib, mem)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.Configure(WindowBase, WindowSize); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
 // Configure programs the command-page window through the configuration port.
 // The engine takes it only in IDLE_RECV; Restart reprograms the last window
 // it took.
