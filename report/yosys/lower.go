@@ -300,7 +300,7 @@ func (l *lowerer) lowerSizeCasts(f Source, text string, _ bool) (string, error) 
 				start--
 			}
 		}
-		end := matchParen(text, k+1)
+		end := matchClose(text, k+1, '(', ')')
 		if end < 0 {
 			return "", fmt.Errorf("%s:%d: size cast without its closing )", f.Name, lineOf(text, k))
 		}
@@ -320,14 +320,15 @@ func isWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// matchParen is the index of the ) closing the ( at open, or -1.
-func matchParen(s string, open int) int {
+// matchClose is the index of the closer c that closes the opener o at open,
+// or -1.
+func matchClose(s string, open int, o, c byte) int {
 	depth := 0
 	for i := open; i < len(s); i++ {
 		switch s[i] {
-		case '(':
+		case o:
 			depth++
-		case ')':
+		case c:
 			depth--
 			if depth == 0 {
 				return i
@@ -559,7 +560,7 @@ func (l *lowerer) lowerParamArrays(f Source, text string, _ bool) (string, error
 		reUse := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\s*\[`)
 		for _, u := range reUse.FindAllStringIndex(text[m[1]:], -1) {
 			open := m[1] + u[1] - 1
-			closeAt := matchBracket(text, open)
+			closeAt := matchClose(text, open, '[', ']')
 			if closeAt < 0 {
 				return "", fmt.Errorf("%s:%d: unbalanced [ after %s", f.Name, lineOf(text, open), name)
 			}
@@ -570,40 +571,6 @@ func (l *lowerer) lowerParamArrays(f Source, text string, _ bool) (string, error
 	}
 }
 
-// matchBrace is the index of the } closing the { at open, or -1.
-func matchBrace(s string, open int) int {
-	depth := 0
-	for i := open; i < len(s); i++ {
-		switch s[i] {
-		case '{':
-			depth++
-		case '}':
-			depth--
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
-// matchBracket is the index of the ] closing the [ at open, or -1.
-func matchBracket(s string, open int) int {
-	depth := 0
-	for i := open; i < len(s); i++ {
-		switch s[i] {
-		case '[':
-			depth++
-		case ']':
-			depth--
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
 var rePattern = regexp.MustCompile(`'\{\s*(\w+)\s*:`)
 
 func (l *lowerer) lowerPatterns(f Source, text string, _ bool) (string, error) {
@@ -612,7 +579,7 @@ func (l *lowerer) lowerPatterns(f Source, text string, _ bool) (string, error) {
 		if text[m[2]:m[3]] == "default" {
 			continue
 		}
-		end := matchBrace(text, m[0]+1) - m[0]
+		end := matchClose(text, m[0]+1, '{', '}') - m[0]
 		if end < 0 {
 			return "", fmt.Errorf("%s:%d: unterminated assignment pattern", f.Name, lineOf(text, m[0]))
 		}
