@@ -53,9 +53,9 @@ run: verilate
 vectors:
 	$(GO) run ./vectors/defaultset
 
-## make thrift-gen  regenerate internal/memcached from the schema (thrift 0.17.0)
+## make thrift-gen  regenerate internal/memcached from idl/memcached.thrift (thrift 0.17.0)
 thrift-gen:
-	thrift --gen go:package_prefix=arcalis/internal/,skip_remote -out internal ../shared/spec/memcached.thrift
+	thrift --gen go:package_prefix=arcalis/internal/,skip_remote -out internal idl/memcached.thrift
 	gofmt -w internal/memcached
 
 clean:

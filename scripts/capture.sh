@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Records the committed captures in vectors/captures/ (docs/captures.md): a real
-# Apache Thrift Go server and client of ../shared/spec/memcached.thrift talk on
+# Apache Thrift Go server and client of idl/memcached.thrift talk on
 # loopback only, tcpdump records the framed transport (classic pcap) and dumpcap
 # the buffered one (pcapng), and the client logs every call it made.
 #

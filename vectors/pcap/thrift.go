@@ -18,9 +18,11 @@ const (
 	protoCompact
 )
 
-// Thrift framing facts (../shared/spec/thrift-facts.md): a strict binary
-// header starts 0x80 0x01, a compact one 0x82; the framed transport puts a
-// big-endian i32 length before each message, at most MaxFrameSize.
+// Thrift framing: a strict binary-protocol header starts 0x80 0x01 (its
+// first big-endian i32 is 0x8001_00mm, version 1 and message type mm), a
+// compact-protocol one 0x82; the framed transport puts a big-endian i32
+// length before each message, the message's bytes only, at most Apache's
+// MaxFrameSize of 16,384,000.
 const (
 	binaryFirst  = 0x80
 	compactFirst = 0x82
