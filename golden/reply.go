@@ -8,7 +8,8 @@ const ReplySize = 16
 // SetReply returns the Thrift REPLY the TxEngine writes for a void Set with
 // this seqid (docs/abi.md section 8): strict header, name "Set", seqid, and
 // an empty result struct. An array, not a slice: the scoreboard builds one
-// per Set CALL, and it should not allocate.
+// per Set CALL, and it should not allocate. WriteReply writes the same bytes
+// for an unframed Set with a RespStatusValue image.
 func SetReply(seqid int32) [ReplySize]byte {
 	var r [ReplySize]byte
 	b := binary.BigEndian.AppendUint32(r[:0], 0x8001_0002)
@@ -17,4 +18,180 @@ func SetReply(seqid int32) [ReplySize]byte {
 	b = binary.BigEndian.AppendUint32(b, uint32(seqid))
 	_ = append(b, 0)
 	return r
+}
+
+// Result codes of the TxEngine (status word bits [15:8], docs/abi.md
+// section 11), in a range of their own after the RxEngine's 0x10..0x1A.
+const (
+	CodeRespBadImage Code = 0x20 // the App.Resp header line does not describe a reply to this request
+	CodeRespTooLarge Code = 0x21 // the reply is longer than the Net.Resp buffer; nothing written
+)
+
+// The reply messages (docs/abi.md section 11), as Apache Thrift 0.17.0's
+// generated Go processor writes them with TBinaryProtocol (strict write,
+// the default).
+const (
+	VersionReply     = 0x8001_0002 // strict version word of a REPLY
+	VersionException = 0x8001_0003 // strict version word of an EXCEPTION
+	FrameHeaderSize  = 4           // framed transport: big-endian message length first
+
+	// ExcInternalError is the TApplicationException type (field 2) the
+	// generated processor gives a handler's error.
+	ExcInternalError = 6
+	// The exception message (field 1) is this prefix, then the handler
+	// error's text.
+	AppErrorPrefixSet = "Internal error processing Set: "
+	AppErrorPrefixGet = "Internal error processing Get: "
+
+	replyHeadSize   = 15 // version, name length, 3-byte name, seqid
+	fieldHeadSize   = 3  // type byte, big-endian i16 id
+	typeBinaryLen   = 4  // big-endian i32 length of a binary/string
+	replyStopSize   = 1  // the result struct's STOP
+	excFieldsSize   = fieldHeadSize + typeBinaryLen + fieldHeadSize + 4 + replyStopSize
+	appErrPrefixLen = len(AppErrorPrefixGet)
+)
+
+// ReplyRequest is what the TxEngine keeps of the request it answers.
+type ReplyRequest struct {
+	Method uint8 // MethodSet or MethodGet (App.Recv header byte 31)
+	SeqID  int32 // the CALL's seqid (App.Recv header bytes 24..27)
+	Framed bool  // the CALL came with a 4-byte frame length: so does the reply
+}
+
+// TxResult is how the TxEngine ends: the status word's result code and
+// detail.
+type TxResult struct {
+	Code   Code   // CodeRespOK, CodeRespBadImage, CodeRespTooLarge; CodeNone for an App.Resp length CMD_SEND_APP_RESP refuses
+	Detail uint32 // RESP_OK, RESP_TOO_LARGE: the reply's length in bytes (frame length included); RESP_BAD_IMAGE: the App.Resp offset of the field at fault
+}
+
+// ReplyLen checks the App.Resp image appResp (len(appResp) is the App.Resp
+// length given with CMD_SEND_APP_RESP) against req, in the TxEngine's order,
+// and returns the length of the reply it serializes to (frame length
+// included) with RESP_OK, or 0 and the code WriteReply ends with:
+//
+//  1. a length CheckAppRespLen rejects: Code NONE, detail 0 (the command is
+//     refused; no reply);
+//  2. method byte (5) not MethodSet or MethodGet, or not req.Method:
+//     RESP_BAD_IMAGE, detail 5;
+//  3. status byte (4) not RespStatusValue or RespStatusAppError, or (Get
+//     only) RespStatusNull: RESP_BAD_IMAGE, detail 4;
+//  4. data_len (0) above RespDataMax, not 0 for a Set's RespStatusValue or a
+//     RespStatusNull, or 64 + data_len above len(appResp): RESP_BAD_IMAGE,
+//     detail 0.
+//
+// Only the header line is read.
+func ReplyLen(req ReplyRequest, appResp []byte) (int, TxResult) {
+	if CheckAppRespLen(len(appResp)) != nil {
+		return 0, TxResult{}
+	}
+	h, _ := ParseAppResp(appResp)
+	if (h.Method != MethodSet && h.Method != MethodGet) || h.Method != req.Method {
+		return 0, TxResult{CodeRespBadImage, RespMethodOffset}
+	}
+	switch h.Status {
+	case RespStatusValue, RespStatusAppError:
+	case RespStatusNull:
+		if h.Method != MethodGet {
+			return 0, TxResult{CodeRespBadImage, RespStatusOffset}
+		}
+	default:
+		return 0, TxResult{CodeRespBadImage, RespStatusOffset}
+	}
+	n := int(h.DataLen) // uint32 fits an int on every platform Go runs this harness on
+	noData := h.Status == RespStatusNull || (h.Status == RespStatusValue && h.Method == MethodSet)
+	if h.DataLen > RespDataMax || (noData && n != 0) || RespDataOffset+n > len(appResp) {
+		return 0, TxResult{CodeRespBadImage, RespDataLenOffset}
+	}
+	size := replyHeadSize + replyStopSize
+	switch {
+	case h.Status == RespStatusAppError:
+		size = replyHeadSize + excFieldsSize + appErrPrefixLen + n
+	case h.Method == MethodGet && h.Status == RespStatusValue:
+		size += fieldHeadSize + typeBinaryLen + n
+	}
+	if req.Framed {
+		size += FrameHeaderSize
+	}
+	return size, TxResult{CodeRespOK, uint32(size)}
+}
+
+// WriteReply serializes the reply to req from the App.Resp image appResp
+// into dst, whose length is the Net.Resp buffer's capacity, and returns how
+// the TxEngine ends. This is what the RTL mirrors.
+//
+// On RESP_OK it has written exactly dst[:Detail]:
+//
+//	[frame length, BE32, when req.Framed]
+//	version (BE32: VersionReply, or VersionException for RespStatusAppError)
+//	00 00 00 03, the method's name ("Set" or "Get"), seqid (BE32), then
+//	Set, RespStatusValue:  00                          (empty result struct)
+//	Get, RespStatusValue:  0B 00 00, data_len (BE32), value, 00
+//	Get, RespStatusNull:   00                          (no field 0)
+//	RespStatusAppError:    0B 00 01, 31 + data_len (BE32),
+//	                       "Internal error processing Set: " or "... Get: ",
+//	                       the error text,
+//	                       08 00 02, 00 00 00 06 (INTERNAL_ERROR), 00
+//
+// Otherwise (ReplyLen's codes, or RESP_TOO_LARGE with the length the reply
+// needs when that is above len(dst)) it writes nothing. WriteReply never
+// panics, never allocates, and reads appResp only below 64 + data_len.
+func WriteReply(dst []byte, req ReplyRequest, appResp []byte) TxResult {
+	size, res := ReplyLen(req, appResp)
+	if res.Code != CodeRespOK {
+		return res
+	}
+	if size > len(dst) {
+		return TxResult{CodeRespTooLarge, uint32(size)}
+	}
+	h, _ := ParseAppResp(appResp)
+	data := appResp[RespDataOffset : RespDataOffset+int(h.DataLen)]
+	be := binary.BigEndian
+	b := dst[:0:size]
+	if req.Framed {
+		b = be.AppendUint32(b, uint32(size-FrameHeaderSize))
+	}
+	version := uint32(VersionReply)
+	if h.Status == RespStatusAppError {
+		version = VersionException
+	}
+	b = be.AppendUint32(b, version)
+	b = be.AppendUint32(b, 3)
+	if req.Method == MethodSet {
+		b = append(b, "Set"...)
+	} else {
+		b = append(b, "Get"...)
+	}
+	b = be.AppendUint32(b, uint32(req.SeqID))
+	switch {
+	case h.Status == RespStatusAppError:
+		prefix := AppErrorPrefixGet
+		if req.Method == MethodSet {
+			prefix = AppErrorPrefixSet
+		}
+		b = append(b, typeBinary, 0, 1)
+		b = be.AppendUint32(b, uint32(len(prefix)+len(data)))
+		b = append(b, prefix...)
+		b = append(b, data...)
+		b = append(b, typeI32, 0, 2)
+		b = be.AppendUint32(b, ExcInternalError)
+	case req.Method == MethodGet && h.Status == RespStatusValue:
+		b = append(b, typeBinary, 0, 0)
+		b = be.AppendUint32(b, uint32(len(data)))
+		b = append(b, data...)
+	}
+	_ = append(b, typeStop)
+	return TxResult{CodeRespOK, uint32(size)}
+}
+
+// Reply returns the reply WriteReply serializes for req and appResp, in a
+// new slice of exactly its length, with RESP_OK; or nil and WriteReply's
+// code when it would write none (a Net.Resp buffer is never too small here).
+func Reply(req ReplyRequest, appResp []byte) ([]byte, TxResult) {
+	size, res := ReplyLen(req, appResp)
+	if res.Code != CodeRespOK {
+		return nil, res
+	}
+	out := make([]byte, size)
+	return out, WriteReply(out, req, appResp)
 }
