@@ -130,6 +130,15 @@ type rateResult struct {
 	LittleBound float64   // InFlight loads in flight / (latency + 1) cycles round trip, at most 1
 }
 
+// BytesPerCycle is the sustained rate in message bytes per cycle: the bytes
+// Big has over Small by the cycles it takes over Small (fixed costs cancel).
+func (q rateResult) BytesPerCycle() float64 {
+	if q.Big.Cycles <= q.Small.Cycles {
+		return 0
+	}
+	return float64(q.Big.Size-q.Small.Size) / float64(q.Big.Cycles-q.Small.Cycles)
+}
+
 // runRates measures the line rate of 32 KiB and 64 KiB Sets at offset 0.
 func runRates(a *tb.Accel, latencies []int) ([]rateResult, error) {
 	var out []rateResult

@@ -30,6 +30,10 @@ type options struct {
 	latency, cpu                int // a -child process: the memory latency, the CPU of its thread
 	skipBuild, harnessOnly      bool
 	child                       string // a -child process: its workload
+	width                       int    // the model's datapath width (bytes per cycle), for the report
+	timing                      string // that width's timing report (estimated Fmax), or ""
+	pareto                      string // widths for pareto.{md,svg}: WIDTH=MODEL@REPORTDIR ...
+	paretoOnly, paretoChild     bool
 }
 
 func run() error {
@@ -43,6 +47,11 @@ func run() error {
 	flag.IntVar(&o.largeN, "large-requests", 48, "requests of the large-value workload")
 	flag.BoolVar(&o.skipBuild, "skip-build", false, "skip section 5 (build and test times)")
 	flag.BoolVar(&o.harnessOnly, "harness-only", false, "run section 3 alone (Go harness vs native), for quick comparisons")
+	flag.IntVar(&o.width, "width", 16, "the model's datapath width in bytes per cycle (`make bench` passes WIDTH)")
+	flag.StringVar(&o.timing, "timing", "", "the timing report (timing.json) of the model's width: its estimated Fmax turns cycles into ns (`make bench` passes it)")
+	flag.StringVar(&o.pareto, "pareto", "", "also write pareto.{md,svg} for these widths: `WIDTH=MODEL@REPORTDIR ...` (`make bench` and `make pareto` pass every width)")
+	flag.BoolVar(&o.paretoOnly, "pareto-only", false, "write pareto.{md,svg} alone (with -pareto)")
+	flag.BoolVar(&o.paretoChild, "pareto-child", false, "internal: measure the Pareto report's workloads on -model and print them as JSON")
 	flag.StringVar(&o.child, "child", "", "internal: time one Go harness run of this workload (default or large) and print it as JSON")
 	flag.IntVar(&o.latency, "latency", 4, "with -child: the memory latency")
 	flag.IntVar(&o.cpu, "cpu", -1, "with -child: the CPU of the thread that runs the harness (-1: any)")
@@ -55,6 +64,22 @@ func run() error {
 	if o.child != "" {
 		return childMain(o, *passes, *score)
 	}
+	if o.paretoChild {
+		return paretoChildMain(o)
+	}
+	var widths []widthSpec
+	if o.pareto != "" || o.paretoOnly {
+		var err error
+		if widths, err = parseWidthSpecs(o.pareto); err != nil {
+			return err
+		}
+	}
+	if o.paretoOnly {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return err
+		}
+		return runPareto(widths, o.sweepN, o.out, describeMachine())
+	}
 	if _, err := os.Stat(o.native); err != nil {
 		return fmt.Errorf("native testbench: %w (build it with `make bench-native`)", err)
 	}
@@ -66,7 +91,14 @@ func run() error {
 		return err
 	}
 	start := time.Now()
-	r := &report{Date: start.UTC(), Machine: describeMachine()}
+	r := &report{Date: start.UTC(), Machine: describeMachine(), Out: o.out, Width: o.width}
+	if o.timing != "" {
+		c, err := readClock(o.timing)
+		if err != nil {
+			return fmt.Errorf("%w (make timing WIDTH=%d writes it)", err, o.width)
+		}
+		r.Clock = &c
+	}
 	var done func()
 	step := func(what string) func() {
 		fmt.Fprintf(os.Stderr, "bench: %s ...\n", what)
@@ -204,5 +236,8 @@ func run() error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "bench: wrote %s and %s/bench-*.svg in %s\n", path, o.out, r.Elapsed.Round(time.Second))
+	if len(widths) > 0 {
+		return runPareto(widths, o.sweepN, o.out, r.Machine)
+	}
 	return nil
 }

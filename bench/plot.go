@@ -3,12 +3,16 @@ package main
 import (
 	"fmt"
 	"image/color"
+	"os"
 	"sort"
+
+	rpt "arcalis/report"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 var mixColors = map[string]color.Color{
@@ -124,4 +128,148 @@ func plotLineRate(sums []sizeSummary, path string) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// paperColor marks the paper's figures in the Pareto plot.
+var paperColor = color.RGBA{R: 0x55, G: 0x55, B: 0x55, A: 0xff}
+
+// plotPareto draws each width as a point: (a) LUTs against requests per
+// second at the estimated Fmax (memc-small and ETC), with the paper's
+// Memcached throughput and Figure 19 LUTs as lines; (b) LUTs against the
+// estimated Fmax, with the paper's two Figure 19 designs at 280 MHz.
+func plotPareto(rows []paretoRow, path string) error {
+	xmax, kmax, fmax := 0.0, paperMemcachedKRPS[1], float64(paperFigure19MHz)
+	for _, c := range rpt.Figure19 {
+		xmax = max(xmax, float64(c.LUTs))
+	}
+	for _, r := range rows {
+		xmax = max(xmax, float64(r.Area.TotalLUTs()))
+		fmax = max(fmax, r.Clock.MHz)
+		for _, m := range paretoMixes {
+			kmax = max(kmax, r.Clock.PerSecond(r.mix(m).PerReq)/1000)
+		}
+	}
+	xmax *= 1.1
+
+	a := plot.New()
+	a.Title.Text = "(a) LUTs against requests/s at the estimated Fmax"
+	a.X.Label.Text = "LUTs (ours: whole receive path, Yosys)"
+	a.Y.Label.Text = fmt.Sprintf("kRPS (ours: memory latency %d cycles)", paretoLatency)
+	a.X.Min, a.X.Max, a.Y.Min, a.Y.Max = 0, xmax, 0, kmax*1.2
+	a.Legend.Top, a.Legend.Left = true, true
+	a.Legend.TextStyle.Font.Size = 9
+	for _, m := range paretoMixes {
+		var xys plotter.XYs
+		var names []string
+		for _, r := range rows {
+			xys = append(xys, plotter.XY{X: float64(r.Area.TotalLUTs()), Y: r.Clock.PerSecond(r.mix(m).PerReq) / 1000})
+			names = append(names, fmt.Sprintf("%d B", r.Width))
+		}
+		if err := addLine(a, "ours, "+m, xys, mixColors[m], false); err != nil {
+			return err
+		}
+		if err := addLabels(a, xys, names, mixColors[m]); err != nil {
+			return err
+		}
+	}
+	for i, k := range paperMemcachedKRPS {
+		name := ""
+		if i == 0 {
+			name = "paper: Memcached, whole service, gem5 at 1 GHz (Fig. 13)"
+		}
+		if err := addRule(a, name, plotter.XYs{{X: 0, Y: k}, {X: xmax, Y: k}}, fmt.Sprintf("%s kRPS", thousands(int(k)))); err != nil {
+			return err
+		}
+	}
+	for _, c := range rpt.Figure19 {
+		if err := addRule(a, "", plotter.XYs{{X: float64(c.LUTs), Y: 0}, {X: float64(c.LUTs), Y: kmax * 1.2}},
+			fmt.Sprintf("paper %s: %s LUTs", c.Name, thousands(c.LUTs))); err != nil {
+			return err
+		}
+	}
+
+	b := plot.New()
+	b.Title.Text = "(b) LUTs against Fmax"
+	b.X.Label.Text = "LUTs"
+	b.Y.Label.Text = "MHz"
+	b.X.Min, b.X.Max, b.Y.Min, b.Y.Max = 0, xmax, 0, fmax*1.25
+	b.Legend.Top, b.Legend.Left = true, true
+	b.Legend.TextStyle.Font.Size = 9
+	var ours plotter.XYs
+	var names []string
+	for _, r := range rows {
+		ours = append(ours, plotter.XY{X: float64(r.Area.TotalLUTs()), Y: r.Clock.MHz})
+		names = append(names, fmt.Sprintf("%d B", r.Width))
+	}
+	if err := addLine(b, "ours: estimated Fmax (Yosys netlist, static model)", ours, mixColors["memc-tiny"], false); err != nil {
+		return err
+	}
+	if err := addLabels(b, ours, names, mixColors["memc-tiny"]); err != nil {
+		return err
+	}
+	var paper plotter.XYs
+	var pnames []string
+	for _, c := range rpt.Figure19 {
+		paper = append(paper, plotter.XY{X: float64(c.LUTs), Y: paperFigure19MHz})
+		pnames = append(pnames, c.Name)
+	}
+	s, err := plotter.NewScatter(paper)
+	if err != nil {
+		return err
+	}
+	s.Color, s.Shape, s.Radius = paperColor, draw.BoxGlyph{}, vg.Points(3)
+	b.Add(s)
+	b.Legend.Add("paper: Vivado place and route at 280 MHz (Fig. 19)", s)
+	if err := addLabels(b, paper, pnames, paperColor); err != nil {
+		return err
+	}
+
+	const w, h = 12 * vg.Inch, 4.8 * vg.Inch
+	c := vgsvg.New(w, h)
+	dc := draw.New(c)
+	c.SetColor(color.White)
+	c.Fill(dc.Rectangle.Path())
+	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Points(16), PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(10)}
+	cells := plot.Align([][]*plot.Plot{{a, b}}, tiles, dc)
+	a.Draw(cells[0][0])
+	b.Draw(cells[0][1])
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// addLabels writes names beside the points xys.
+func addLabels(p *plot.Plot, xys plotter.XYs, names []string, c color.Color) error {
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: names})
+	if err != nil {
+		return err
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].Font.Size = 9
+		l.TextStyle[i].Color = c
+	}
+	l.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(3)}
+	p.Add(l)
+	return nil
+}
+
+// addRule draws a dashed grey line of the paper's, in the legend under
+// name when it has one, with text at its end.
+func addRule(p *plot.Plot, name string, xys plotter.XYs, text string) error {
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return err
+	}
+	l.Color, l.Dashes = paperColor, []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(l)
+	if name != "" {
+		p.Legend.Add(name, l)
+	}
+	return addLabels(p, xys[1:], []string{text}, paperColor)
 }

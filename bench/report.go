@@ -19,6 +19,9 @@ type namedSplit struct {
 type report struct {
 	Date       time.Time
 	Machine    string
+	Out        string // the directory the report is written to (for links)
+	Width      int    // the model's datapath width, bytes per cycle
+	Clock      *clock // that width's estimated Fmax; nil: no nanoseconds
 	Elapsed    time.Duration
 	Build      *buildCost
 	Decode     map[string]goBench
@@ -126,6 +129,7 @@ func (r *report) markdown() string {
 	p("# Benchmarks\n\n")
 	p("Written by `make bench` (`go run ./bench`) on %s UTC in %s.\n\n", r.Date.Format("2006-01-02 15:04"), r.Elapsed.Round(time.Second))
 	p("Machine: %s.\n\n", r.Machine)
+	r.clockNote(p)
 	p("The machine is shared and noisy: every comparison below is a ratio of measurements taken\n" +
 		"side by side in this run (interleaved repetitions, medians), never a number from another run.\n\n")
 
@@ -140,11 +144,27 @@ func (r *report) markdown() string {
 
 type printer func(format string, args ...any)
 
+// clockNote says which clock the report's nanoseconds are at.
+func (r *report) clockNote(p printer) {
+	if r.Clock == nil {
+		p("Datapath width %d bytes per cycle. No timing report was given (`-timing`), so the times are\n"+
+			"in cycles only.\n\n", r.Width)
+		return
+	}
+	c := r.Clock
+	md := linkTo(r.Out, strings.TrimSuffix(c.Path, ".json")+".md")
+	p("Datapath width %d bytes per cycle. **Nanoseconds are cycles at this width's estimated Fmax,\n"+
+		"%.1f MHz** (%.3f ns per cycle), read from %s ([%s](%s), written %s on %s): a static timing\n"+
+		"estimate of the Yosys netlist of the same width, not a place-and-route result, so every ns\n"+
+		"below is an estimate too. Every width side by side, with the paper's figures:\n"+
+		"[pareto.md](pareto.md).\n\n", r.Width, c.MHz, c.NS(1), c.Path, md, md, c.Date, c.Host)
+}
+
 // targets lists the issue's targets and whether this run met them.
 func (r *report) targets() [][3]string {
 	var rows [][3]string
 	rows = append(rows, [3]string{"memc-tiny Set done within 16 cycles of its command, zero latency",
-		fmt.Sprintf("%d..%d cycles over the 64 start offsets", r.Tiny.Min, r.Tiny.Max), passFail(r.Tiny.Max <= 16)})
+		fmt.Sprintf("%d..%d cycles over the 64 start offsets%s", r.Tiny.Min, r.Tiny.Max, r.nsSpan(r.Tiny.Min, r.Tiny.Max)), passFail(r.Tiny.Max <= 16)})
 	worst, at := -1<<30, 0
 	for _, s := range r.Sizes {
 		if s.WorstOver > worst {
@@ -186,6 +206,14 @@ func (r *report) targets() [][3]string {
 	return rows
 }
 
+// nsSpan is " (a..b ns at the estimated Fmax)", or "" without a clock.
+func (r *report) nsSpan(lo, hi int) string {
+	if r.Clock == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (%.0f..%.0f ns at the estimated Fmax)", r.Clock.NS(float64(lo)), r.Clock.NS(float64(hi)))
+}
+
 func (r *report) summary(p printer) {
 	p("## Targets\n\n| target (issue 5) | this run | |\n|---|---|---|\n")
 	for _, row := range r.targets() {
@@ -220,18 +248,38 @@ func (r *report) lineRate(p printer) {
 		"overlap, so for large messages the cycles approach the *streaming* bound max(touched, written) + %d,\n"+
 		"well below the issue's sum; both are shown.\n\n", PipelineDepth)
 	p("![cycles against size](bench-linerate.svg)\n\n")
-	p("| size (B) | lines touched | lines written | bound | cycles (min..max over offsets) | worst - bound | worst - streaming bound |\n|---:|---:|---:|---:|---:|---:|---:|\n")
+	nsCol, nsSep := "", ""
+	if r.Clock != nil {
+		nsCol, nsSep = " ns at the estimated Fmax (min..max) |", "---:|"
+	}
+	p("| size (B) | lines touched | lines written | bound | cycles (min..max over offsets) |%s worst - bound | worst - streaming bound |\n|---:|---:|---:|---:|---:|%s---:|---:|\n", nsCol, nsSep)
 	for _, s := range r.Sizes {
-		p("| %d | %d | %d | %d | %d..%d | %+d | %+d |\n", s.Size, s.Touched, s.Written, s.Touched+s.Written+PipelineDepth,
-			s.MinCycles, s.MaxCycles, s.WorstOver, s.WorstOverStream)
+		ns := ""
+		if r.Clock != nil {
+			ns = fmt.Sprintf(" %.0f..%.0f |", r.Clock.NS(float64(s.MinCycles)), r.Clock.NS(float64(s.MaxCycles)))
+		}
+		p("| %d | %d | %d | %d | %d..%d |%s %+d | %+d |\n", s.Size, s.Touched, s.Written, s.Touched+s.Written+PipelineDepth,
+			s.MinCycles, s.MaxCycles, ns, s.WorstOver, s.WorstOverStream)
 	}
 	p("\n(lines touched and written at the offset where cycles - bound is largest.)\n\n")
 	p("**Sustained rate.** Lines per cycle between a 32 KiB and a 64 KiB Set at offset 0 (marginal:\n"+
 		"fixed costs cancel) and overall for the 64 KiB Set. With %d loads in flight and an answer\n"+
 		"latency+1 cycles after its request, Little's law caps the rate at %d/(latency+1).\n\n", InFlight, InFlight)
-	p("| memory latency | 64 KiB Set cycles | marginal lines/cycle | overall lines/cycle | %d/(latency+1) |\n|---:|---:|---:|---:|---:|\n", InFlight)
+	gbCol, gbSep := "", ""
+	if r.Clock != nil {
+		gbCol, gbSep = " GB/s at the estimated Fmax |", "---:|"
+	}
+	p("| memory latency | 64 KiB Set cycles | marginal lines/cycle | overall lines/cycle | %d/(latency+1) | marginal bytes/cycle |%s\n|---:|---:|---:|---:|---:|---:|%s\n", InFlight, gbCol, gbSep)
 	for _, q := range r.Rates {
-		p("| %d | %d | %.3f | %.3f | %.3f |\n", q.Latency, q.Big.Cycles, q.Marginal, q.Overall, q.LittleBound)
+		gb := ""
+		if r.Clock != nil {
+			gb = fmt.Sprintf(" %.2f |", r.Clock.GBPerSec(q.BytesPerCycle()))
+		}
+		p("| %d | %d | %.3f | %.3f | %.3f | %.2f |%s\n", q.Latency, q.Big.Cycles, q.Marginal, q.Overall, q.LittleBound, q.BytesPerCycle(), gb)
+	}
+	if r.Clock != nil {
+		p("\nMarginal bytes/cycle are the message bytes the 64 KiB Set has over the 32 KiB one by the cycles it\n" +
+			"takes over it; GB/s (10^9 bytes) is that measured rate times the estimated Fmax, not the nominal width.\n")
 	}
 	p("\nA load slot and a store credit each turn around in latency+1 cycles (an answer arriving in a\n"+
 		"cycle frees its slot for that cycle's request), so the rate stays at one line per cycle up to\n"+
@@ -296,6 +344,41 @@ func (r *report) sweepSection(p printer) {
 		"almost all latency. The paper sweeps the core-to-accelerator (command) interconnect; the\n" +
 		"harness's UC accesses are answered in one cycle by the ABI, so the sweep applies the latency to\n" +
 		"the accelerator's memory port.\n\n")
+	r.sweepNS(p)
+}
+
+// sweepNS is the sweep's table again in nanoseconds per request at the
+// estimated Fmax (the memory latency stays in cycles).
+func (r *report) sweepNS(p printer) {
+	if r.Clock == nil {
+		return
+	}
+	p("The sweep's cycles per request in **nanoseconds at the estimated Fmax** (%.1f MHz; the memory latency\n"+
+		"stays in engine cycles, %.1f ns each):\n\n| mix | in flight |", r.Clock.MHz, r.Clock.NS(1))
+	for _, l := range sweepLatencies {
+		p(" %d |", l)
+	}
+	p("\n|---|---|")
+	for range sweepLatencies {
+		p("---:|")
+	}
+	p("\n")
+	for _, mix := range []string{"memc-tiny", "memc-small", "etc"} {
+		for _, inflight := range []int{0, 1} {
+			name := fmt.Sprint(InFlight)
+			if inflight == 1 {
+				name = "1"
+			}
+			p("| %s | %s |", mix, name)
+			for _, q := range r.Sweep {
+				if q.Mix == mix && q.InFlight == inflight {
+					p(" %.0f |", r.Clock.NS(q.PerReq))
+				}
+			}
+			p("\n")
+		}
+	}
+	p("\n")
 }
 
 func (r *report) harnessSection(p printer) {

@@ -11,6 +11,10 @@ import (
 // engine cycles (1 GHz: 5 ns .. 900 ns, the paper's range).
 var sweepLatencies = []int{5, 10, 20, 50, 100, 200, 300, 500, 700, 900}
 
+// sweepSeed is the seed of every mix's requests: the sweep and the Pareto
+// report's per-width runs use the same requests.
+const sweepSeed = 15
+
 // sweepPoint is the mean end-to-end cost of one mix at one latency.
 type sweepPoint struct {
 	Mix        string
@@ -30,47 +34,59 @@ type sweepPoint struct {
 func runSweep(a *tb.Accel, n int) ([]sweepPoint, error) {
 	var out []sweepPoint
 	for _, mix := range workload.Mixes {
-		reqs, err := mix.Generate(n, 15)
+		reqs, err := mix.Generate(n, sweepSeed)
 		if err != nil {
 			return nil, err
 		}
 		for _, inflight := range []int{0, 1} {
 			for _, lat := range sweepLatencies {
-				if err := a.Mem.SetConfig(tb.MemConfig{Latency: lat, Seed: 1, MaxInFlight: inflight}); err != nil {
+				p, err := runMix(a, mix.Name, reqs, lat, inflight)
+				if err != nil {
 					return nil, err
-				}
-				p := sweepPoint{Mix: mix.Name, InFlight: inflight, Latency: lat, Requests: len(reqs)}
-				var setCycles, getCycles uint64
-				for i, r := range reqs {
-					c0 := a.Cycle()
-					run := a.RunVector(i, mix.Name, r.Msg, tb.RunOptions{Offset: r.Offset})
-					if run.Err != nil {
-						return nil, fmt.Errorf("sweep %s latency %d: request %d: %w", mix.Name, lat, i, run.Err)
-					}
-					if !run.OK() {
-						p.Mismatches++
-					}
-					c := a.Cycle() - c0
-					if r.Set {
-						setCycles += c
-						p.Sets++
-					} else {
-						getCycles += c
-					}
-				}
-				p.PerReq = float64(setCycles+getCycles) / float64(len(reqs))
-				if p.Sets > 0 {
-					p.PerSet = float64(setCycles) / float64(p.Sets)
-				}
-				if gets := len(reqs) - p.Sets; gets > 0 {
-					p.PerGet = float64(getCycles) / float64(gets)
-				}
-				if p.Mismatches > 0 {
-					return nil, fmt.Errorf("sweep %s latency %d: %d requests disagree with the reference", mix.Name, lat, p.Mismatches)
 				}
 				out = append(out, p)
 			}
 		}
 	}
 	return out, nil
+}
+
+// runMix runs reqs one after another at memory latency lat with at most
+// inflight loads and stores in flight (0: the RTL's own limit) and returns
+// the mean cycles per request; any disagreement with the reference is an
+// error.
+func runMix(a *tb.Accel, name string, reqs []workload.Request, lat, inflight int) (sweepPoint, error) {
+	if err := a.Mem.SetConfig(tb.MemConfig{Latency: lat, Seed: 1, MaxInFlight: inflight}); err != nil {
+		return sweepPoint{}, err
+	}
+	p := sweepPoint{Mix: name, InFlight: inflight, Latency: lat, Requests: len(reqs)}
+	var setCycles, getCycles uint64
+	for i, r := range reqs {
+		c0 := a.Cycle()
+		run := a.RunVector(i, name, r.Msg, tb.RunOptions{Offset: r.Offset})
+		if run.Err != nil {
+			return p, fmt.Errorf("sweep %s latency %d: request %d: %w", name, lat, i, run.Err)
+		}
+		if !run.OK() {
+			p.Mismatches++
+		}
+		c := a.Cycle() - c0
+		if r.Set {
+			setCycles += c
+			p.Sets++
+		} else {
+			getCycles += c
+		}
+	}
+	p.PerReq = float64(setCycles+getCycles) / float64(len(reqs))
+	if p.Sets > 0 {
+		p.PerSet = float64(setCycles) / float64(p.Sets)
+	}
+	if gets := len(reqs) - p.Sets; gets > 0 {
+		p.PerGet = float64(getCycles) / float64(gets)
+	}
+	if p.Mismatches > 0 {
+		return p, fmt.Errorf("sweep %s latency %d: %d requests disagree with the reference", name, lat, p.Mismatches)
+	}
+	return p, nil
 }
