@@ -98,11 +98,11 @@ func ReplyLen(req ReplyRequest, appResp []byte) (int, TxResult) {
 	default:
 		return 0, TxResult{CodeRespBadImage, RespStatusOffset}
 	}
-	n := int(h.DataLen) // uint32 fits an int on every platform Go runs this harness on
 	noData := h.Status == RespStatusNull || (h.Status == RespStatusValue && h.Method == MethodSet)
-	if h.DataLen > RespDataMax || (noData && n != 0) || RespDataOffset+n > len(appResp) {
+	if h.DataLen > RespDataMax || (noData && h.DataLen != 0) || RespDataOffset+int(h.DataLen) > len(appResp) {
 		return 0, TxResult{CodeRespBadImage, RespDataLenOffset}
 	}
+	n := int(h.DataLen)
 	size := replyHeadSize + replyStopSize
 	switch {
 	case h.Status == RespStatusAppError:
