@@ -69,10 +69,9 @@ module recv_set
 
   fstate_e         state_q;
   operands_t       ops_q;              // operand registers
-  logic [LenW-1:0] item_q, item1_q;    // offset of the field header (p), and p + 1
+  logic [LenW-1:0] item_q;             // offset of the field header (p)
   logic [LenW-1:0] lenpos_q;           // offset of the binary length word (p + 3)
-  logic [7:0]      type_q;             // the field header read
-  logic [15:0]     id_q;
+  logic [LenW-1:0] remm4_q;            // at a length read: rem - 4, what the message has after it
   logic [63:0]     val_q;              // the value or length read, big-endian from the top
   logic            err0_q, err_q;      // faulty type byte; any other faulty byte read
   logic            rem3_q, rem19_q;
@@ -94,34 +93,27 @@ module recv_set
     .u64_o   (x_u64)
   );
 
-  logic       type_valid, type_nested, type_binary, type_uuid, field_known;
+  // Looked up on the header as it is read, registered with it.
+  logic       type_valid, type_nested, type_binary, type_uuid;
   logic [3:0] type_size;
-  ttype_e     field_type;
+  logic [5:1] slot;
 
   schema_table u_schema_table (
-    .type_i        (type_q),
-    .id_i          (id_q),
+    .type_i        (x_type),
+    .id_i          (x_id),
     .type_valid_o  (type_valid),
     .type_nested_o (type_nested),
     .type_binary_o (type_binary),
     .type_uuid_o   (type_uuid),
     .type_size_o   (type_size),
-    .field_known_o (field_known),
-    .field_type_o  (field_type)
+    .slot_o        (slot)
   );
 
-  logic       match;                   // comparator: (id, type) is what the schema says
-  logic       known_q;
-  ttype_e     ftype_q;
-  logic [2:0] idn_q;                   // a known id is 1..5
-  assign match = known_q && (type_q == ftype_q);
-
-  // Registered in the wait cycle of a field header.
   logic       valid_q, nested_q, binary_q, uuid_q, stop_q;
   logic [3:0] size_q;                  // one-hot fixed size: 1, 2, 4, 8
   logic       is_req_id_q, is_key_q, is_value_q, is_flags_q, is_exptime_q;
   // Registered in the wait cycle of a binary length.
-  logic       neg_q, hi_q, past_q, key_long_q, value_long_q, empty_q;
+  logic       neg_q, hi_q, past_q, key_long_q, value_long_q, empty_q, le2w_q;
   localparam int unsigned WidthW = $clog2(Width);
   localparam int unsigned KeyW   = $clog2(KeyMax);   // n > KeyMax as a bit test
   if ((1 << KeyW) != KeyMax) begin : g_check_key
@@ -130,24 +122,30 @@ module recv_set
   logic       gtw_q;                   // the field's count is above Width (more than its tail)
 
   // ---- Read steps ----
-  // A read fires only once its state has lasted a cycle (not entered_q),
-  // by when its amount (amt_o) is a register of that state's.
-  logic    rd_fire, rd_go, short, entered_q;
+  // A read state's first cycle registers whether the read can go (go_q) or
+  // the message is too short for it (short_q); the read fires the cycle
+  // after, from that register alone. Nothing moves while a read waits, so
+  // what was ready stays ready.
+  logic       rd_go, short_now, in_read;
+  logic       go_q, short_q;
   logic [3:0] amt_q;
+  logic       lenrd_q;                 // the read is a binary length's
+  logic [4:0] kmask_q;                 // the bytes a read's fault bits count (bit 4: bytes 4..7)
   logic       fired_q, rd_fired_q;
   always_comb begin
+    in_read = 1'b1;
     unique case (state_q)
-      FHdrA:   begin rd_go = ready_hdr_i;              short = short_i[1];              end
-      FValA:   begin rd_go = |(size_q & ready_i);      short = |(size_q & short_i);     end
-      FLenA:   begin rd_go = ready_i[3];               short = short_i[3];              end
-      default: begin rd_go = 1'b0;                     short = 1'b0;                    end
+      FHdrA:   begin rd_go = ready_hdr_i;              short_now = short_i[1];          end
+      FValA:   begin rd_go = |(size_q & ready_i);      short_now = |(size_q & short_i); end
+      FLenA:   begin rd_go = ready_i[3];               short_now = short_i[3];          end
+      default: begin rd_go = 1'b0; short_now = 1'b0; in_read = 1'b0;                    end
     endcase
-    rd_fire = rd_go && !entered_q;
   end
 
   // ---- Data and skip: Width-byte chunks, then the field's tail ----
   logic [LenW-1:0] count_q;            // bytes left in the field
   logic            le1_q, le2_q;       // count_q <= Width, <= 2 Width
+  logic            le3, hz_q;          // count_q <= 3 Width; last cycle's count_q < 8 Width
   logic            copy_q;             // key or value: the chunks go to App.Recv
   logic            armed_q;            // the tail's fit is known
   logic            summed_q;           // ... its end is
@@ -163,8 +161,8 @@ module recv_set
   // worked out a cycle ahead, for both cases (a chunk goes now, or none),
   // from registers only.
   logic bulk_ok_q, tail_ok_q, bulk_mode_q;     // bulk_mode_q: in FBulk with le1_q clear
-  assign bulk_fire = bulk_ok_q && !dead_q;
-  assign tail_fire = tail_ok_q && !dead_q;
+  assign bulk_fire = bulk_ok_q;       // (cleared with dead_q's next value)
+  assign tail_fire = tail_ok_q;
   assign chunk     = bulk_fire || tail_fire;
 
   // Offsets and lanes as constant-table lookups (no adders).
@@ -217,6 +215,12 @@ module recv_set
       FValA:   amt_q <= size_q;                 // one-hot 1, 2, 4, 8 is the number
       default: amt_q <= 4'd4;
     endcase
+    lenrd_q <= state_q == FLenA;
+    unique case (state_q)
+      FHdrA:   kmask_q <= 5'h06;
+      FLenA:   kmask_q <= 5'h0F;
+      default: kmask_q <= {size_q[3], {2{size_q[3] | size_q[2]}}, ~size_q[0], 1'b1};
+    endcase
   end
   assign amt_o       = {3'b0, amt_q};
   assign fired_o     = fired_q;
@@ -226,50 +230,86 @@ module recv_set
   assign tail_amt_o  = count_q[6:0];
 
   // ---- Chunks: consumed at the head, their bytes in the window next cycle ----
-  logic            c_valid_q, c_data_q, c_last_q;
+  logic            c_data_q, c_last_q;
   logic [LenW-1:0] c_dst_q;
-  logic [Width-1:0] c_mask, c_mask_q;   // the chunk's bytes, a register from its step
+  logic [Width-1:0] c_mask, c_mask_q;  // the chunk's bytes, a register from its step (0: no chunk)
   logic            c_fault, cf_q;      // a byte came from a faulty line (cf_q: last cycle's)
   always_comb begin
     for (int unsigned i = 0; i < Width; i++) c_mask[i] = 7'(i) < (le1_q ? count_q[6:0] : 7'(Width));
   end
-  assign c_fault = c_valid_q && |(win_err_i & c_mask_q);
+  assign c_fault = |(win_err_i & c_mask_q);
 
-  // ---- The sequence ----
-  // count_q and dst_q: loaded at a field's start, stepped by Width with
-  // each bulk chunk, both through one adder whose inputs make the choice.
-  logic            hdr_bad, len_bad, cnt_load, cnt_step, dst_load;
-  logic [LenW-1:0] cnt_new;
-  always_comb begin
-    hdr_bad  = err0_q || stop_q || !rem3_q || err_q || !valid_q || nested_q || (uuid_q && !rem19_q);
-    len_bad  = err_q || neg_q || hi_q || past_q || (is_key_q && key_long_q) || (is_value_q && value_long_q);
-    // Loaded whatever the checks say: after a failed one they are not read.
-    cnt_load = (state_q == FHdrB && uuid_q) || (state_q == FLenB);
-    cnt_new  = (state_q == FHdrB) ? LenW'(16) : val_q[32 +: LenW];
-    dst_load = state_q == FLenB && (is_key_q || is_value_q);
-    cnt_step = bulk_fire;
-  end
-  // Each read step's next state: its wait cycle, then its check cycle.
-  fstate_e succ;
-  always_comb begin
+  // ---- Checks ----
+  // A read step's check cycle acts on a verdict its wait cycle registered:
+  // chk_q marks the check cycle; fail_q, fres_q and the offset (fpos_q:
+  // the head's position, else foff_q) say how it ends a failing request;
+  // nstate_q and nent_q where a passing one goes, ld_q which operand it
+  // sets. The verdicts are priority encodings of registers.
+  logic            chk_q, fail_q, fpos_q;
+  result_e         fres_q;
+  logic [LenW-1:0] foff_q;
+  fstate_e         nstate_q;
+  logic [5:1]      ld_q;               // operand slot k is set by this check
+  logic            cntld_q;            // count_q loads at this check ...
+  logic [LenW-1:0] cntnew_q;           // ... with this: a length, or a UUID's 16
+  logic            dstld_q;            // the field's region starts at this check
+  logic            lenchk_q, hdrchk_q; // the check is a binary length's, a header's
+
+  always_ff @(posedge clk_i) begin
+    chk_q    <= !start_i && (state_q == FHdrW || state_q == FValW || state_q == FLenC);
+    hdrchk_q <= state_q == FHdrW;
+    lenchk_q <= state_q == FLenC;
+    cntld_q  <= !start_i && ((state_q == FHdrW && uuid_q) || state_q == FLenC);
+    cntnew_q <= (state_q == FHdrW) ? LenW'(16) : val_q[32 +: LenW];
+    dstld_q  <= state_q == FLenC && (is_key_q || is_value_q);
     unique case (state_q)
-      FHdrA:   succ = FHdrW;
-      FHdrW:   succ = FHdrB;
-      FValA:   succ = FValW;
-      FValW:   succ = FValB;
-      FLenA:   succ = FLenW;
-      FLenW:   succ = FLenC;
-      default: succ = FLenB;
+      FHdrW: begin
+        fail_q   <= err0_q || stop_q || !rem3_q || err_q || !valid_q || nested_q || (uuid_q && !rem19_q);
+        fpos_q   <= 1'b0;
+        foff_q   <= item_q + LenW'(stop_q);          // T_STOP ends the request after its byte
+        if (err0_q)        fres_q <= ResLoadFault;
+        else if (stop_q)   fres_q <= ResOk;
+        else if (!rem3_q)  fres_q <= ResTruncated;
+        else if (err_q)    fres_q <= ResLoadFault;
+        else if (!valid_q) fres_q <= ResBadType;
+        else if (nested_q) fres_q <= ResNestedUnsupported;
+        else begin         fres_q <= ResTruncated; fpos_q <= 1'b1; end
+        nstate_q <= uuid_q ? FCnt : binary_q ? FLenA : FValA;
+        ld_q     <= '0;
+      end
+      FLenC: begin
+        fail_q   <= err_q || neg_q || hi_q || past_q || (is_key_q && key_long_q) || (is_value_q && value_long_q);
+        fpos_q   <= 1'b0;
+        foff_q   <= lenpos_q;
+        if (err_q)                 fres_q <= ResLoadFault;
+        else if (neg_q)            fres_q <= ResBadLength;
+        else if (hi_q || past_q) begin fres_q <= ResTruncated; fpos_q <= 1'b1; end
+        else if (is_key_q)         fres_q <= ResKeyTooLong;
+        else                       fres_q <= ResValueTooLong;
+        nstate_q <= empty_q ? FHdrA : FCnt;
+        ld_q     <= {2'b0, is_value_q, is_key_q, 1'b0} & {5{!(err_q || neg_q || hi_q || past_q ||
+                    (is_key_q && key_long_q) || (is_value_q && value_long_q))}};
+      end
+      default: begin                                 // FValW
+        fail_q   <= err_q;
+        fpos_q   <= 1'b0;
+        foff_q   <= offset_q;
+        fres_q   <= ResLoadFault;
+        nstate_q <= FHdrA;
+        ld_q     <= {is_exptime_q, is_flags_q, 2'b0, is_req_id_q} & {5{!err_q}};
+      end
     endcase
   end
 
+  // ---- The sequence ----
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q  <= FIdle;
       ops_q    <= '0;
       done_q   <= 1'b0;
       dead_q   <= 1'b1;
-      entered_q <= 1'b0;
+      go_q     <= 1'b0;
+      short_q  <= 1'b0;
       fired_q   <= 1'b0;
       rd_fired_q <= 1'b0;
       result_q <= ResNone;
@@ -280,88 +320,43 @@ module recv_set
       tail_ok_q   <= 1'b0;
       bulk_mode_q <= 1'b0;
     end else begin
-      done_q    <= 1'b0;
-      entered_q <= 1'b0;
-      fired_q   <= rd_fire || chunk;
-      rd_fired_q <= rd_fire;
-      if (short) begin
-        done_q   <= 1'b1;
-        result_q <= ResTruncated;
-        offset_q <= pos_i;
-        state_q  <= FIdle;
-      end else if (rd_fire) begin
-        state_q <= succ;                         // the wait cycle
-      end
+      done_q     <= 1'b0;
+      go_q       <= !start_i && in_read && !go_q && !short_q && rd_go;
+      short_q    <= !start_i && in_read && !go_q && !short_q && short_now;
+      fired_q    <= go_q || chunk;
+      rd_fired_q <= go_q;
 
       unique case (state_q)
-        FHdrW, FValW, FLenW, FLenC: state_q <= succ;
-        FTailW: begin
-          state_q   <= FHdrA;
-          entered_q <= 1'b1;
-        end
-
-        FHdrB: begin
-          state_q   <= binary_q ? FLenA : FValA;
-          entered_q <= 1'b1;
-          if (hdr_bad) begin
+        FHdrA, FValA, FLenA: begin
+          if (short_q) begin
             done_q   <= 1'b1;
+            result_q <= ResTruncated;
+            offset_q <= pos_i;
             state_q  <= FIdle;
-            offset_q <= item_q;
-            if (err0_q)                  result_q <= ResLoadFault;
-            else if (stop_q) begin       result_q <= ResOk; offset_q <= item1_q; end   // T_STOP
-            else if (!rem3_q)            result_q <= ResTruncated;
-            else if (err_q)              result_q <= ResLoadFault;
-            else if (!valid_q)           result_q <= ResBadType;
-            else if (nested_q)           result_q <= ResNestedUnsupported;
-            else begin                   result_q <= ResTruncated; offset_q <= pos_i; end
-          end else if (uuid_q) begin
-            state_q <= FCnt;
+          end else if (go_q) begin
+            state_q <= (state_q == FHdrA) ? FHdrW : (state_q == FValA) ? FValW : FLenW;
           end
         end
+        FHdrW:  state_q <= FHdrB;
+        FValW:  state_q <= FValB;
+        FLenW:  state_q <= FLenC;
+        FLenC:  state_q <= FLenB;
+        FTailW: state_q <= FHdrA;
 
-        FValB: begin
-          if (err_q) begin
-            done_q   <= 1'b1;
-            result_q <= ResLoadFault;
-            state_q  <= FIdle;
-          end else begin
-            // A scalar's value is its first size bytes, big-endian.
-            if (is_req_id_q)  begin ops_q.req_id  <= val_q;        ops_q.present[0] <= 1'b1; end
-            if (is_flags_q)   begin ops_q.flags   <= val_q[63:32]; ops_q.present[3] <= 1'b1; end
-            if (is_exptime_q) begin ops_q.exptime <= val_q[63:32]; ops_q.present[4] <= 1'b1; end
-            state_q   <= FHdrA;
-            entered_q <= 1'b1;
-          end
-        end
-
-        FLenB: begin
-          if (len_bad) begin
+        FHdrB, FValB, FLenB: begin
+          if (fail_q) begin
             done_q   <= 1'b1;
             state_q  <= FIdle;
-            offset_q <= lenpos_q;
-            if (err_q)        result_q <= ResLoadFault;
-            else if (neg_q)   result_q <= ResBadLength;
-            else if (hi_q || past_q) begin result_q <= ResTruncated; offset_q <= pos_i; end
-            else if (is_key_q) result_q <= ResKeyTooLong;
-            else              result_q <= ResValueTooLong;
+            result_q <= fres_q;
+            offset_q <= fpos_q ? pos_i : foff_q;
           end else begin
-
-            if (is_key_q) begin
-              ops_q.key_len    <= val_q[63:32];
-              ops_q.present[1] <= 1'b1;
-            end
-            if (is_value_q) begin
-              ops_q.value_len  <= val_q[63:32];
-              ops_q.present[2] <= 1'b1;
-            end
-            state_q   <= empty_q ? FHdrA : FCnt;
-            entered_q <= empty_q;
+            state_q  <= nstate_q;
           end
         end
 
         FCnt: begin
-          le1_q   <= count_q <= LenW'(Width);
-          le2_q   <= count_q <= LenW'(2 * Width);
+          le1_q    <= !gtw_q;
+          le2_q    <= le2w_q;
           armed_q  <= 1'b0;
           summed_q <= 1'b0;
           state_q  <= FBulk;
@@ -370,7 +365,7 @@ module recv_set
         FBulk: begin
           if (bulk_fire) begin
             le1_q   <= le2_q;
-            le2_q   <= count_q <= LenW'(3 * Width);
+            le2_q   <= le3;
           end
           // The tail: where it ends is worked out once the head stands still
           // (the sum one cycle, its compares the next).
@@ -392,84 +387,99 @@ module recv_set
         default: ;
       endcase
 
+      if (chk_q) begin
+        // The operand registers (a scalar's value is its first size bytes,
+        // big-endian; a binary field's is its length).
+        if (ld_q[1]) begin ops_q.req_id    <= val_q;        ops_q.present[0] <= 1'b1; end
+        if (ld_q[2]) begin ops_q.key_len   <= val_q[63:32]; ops_q.present[1] <= 1'b1; end
+        if (ld_q[3]) begin ops_q.value_len <= val_q[63:32]; ops_q.present[2] <= 1'b1; end
+        if (ld_q[4]) begin ops_q.flags     <= val_q[63:32]; ops_q.present[3] <= 1'b1; end
+        if (ld_q[5]) begin ops_q.exptime   <= val_q[63:32]; ops_q.present[4] <= 1'b1; end
+      end
+
       // A chunk read from a faulty line ends the request, whatever the state.
       if (cf_q && !dead_q) begin
         done_q   <= 1'b1;
         result_q <= ResLoadFault;
       end
-      // count and dst: a load or a Width step, both through one adder
-      // (the choice is made at its inputs, so no mux follows the chain).
-      if (cnt_load || cnt_step) count_q <= (cnt_load ? cnt_new : count_q) - (cnt_load ? '0 : LenW'(Width));
-      // dst_q counts from 0 in its region: a reset, not a load, at a field's start.
-      if (dst_load) dst_q <= '0;
-      else if (cnt_step) dst_q <= dst_q + LenW'(Width);
-      if (dst_load) region_q <= is_value_q;
-      // Whether a field's chunks go to App.Recv: set with every binary length
-      // and UUID (read only if the field goes on).
-      if (state_q == FLenB) copy_q <= is_key_q || is_value_q;
-      if (state_q == FHdrB) copy_q <= 1'b0;
-      region_lo_q <= {1'b0, app_base_lo_i} + (region_q ? (LinesW+1)'(ValueOffset / 64) : (LinesW+1)'(KeyOffset / 64));
       dead_q    <= start_i ? 1'b0 : (dead_q || done_q);
-      bulk_ok_q <= !start_i && bulk_ok_d;
-      tail_ok_q <= !start_i && tail_ok_d;
+      bulk_ok_q <= !start_i && !dead_q && !done_q && bulk_ok_d;
+      tail_ok_q <= !start_i && !dead_q && !done_q && tail_ok_d;
       if (state_q == FCnt) bulk_mode_q <= gtw_q;
       if (bulk_fire && le2_q) bulk_mode_q <= 1'b0;
       if (start_i) bulk_mode_q <= 1'b0;
       if (clear_i) ops_q <= '0;
-      if (start_i) begin
-        state_q   <= FHdrA;
-        entered_q <= 1'b1;
-      end
+      if (start_i) state_q <= FHdrA;
     end
   end
 
-  // What a read step took, and the checks on it (ready by its check cycle).
-  logic [7:0] kmask;
-  assign kmask = (state_q == FHdrA) ? 8'h06 : (state_q == FLenA) ? 8'h0F :
-                 {{4{size_q[3]}}, {2{size_q[3] | size_q[2]}}, ~size_q[0], 1'b1};
+  // count and dst: a load or a Width step, both through one adder
+  // (the choice is made at its inputs, so no mux follows the chain).
+  // Loaded whatever the check says: after a failed one they are not read.
   always_ff @(posedge clk_i) begin
-    if (rd_fire) begin
+    if (cntld_q || bulk_fire)
+      count_q <= (cntld_q ? cntnew_q : count_q) - (cntld_q ? '0 : LenW'(Width));
+    // dst_q counts from 0 in its region: a reset, not a load, at a field's start.
+    if (chk_q && dstld_q) dst_q <= '0;
+    else if (bulk_fire) dst_q <= dst_q + LenW'(Width);
+    if (chk_q && dstld_q) region_q <= is_value_q;
+    // Whether a field's chunks go to App.Recv: set with every binary length
+    // and UUID (read only if the field goes on).
+    if (chk_q && lenchk_q) copy_q <= is_key_q || is_value_q;
+    if (chk_q && hdrchk_q) copy_q <= 1'b0;
+    region_lo_q <= {1'b0, app_base_lo_i} + (region_q ? (LinesW+1)'(ValueOffset / 64) : (LinesW+1)'(KeyOffset / 64));
+    hz_q <= count_q[LenW-1:WidthW+3] == '0;
+  end
+  // count <= 3 Width with its high bits from last cycle's count: that was
+  // at most Width more, and under 8 Width it leaves the low bits exact
+  // (read only in FBulk, a cycle or more after the load).
+  assign le3 = hz_q && (count_q[WidthW+2:0] <= (WidthW+3)'(3 * Width));
+
+  // What a read step took (the cycle it fires), and the checks on it (ready
+  // by its check cycle).
+  always_ff @(posedge clk_i) begin
+    if (go_q) begin
       err0_q <= win_err_i[0];
-      err_q  <= |(win_err_i[7:0] & kmask);
-      val_q  <= (state_q == FLenA) ? {x_u32, 32'b0} : x_u64;
+      err_q  <= |(win_err_i[7:0] & {{3{kmask_q[4]}}, kmask_q});
+      val_q  <= lenrd_q ? {x_u32, 32'b0} : x_u64;
     end
-    if (rd_fire && state_q == FHdrA) begin
-      item_q  <= pos_i;
-      type_q  <= x_type;
-      id_q    <= x_id;
-      rem3_q  <= rem3_i;
-      rem19_q <= rem19_i;
+    if (state_q == FHdrA) begin
+      // Every cycle of the header read: the last one is the cycle it fires.
+      item_q       <= pos_i;
+      rem3_q       <= rem3_i;
+      rem19_q      <= rem19_i;
+      stop_q       <= x_type == TStop;
+      valid_q      <= type_valid;
+      nested_q     <= type_nested;
+      binary_q     <= type_binary;
+      uuid_q       <= type_uuid;
+      size_q       <= type_size;
+      is_req_id_q  <= slot[1];
+      is_key_q     <= slot[2];
+      is_value_q   <= slot[3];
+      is_flags_q   <= slot[4];
+      is_exptime_q <= slot[5];
     end
-    if (rd_fire && state_q == FLenA) lenpos_q <= pos_i;
-    // Wait cycle of a field header.
-    item1_q      <= item_q + 1'b1;
-    stop_q       <= type_q == TStop;
-    valid_q      <= type_valid;
-    nested_q     <= type_nested;
-    binary_q     <= type_binary;
-    uuid_q       <= type_uuid;
-    if (state_q == FHdrW) size_q <= type_size;
-    // The comparator a cycle after the schema table (read by the value or
-    // length step, three cycles or more after the header's check).
-    known_q      <= field_known;
-    ftype_q      <= field_type;
-    idn_q        <= id_q[2:0];
-    is_req_id_q  <= match && idn_q == 3'd1;
-    is_key_q     <= match && idn_q == 3'd2;
-    is_value_q   <= match && idn_q == 3'd3;
-    is_flags_q   <= match && idn_q == 3'd4;
-    is_exptime_q <= match && idn_q == 3'd5;
-    // The wait and the first check cycle of a binary length n: the limits
-    // of abi.md 5.6, each compare a cycle of its own (rem_q is current only
-    // from the check cycle on). n > 256 and n > Width as bit tests.
+    if (state_q == FLenA) begin
+      lenpos_q <= pos_i;
+      remm4_q  <= rem_i - LenW'(4);
+    end
+    // The wait cycle of a binary length n: the limits of abi.md 5.6.
+    // n > 256, n > Width and n > 2 Width as bit tests.
     neg_q        <= val_q[63];
     hi_q         <= val_q[63:32+LenW] != '0;
-    past_q       <= val_q[32 +: LenW] > rem_i;
+    past_q       <= val_q[32 +: LenW] > remm4_q;
     key_long_q   <= (|val_q[63:32+KeyW+1]) || (val_q[32+KeyW] && |val_q[32 +: KeyW]);
     value_long_q <= val_q[32 +: LenW] > value_cap_i;
     empty_q      <= val_q[63:32] == '0;
-    if (state_q == FLenC) gtw_q <= (|val_q[63:32+WidthW+1]) || (val_q[32+WidthW] && |val_q[32 +: WidthW]);
-    if (state_q == FHdrB) gtw_q <= 16 > Width;   // a UUID's 16 bytes
+    if (state_q == FLenC) begin
+      gtw_q  <= (|val_q[63:32+WidthW+1]) || (val_q[32+WidthW] && |val_q[32 +: WidthW]);
+      le2w_q <= !((|val_q[63:32+WidthW+2]) || (val_q[32+WidthW+1] && |val_q[32 +: WidthW+1]));
+    end
+    if (state_q == FHdrB) begin                      // a UUID's 16 bytes
+      gtw_q  <= 16 > Width;
+      le2w_q <= 16 <= 2 * Width;
+    end
   end
 
   logic o_valid_q, o_discard_q, o_give_q, o_last_q;
@@ -480,7 +490,6 @@ module recv_set
   logic [LinesW:0]    o_lo_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      c_valid_q   <= 1'b0;
       c_data_q    <= 1'b0;
       take_q      <= 1'b0;
       o_valid_q   <= 1'b0;
@@ -488,7 +497,6 @@ module recv_set
       o_give_q    <= 1'b0;
       cf_q        <= 1'b0;
     end else begin
-      c_valid_q <= chunk;
       c_data_q  <= chunk && copy_q;
       // A credit for each chunk that ends a line or the field.
       take_q    <= chunk && copy_q && (le1_q || lane_last);
@@ -500,8 +508,8 @@ module recv_set
     end
   end
   always_ff @(posedge clk_i) begin
+    c_mask_q <= chunk ? c_mask : '0;
     if (chunk) begin
-      c_mask_q <= c_mask;
       c_dst_q  <= dst_q;
       c_last_q <= le1_q || lane_last;
     end

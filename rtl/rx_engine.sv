@@ -211,7 +211,7 @@ module rx_engine
     .clk_i,
     .rst_ni,
     .clear_i       (in_init_q),
-    .start_i       (d_done && d_dispatch),
+    .start_i       (d_dispatch),        // (only ever with d_done)
     .win_i         (win),
     .win_err_i     (win_err),
     .off_i         (off),

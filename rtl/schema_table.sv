@@ -1,6 +1,7 @@
 // Schema table of Figure 11: a read-only table filled at elaboration from
-// memcached.thrift. It maps each Thrift type id to its wire size class, and
-// each field id of Set's arguments to the type the schema declares.
+// idl/memcached.thrift. It maps each Thrift type id to its wire size class,
+// and says which of Set's argument slots a field header (id, type) fills:
+// the comparator is the table's match on both.
 module schema_table
   import arcalis_pkg::*;
 (
@@ -11,24 +12,16 @@ module schema_table
   output logic        type_binary_o,   // length-prefixed
   output logic        type_uuid_o,     // 16 bytes, skipped
   output logic [3:0]  type_size_o,     // one-hot wire size of BOOL..I64: 1, 2, 4, 8 bytes
-  output logic        field_known_o,   // id_i is one of Set's fields
-  output ttype_e      field_type_o     // the type the schema declares for id_i
+  output logic [5:1]  slot_o           // one-hot: the header is field k of Set with the declared type
 );
 
   // Set(1: i64 req_id, 2: binary key, 3: binary value, 4: i32 flags, 5: i32 exptime)
   always_comb begin
-    field_known_o = 1'b1;
-    unique case (id_i)
-      16'd1:   field_type_o = TI64;
-      16'd2:   field_type_o = TString;
-      16'd3:   field_type_o = TString;
-      16'd4:   field_type_o = TI32;
-      16'd5:   field_type_o = TI32;
-      default: begin
-        field_known_o = 1'b0;
-        field_type_o  = TStop;
-      end
-    endcase
+    slot_o[1] = (id_i == 16'd1) && (type_i == TI64);
+    slot_o[2] = (id_i == 16'd2) && (type_i == TString);
+    slot_o[3] = (id_i == 16'd3) && (type_i == TString);
+    slot_o[4] = (id_i == 16'd4) && (type_i == TI32);
+    slot_o[5] = (id_i == 16'd5) && (type_i == TI32);
   end
 
   always_comb begin

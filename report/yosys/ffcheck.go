@@ -34,6 +34,8 @@ var StateAllowances = []Allowance{
 	{"rx_engine", "vcap_q", "constant", "loaded with {app_cap_lines_i, 6'b0} - ValueOffset: the low bits are the constant -ValueOffset, the top bit is 0"},
 	{"recv_set", "dst_q", "constant", "advanced by Width from a line-aligned start: its low bits never change"},
 	{"recv_set", "c_dst_q", "constant", "dst_q one cycle later, with dst_q's constant bits"},
+	{"recv_set", "result_q", "constant", "result codes are below 0x20: bits 7..5 stay 0"},
+	{"recv_set", "fres_q", "constant", "result codes are below 0x20: bits 7..5 stay 0"},
 	{"recv_set", "ops_q", "constant", "present flags that no field sets apart from another"},
 	{"rx_deserializer", "method_q", "constant", "only small method codes are ever stored: the top bits stay 0"},
 	{"tx_engine", "bytes_q", "constant", "chunks of a reply whose framing bytes are constants: only seqid and result bits change"},
