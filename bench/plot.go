@@ -156,7 +156,7 @@ func plotPareto(rows []paretoRow, path string) error {
 	a.X.Label.Text = "LUTs (ours: whole receive path, Yosys)"
 	a.Y.Label.Text = fmt.Sprintf("kRPS (ours: memory latency %d cycles)", paretoLatency)
 	a.X.Min, a.X.Max, a.Y.Min, a.Y.Max = 0, xmax, 0, kmax*1.2
-	a.Legend.Top, a.Legend.Left = true, true
+	a.Legend.Top, a.Legend.Left = false, false // the bottom right is empty
 	a.Legend.TextStyle.Font.Size = 9
 	for _, m := range paretoMixes {
 		var xys plotter.XYs
@@ -168,8 +168,10 @@ func plotPareto(rows []paretoRow, path string) error {
 		if err := addLine(a, "ours, "+m, xys, mixColors[m], false); err != nil {
 			return err
 		}
-		if err := addLabels(a, xys, names, mixColors[m]); err != nil {
-			return err
+		if m == paretoMixes[0] { // the widths once: both mixes' points share their x
+			if _, err := addLabels(a, xys, names, mixColors[m]); err != nil {
+				return err
+			}
 		}
 	}
 	for i, k := range paperMemcachedKRPS {
@@ -193,7 +195,7 @@ func plotPareto(rows []paretoRow, path string) error {
 	b.X.Label.Text = "LUTs"
 	b.Y.Label.Text = "MHz"
 	b.X.Min, b.X.Max, b.Y.Min, b.Y.Max = 0, xmax, 0, fmax*1.25
-	b.Legend.Top, b.Legend.Left = true, true
+	b.Legend.Top, b.Legend.Left = false, false
 	b.Legend.TextStyle.Font.Size = 9
 	var ours plotter.XYs
 	var names []string
@@ -204,7 +206,11 @@ func plotPareto(rows []paretoRow, path string) error {
 	if err := addLine(b, "ours: estimated Fmax (Yosys netlist, static model)", ours, mixColors["memc-tiny"], false); err != nil {
 		return err
 	}
-	if err := addLabels(b, ours, names, mixColors["memc-tiny"]); err != nil {
+	if _, err := addLabels(b, ours, names, mixColors["memc-tiny"]); err != nil {
+		return err
+	}
+	if err := addRule(b, "the paper's clock, make timing's target", plotter.XYs{{X: 0, Y: paperFigure19MHz}, {X: xmax, Y: paperFigure19MHz}},
+		fmt.Sprintf("%d MHz", paperFigure19MHz)); err != nil {
 		return err
 	}
 	var paper plotter.XYs
@@ -220,9 +226,15 @@ func plotPareto(rows []paretoRow, path string) error {
 	s.Color, s.Shape, s.Radius = paperColor, draw.BoxGlyph{}, vg.Points(3)
 	b.Add(s)
 	b.Legend.Add("paper: Vivado place and route at 280 MHz (Fig. 19)", s)
-	if err := addLabels(b, paper, pnames, paperColor); err != nil {
+	pl, err := addLabels(b, paper, pnames, paperColor)
+	if err != nil {
 		return err
 	}
+	pl.Offset.Y = -vg.Points(12) // under the points, clear of the 280 MHz line's text
+	for i := range pl.TextStyle {
+		pl.TextStyle[i].XAlign = draw.XCenter
+	}
+	pl.Offset.X = 0
 
 	const w, h = 12 * vg.Inch, 4.8 * vg.Inch
 	c := vgsvg.New(w, h)
@@ -244,11 +256,11 @@ func plotPareto(rows []paretoRow, path string) error {
 	return f.Close()
 }
 
-// addLabels writes names beside the points xys.
-func addLabels(p *plot.Plot, xys plotter.XYs, names []string, c color.Color) error {
+// addLabels writes names beside the points xys and returns them.
+func addLabels(p *plot.Plot, xys plotter.XYs, names []string, c color.Color) (*plotter.Labels, error) {
 	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: names})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i := range l.TextStyle {
 		l.TextStyle[i].Font.Size = 9
@@ -256,11 +268,12 @@ func addLabels(p *plot.Plot, xys plotter.XYs, names []string, c color.Color) err
 	}
 	l.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(3)}
 	p.Add(l)
-	return nil
+	return l, nil
 }
 
 // addRule draws a dashed grey line of the paper's, in the legend under
-// name when it has one, with text at its end.
+// name when it has one, with text at its end (left of it for a vertical
+// line in the right half of the plot).
 func addRule(p *plot.Plot, name string, xys plotter.XYs, text string) error {
 	l, err := plotter.NewLine(xys)
 	if err != nil {
@@ -271,5 +284,14 @@ func addRule(p *plot.Plot, name string, xys plotter.XYs, text string) error {
 	if name != "" {
 		p.Legend.Add(name, l)
 	}
-	return addLabels(p, xys[1:], []string{text}, paperColor)
+	end := xys[len(xys)-1]
+	lb, err := addLabels(p, plotter.XYs{end}, []string{text}, paperColor)
+	if err != nil {
+		return err
+	}
+	if xys[0].X == end.X && end.X > p.X.Max/2 {
+		lb.TextStyle[0].XAlign = draw.XRight
+		lb.Offset.X = -lb.Offset.X
+	}
+	return nil
 }
