@@ -69,7 +69,7 @@ module recv_set
 
   fstate_e         state_q;
   operands_t       ops_q;              // operand registers
-  logic [LenW-1:0] item_q;             // offset of the field header (p)
+  logic [LenW-1:0] item_q, item1_q;    // offset of the field header (p), and p + 1
   logic [LenW-1:0] lenpos_q;           // offset of the binary length word (p + 3)
   logic [LenW-1:0] remm4_q;            // at a length read: rem - 4, what the message has after it
   logic [63:0]     val_q;              // the value or length read, big-endian from the top
@@ -240,65 +240,39 @@ module recv_set
   assign c_fault = |(win_err_i & c_mask_q);
 
   // ---- Checks ----
-  // A read step's check cycle acts on a verdict its wait cycle registered:
-  // chk_q marks the check cycle; fail_q, fres_q and the offset (fpos_q:
-  // the head's position, else foff_q) say how it ends a failing request;
-  // nstate_q and nent_q where a passing one goes, ld_q which operand it
-  // sets. The verdicts are priority encodings of registers.
-  logic            chk_q, fail_q, fpos_q;
-  result_e         fres_q;
-  logic [LenW-1:0] foff_q;
-  fstate_e         nstate_q;
-  logic [5:1]      ld_q;               // operand slot k is set by this check
+  // A read step's check cycle acts on verdicts registered in the cycle
+  // before, from registers that hold still from the read on: for a header
+  // (h*) and for a binary length (l*), whether it fails, with what result,
+  // and whether the failure's offset is the head's position or a register.
+  // The check cycle picks by its state.
+  logic            hfail_q, hpos_q, lfail_q, lpos_q;
+  result_e         hres_q, lres_q;
+  logic [LenW-1:0] hoff_q;
   logic            cntld_q;            // count_q loads at this check ...
-  logic [LenW-1:0] cntnew_q;           // ... with this: a length, or a UUID's 16
-  logic            dstld_q;            // the field's region starts at this check
-  logic            lenchk_q, hdrchk_q; // the check is a binary length's, a header's
+  logic [LenW-1:0] cntnew_q;           // ... with this plus Width: a length, or a UUID's 16
 
   always_ff @(posedge clk_i) begin
-    chk_q    <= !start_i && (state_q == FHdrW || state_q == FValW || state_q == FLenC);
-    hdrchk_q <= state_q == FHdrW;
-    lenchk_q <= state_q == FLenC;
+    hfail_q <= err0_q || stop_q || !rem3_q || err_q || !valid_q || nested_q || (uuid_q && !rem19_q);
+    hoff_q  <= stop_q ? item1_q : item_q;            // T_STOP ends the request after its byte
+    hpos_q  <= 1'b0;
+    if (err0_q)        hres_q <= ResLoadFault;
+    else if (stop_q)   hres_q <= ResOk;
+    else if (!rem3_q)  hres_q <= ResTruncated;
+    else if (err_q)    hres_q <= ResLoadFault;
+    else if (!valid_q) hres_q <= ResBadType;
+    else if (nested_q) hres_q <= ResNestedUnsupported;
+    else begin         hres_q <= ResTruncated; hpos_q <= 1'b1; end
+
+    lfail_q <= err_q || neg_q || hi_q || past_q || (is_key_q && key_long_q) || (is_value_q && value_long_q);
+    lpos_q  <= 1'b0;
+    if (err_q)                 lres_q <= ResLoadFault;
+    else if (neg_q)            lres_q <= ResBadLength;
+    else if (hi_q || past_q) begin lres_q <= ResTruncated; lpos_q <= 1'b1; end
+    else if (is_key_q)         lres_q <= ResKeyTooLong;
+    else                       lres_q <= ResValueTooLong;
+
     cntld_q  <= !start_i && ((state_q == FHdrW && uuid_q) || state_q == FLenC);
-    cntnew_q <= (state_q == FHdrW) ? LenW'(16) : val_q[32 +: LenW];
-    dstld_q  <= state_q == FLenC && (is_key_q || is_value_q);
-    unique case (state_q)
-      FHdrW: begin
-        fail_q   <= err0_q || stop_q || !rem3_q || err_q || !valid_q || nested_q || (uuid_q && !rem19_q);
-        fpos_q   <= 1'b0;
-        foff_q   <= item_q + LenW'(stop_q);          // T_STOP ends the request after its byte
-        if (err0_q)        fres_q <= ResLoadFault;
-        else if (stop_q)   fres_q <= ResOk;
-        else if (!rem3_q)  fres_q <= ResTruncated;
-        else if (err_q)    fres_q <= ResLoadFault;
-        else if (!valid_q) fres_q <= ResBadType;
-        else if (nested_q) fres_q <= ResNestedUnsupported;
-        else begin         fres_q <= ResTruncated; fpos_q <= 1'b1; end
-        nstate_q <= uuid_q ? FCnt : binary_q ? FLenA : FValA;
-        ld_q     <= '0;
-      end
-      FLenC: begin
-        fail_q   <= err_q || neg_q || hi_q || past_q || (is_key_q && key_long_q) || (is_value_q && value_long_q);
-        fpos_q   <= 1'b0;
-        foff_q   <= lenpos_q;
-        if (err_q)                 fres_q <= ResLoadFault;
-        else if (neg_q)            fres_q <= ResBadLength;
-        else if (hi_q || past_q) begin fres_q <= ResTruncated; fpos_q <= 1'b1; end
-        else if (is_key_q)         fres_q <= ResKeyTooLong;
-        else                       fres_q <= ResValueTooLong;
-        nstate_q <= empty_q ? FHdrA : FCnt;
-        ld_q     <= {2'b0, is_value_q, is_key_q, 1'b0} & {5{!(err_q || neg_q || hi_q || past_q ||
-                    (is_key_q && key_long_q) || (is_value_q && value_long_q))}};
-      end
-      default: begin                                 // FValW
-        fail_q   <= err_q;
-        fpos_q   <= 1'b0;
-        foff_q   <= offset_q;
-        fres_q   <= ResLoadFault;
-        nstate_q <= FHdrA;
-        ld_q     <= {is_exptime_q, is_flags_q, 2'b0, is_req_id_q} & {5{!err_q}};
-      end
-    endcase
+    cntnew_q <= ((state_q == FHdrW) ? LenW'(16) : val_q[32 +: LenW]) + LenW'(Width);
   end
 
   // ---- The sequence ----
@@ -343,15 +317,40 @@ module recv_set
         FLenC:  state_q <= FLenB;
         FTailW: state_q <= FHdrA;
 
-        FHdrB, FValB, FLenB: begin
-          if (fail_q) begin
+        FHdrB: begin
+          if (hfail_q) begin
             done_q   <= 1'b1;
             state_q  <= FIdle;
-            result_q <= fres_q;
-            offset_q <= fpos_q ? pos_i : foff_q;
+            result_q <= hres_q;
+            offset_q <= hpos_q ? pos_i : hoff_q;
           end else begin
-            state_q  <= nstate_q;
+            state_q  <= uuid_q ? FCnt : binary_q ? FLenA : FValA;
           end
+        end
+        FLenB: begin
+          if (lfail_q) begin
+            done_q   <= 1'b1;
+            state_q  <= FIdle;
+            result_q <= lres_q;
+            offset_q <= lpos_q ? pos_i : lenpos_q;
+          end else begin
+            state_q  <= empty_q ? FHdrA : FCnt;
+          end
+          if (!lfail_q && is_key_q)   begin ops_q.key_len   <= val_q[63:32]; ops_q.present[1] <= 1'b1; end
+          if (!lfail_q && is_value_q) begin ops_q.value_len <= val_q[63:32]; ops_q.present[2] <= 1'b1; end
+        end
+        FValB: begin
+          // A scalar's value is its first size bytes, big-endian.
+          if (err_q) begin
+            done_q   <= 1'b1;
+            state_q  <= FIdle;
+            result_q <= ResLoadFault;
+          end else begin
+            state_q  <= FHdrA;
+          end
+          if (!err_q && is_req_id_q)  begin ops_q.req_id  <= val_q;        ops_q.present[0] <= 1'b1; end
+          if (!err_q && is_flags_q)   begin ops_q.flags   <= val_q[63:32]; ops_q.present[3] <= 1'b1; end
+          if (!err_q && is_exptime_q) begin ops_q.exptime <= val_q[63:32]; ops_q.present[4] <= 1'b1; end
         end
 
         FCnt: begin
@@ -387,16 +386,6 @@ module recv_set
         default: ;
       endcase
 
-      if (chk_q) begin
-        // The operand registers (a scalar's value is its first size bytes,
-        // big-endian; a binary field's is its length).
-        if (ld_q[1]) begin ops_q.req_id    <= val_q;        ops_q.present[0] <= 1'b1; end
-        if (ld_q[2]) begin ops_q.key_len   <= val_q[63:32]; ops_q.present[1] <= 1'b1; end
-        if (ld_q[3]) begin ops_q.value_len <= val_q[63:32]; ops_q.present[2] <= 1'b1; end
-        if (ld_q[4]) begin ops_q.flags     <= val_q[63:32]; ops_q.present[3] <= 1'b1; end
-        if (ld_q[5]) begin ops_q.exptime   <= val_q[63:32]; ops_q.present[4] <= 1'b1; end
-      end
-
       // A chunk read from a faulty line ends the request, whatever the state.
       if (cf_q && !dead_q) begin
         done_q   <= 1'b1;
@@ -413,20 +402,21 @@ module recv_set
     end
   end
 
-  // count and dst: a load or a Width step, both through one adder
-  // (the choice is made at its inputs, so no mux follows the chain).
+  // count and dst: a load or a Width step, both through one adder that
+  // subtracts Width (a load comes with Width added: the choice is made at
+  // the adder's input, so no mux follows the chain).
   // Loaded whatever the check says: after a failed one they are not read.
   always_ff @(posedge clk_i) begin
     if (cntld_q || bulk_fire)
-      count_q <= (cntld_q ? cntnew_q : count_q) - (cntld_q ? '0 : LenW'(Width));
+      count_q <= (cntld_q ? cntnew_q : count_q) + LenW'(-Width);
     // dst_q counts from 0 in its region: a reset, not a load, at a field's start.
-    if (chk_q && dstld_q) dst_q <= '0;
+    if (state_q == FLenB && (is_key_q || is_value_q)) dst_q <= '0;
     else if (bulk_fire) dst_q <= dst_q + LenW'(Width);
-    if (chk_q && dstld_q) region_q <= is_value_q;
+    if (state_q == FLenB) region_q <= is_value_q;
     // Whether a field's chunks go to App.Recv: set with every binary length
     // and UUID (read only if the field goes on).
-    if (chk_q && lenchk_q) copy_q <= is_key_q || is_value_q;
-    if (chk_q && hdrchk_q) copy_q <= 1'b0;
+    if (state_q == FLenB) copy_q <= is_key_q || is_value_q;
+    if (state_q == FHdrB) copy_q <= 1'b0;
     region_lo_q <= {1'b0, app_base_lo_i} + (region_q ? (LinesW+1)'(ValueOffset / 64) : (LinesW+1)'(KeyOffset / 64));
     hz_q <= count_q[LenW-1:WidthW+3] == '0;
   end
@@ -446,6 +436,7 @@ module recv_set
     if (state_q == FHdrA) begin
       // Every cycle of the header read: the last one is the cycle it fires.
       item_q       <= pos_i;
+      item1_q      <= pos_i + 1'b1;
       rem3_q       <= rem3_i;
       rem19_q      <= rem19_i;
       stop_q       <= x_type == TStop;

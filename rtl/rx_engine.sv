@@ -72,6 +72,7 @@ module rx_engine
   logic             init_q;                 // the step now is the start offset
   logic [LenW-1:0]  vcap_q;                 // value region bytes
   logic [5:0]       start_off_q;
+  logic [6:0]       off63_q;                // start_off_q + 63: the span's two constant-ish terms, added ahead
   logic [LinesW-1:0] lines_q;
   logic             some_q, two_q;
   logic [LinesW-1:0] span_q;                // lines the message touches, if it has bytes
@@ -79,7 +80,7 @@ module rx_engine
   logic             big_hi_q, big_eq_q, big_lo_q;
   logic [59:LenW]   len_hi_q;               // must be 0
   assign too_large_q = big_hi_q || (big_eq_q && big_lo_q);
-  logic [AddrW-1:0] addr_q;
+  logic [AddrW-1:6] addr_q;                 // (its low bits are start_off_q)
   logic [HiW-1:0]   net_hi1_q, app_hi1_q;   // high parts plus one
   logic             net_c_q, app_c_q;       // the carry into their top half
   logic [LineAddrW-1:0] base_q;
@@ -132,6 +133,16 @@ module rx_engine
   logic       appl2_q;
   logic [5:0] remge_q;                      // rem_q >= 1, 2, 3, 4, 8, 19
   assign settled = !appl && !appl2_q && !step;
+  // rem_q >= k for k = 1, 2, 3, 4, 8, 19: any high bit, or the low five
+  // bits by a constant table (no carry chain).
+  logic [5:0] remge;
+  always_comb begin
+    for (int unsigned j = 0; j < 6; j++) begin
+      logic [31:0] tab;
+      for (int unsigned v = 0; v < 32; v++) tab[v] = (v >= ((j == 5) ? 19 : (j == 4) ? 8 : j + 1));
+      remge[j] = (|rem_q[LenW-1:5]) || tab[rem_q[4:0]];
+    end
+  end
 
   // Reads are 1, 2, 3, 4 or 8 bytes.
   logic unused_has;
@@ -156,7 +167,7 @@ module rx_engine
   always_ff @(posedge clk_i) begin
     rem3_q  <= remge_q[2];
     rem19_q <= remge_q[5];
-    remge_q <= {rem_q >= 19, rem_q >= 8, rem_q >= 4, rem_q >= 3, rem_q >= 2, rem_q >= 1};
+    remge_q <= remge;
     appl2_q <= appl;
   end
 
@@ -269,6 +280,11 @@ module rx_engine
     endcase
   end
 
+  // What pos and rem move by next: a read's amount, or a chunk's.
+  logic [6:0] amt;
+  assign amt = (state_q == ECarry) ? '0 :
+               (state_q == EFields && s_streaming) ? (s_tail_mode ? s_tail_amt : 7'(Width)) : rd_amt;
+
   // ---- Credits: one per store-queue slot (the TxEngine has its own set:
   // the two never run at once, and DRAIN gives every credit back between) ----
   logic [1:0] credits_q, credits_d;
@@ -301,7 +317,7 @@ module rx_engine
   /* verilator lint_off UNUSEDSIGNAL */
   logic [LenW:0] span;                      // only its line count is used (< 2**LinesW)
   /* verilator lint_on UNUSEDSIGNAL */
-  assign span = {1'b0, len_q} + (LenW+1)'(addr_q[5:0]) + (LenW+1)'(63);
+  assign span = {1'b0, len_q} + (LenW+1)'(off63_q);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -331,20 +347,18 @@ module rx_engine
       in_offw_q  <= state_q == EOff;
       lq_stop_q  <= (state_q != EStart) && (state_q != EOff) && (state_q != EOffW) &&
                     (state_q != EHeader) && (state_q != EFields);
-      if (appl) begin
-        pos_q <= pos_q + LenW'(amt_q);
-        rem_q <= rem_q - LenW'(amt_q);   // (EStart sets both: no step is applied then)
+      // EStart (lq_start_q) sets both through the adders' inputs, so the
+      // sums go straight to the registers (amt_q is 0 then).
+      if (appl || lq_start_q) begin
+        pos_q <= (lq_start_q ? '0 : pos_q) + LenW'(amt_q);
+        rem_q <= (lq_start_q ? len_q : rem_q) - LenW'(amt_q);
       end
       if (hdr_fire) hl_q <= hl_q + 1'b1;
       unique case (state_q)
         EIdle: if (start_i) state_q <= EInit;
         EInit:  state_q <= ECarry;
         ECarry: state_q <= too_large_q ? EWriteHeader : EStart;
-        EStart: begin
-          pos_q   <= '0;
-          rem_q   <= len_q;
-          state_q <= EOff;
-        end
+        EStart: state_q <= EOff;
         EOff:   state_q <= EOffW;
         EOffW:  state_q <= EHeader;
         EHeader: begin
@@ -382,13 +396,13 @@ module rx_engine
   // what follows from them over the next two cycles.
   always_ff @(posedge clk_i) begin
     step_amt_q <= rd_amt;
-    // What pos and rem move by: a read's amount, or a chunk's.
-    amt_q      <= (state_q == EFields && s_streaming) ? (s_tail_mode ? s_tail_amt : 7'(Width)) : rd_amt;
+    amt_q      <= amt;
     if (start_i) begin
       len_q       <= len_i[LenW-1:0];
       len_hi_q    <= len_i[59:LenW];
-      addr_q      <= addr_i;
+      addr_q      <= addr_i[AddrW-1:6];
       start_off_q <= addr_i[5:0];
+      off63_q     <= {1'b0, addr_i[5:0]} + 7'd63;
       base_q      <= app_base_line_i;
       vcap_q      <= LenW'({app_cap_lines_i, 6'b0}) - LenW'(ValueOffset);
     end
