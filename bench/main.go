@@ -97,7 +97,7 @@ func run() error {
 		if err != nil {
 			return fmt.Errorf("%w (make timing WIDTH=%d writes it)", err, o.width)
 		}
-		r.Clock = &c
+		r.Clock, r.Stale = &c, staleness(c, rtlTime())
 	}
 	var done func()
 	step := func(what string) func() {

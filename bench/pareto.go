@@ -171,7 +171,6 @@ type paretoRow struct {
 	Service  rpt.Resources // serviceModules' totals
 	PowerMW  float64       // estimated dynamic power, 0 when the report has none
 	PowerMHz float64       // the clock the power is estimated at
-	AreaTime time.Time     // when yosys.json was written (its file time)
 	Clock    clock
 	Run      widthRun
 	Stale    string // why the reports may be of other RTL than the model, or ""
@@ -227,9 +226,6 @@ func (r *paretoRow) readArea(dir string) error {
 	if ps := rep.PowerSummary; ps != nil {
 		r.PowerMW, r.PowerMHz = ps.DynamicW*1000, rep.FreqMHz
 	}
-	if fi, err := os.Stat(path); err == nil {
-		r.AreaTime = fi.ModTime().UTC()
-	}
 	return nil
 }
 
@@ -253,23 +249,16 @@ func rtlTime() time.Time {
 	return t.UTC()
 }
 
-// staleness says why a row's reports may be of older RTL than rtl/ (which
-// the model was built from), or "".
-func staleness(r paretoRow, rtl time.Time) string {
-	if rtl.IsZero() {
+// staleness says why a timing report (and the synthesis it times, which
+// make timing runs after) may be of older RTL than rtl/, which the model
+// was built from, or "". A file's time says nothing in a fresh clone, so
+// only the date the report carries is compared.
+func staleness(c clock, rtl time.Time) string {
+	d, err := time.Parse(time.RFC3339, c.Date)
+	if rtl.IsZero() || err != nil || !d.Before(rtl) {
 		return ""
 	}
-	var why []string
-	if d, err := time.Parse(time.RFC3339, r.Clock.Date); err == nil && d.Before(rtl) {
-		why = append(why, "timing report dated "+d.Format("2006-01-02 15:04"))
-	}
-	if !r.AreaTime.IsZero() && r.AreaTime.Before(rtl) {
-		why = append(why, "yosys.json written "+r.AreaTime.Format("2006-01-02 15:04"))
-	}
-	if len(why) == 0 {
-		return ""
-	}
-	return strings.Join(why, ", ") + ", before rtl/ last changed (" + rtl.Format("2006-01-02 15:04") + " UTC)"
+	return "timing report dated " + d.Format("2006-01-02 15:04") + ", before rtl/ last changed (" + rtl.Format("2006-01-02 15:04") + " UTC)"
 }
 
 // paretoReport is the per-width comparison `make pareto` writes.
@@ -304,7 +293,7 @@ func runPareto(specs []widthSpec, requests int, out, machine string) error {
 		if row.Run, err = runParetoChild(exe, s, requests); err != nil {
 			return err
 		}
-		row.Stale = staleness(row, rtl)
+		row.Stale = staleness(row.Clock, rtl)
 		if row.Stale != "" {
 			fmt.Fprintf(os.Stderr, "bench: pareto: width %d: %s\n", s.Width, row.Stale)
 		}

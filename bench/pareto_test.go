@@ -121,16 +121,20 @@ func TestReadArea(t *testing.T) {
 
 func TestStaleness(t *testing.T) {
 	rtl := time.Date(2026, 12, 2, 4, 12, 42, 0, time.UTC)
-	row := paretoRow{Clock: clock{Date: "2026-12-02T04:13:47Z"}, AreaTime: rtl.Add(time.Minute)}
-	if s := staleness(row, rtl); s != "" {
-		t.Errorf("reports after the RTL: staleness %q", s)
+	if s := staleness(clock{Date: "2026-12-02T04:13:47Z"}, rtl); s != "" {
+		t.Errorf("report after the RTL: staleness %q", s)
 	}
-	row.Clock.Date = "2026-12-02T03:56:36Z"
-	if s := staleness(row, rtl); !strings.Contains(s, "timing report dated 2026-12-02 03:56") || strings.Contains(s, "yosys.json") {
-		t.Errorf("timing report before the RTL: staleness %q", s)
+	want := "timing report dated 2026-12-02 03:56, before rtl/ last changed (2026-12-02 04:12 UTC)"
+	if s := staleness(clock{Date: "2026-12-02T03:56:36Z"}, rtl); s != want {
+		t.Errorf("report before the RTL: staleness %q, want %q", s, want)
 	}
-	if s := staleness(row, time.Time{}); s != "" {
-		t.Errorf("RTL time unknown: staleness %q", s)
+	for _, c := range []struct {
+		date string
+		rtl  time.Time
+	}{{"2026-12-02T03:56:36Z", time.Time{}}, {"", rtl}, {"yesterday", rtl}} {
+		if s := staleness(clock{Date: c.date}, c.rtl); s != "" {
+			t.Errorf("date %q, RTL time %v: staleness %q, want none", c.date, c.rtl, s)
+		}
 	}
 }
 
@@ -260,6 +264,12 @@ func TestBenchNanoseconds(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("bench.md parts:\n%s", md)
+	}
+	b.Reset()
+	r.Stale = "timing report dated 2026-12-02 04:13, before rtl/ last changed (2026-12-02 05:20 UTC)"
+	r.clockNote(p)
+	if want := "**The timing report may be of older RTL than the model simulated here:** timing report dated 2026-12-02 04:13"; !strings.Contains(b.String(), want) {
+		t.Errorf("bench.md with a stale timing report lacks %q:\n%s", want, b.String())
 	}
 	b.Reset()
 	r.Clock = nil

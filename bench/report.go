@@ -22,6 +22,7 @@ type report struct {
 	Out        string // the directory the report is written to (for links)
 	Width      int    // the model's datapath width, bytes per cycle
 	Clock      *clock // that width's estimated Fmax; nil: no nanoseconds
+	Stale      string // why the timing report may be of older RTL than the model, or ""
 	Elapsed    time.Duration
 	Build      *buildCost
 	Decode     map[string]goBench
@@ -158,6 +159,10 @@ func (r *report) clockNote(p printer) {
 		"estimate of the Yosys netlist of the same width, not a place-and-route result, so every ns\n"+
 		"below is an estimate too. Every width side by side, with the paper's figures:\n"+
 		"[pareto.md](pareto.md).\n\n", r.Width, c.MHz, c.NS(1), c.Path, md, md, c.Date, c.Host)
+	if r.Stale != "" {
+		p("**The timing report may be of older RTL than the model simulated here:** %s; `make timing`\n"+
+			"(after `make report`) brings it up to date.\n\n", r.Stale)
+	}
 }
 
 // targets lists the issue's targets and whether this run met them.
