@@ -1,42 +1,70 @@
-// Byte-selector DeMUX of Figure 11: slices Width bytes starting at any byte
-// offset out of two consecutive 64-byte lines. The shift is taken largest
-// step first, and each step keeps only the bytes the later steps can still
-// reach, so the muxes shrink towards the output (notes/yosys-0.23: about
-// half the LUTs of one wide shift).
+// Byte-selector DeMUX of Figure 11: the Width lanes starting at any lane
+// offset out of two consecutive 64-lane lines (a lane is a byte and its
+// fault bit). Three 4:1 steps, largest first, each keeping only the lanes
+// the later steps can still reach; a register after the second step and
+// one at the output, so each cycle is at most two LUT levels (the
+// window is two cycles behind the offset).
 module byte_selector
   import arcalis_pkg::*;
 #(
-  parameter int unsigned Width = 16
+  parameter int unsigned Width    = 16,
+  parameter int unsigned LaneBits = 9
 ) (
-  input  logic [2*LineBits-1:0] lines_i,   // {second line, first line}
-  input  logic [5:0]            offset_i,
-  output logic [Width*8-1:0]    bytes_o
+  input  logic                                 clk_i,
+  input  logic [2*LineBytes*LaneBits-1:0]      lanes_i,    // {second line, first line}
+  input  logic [5:0]                           offset_i,
+  output logic [Width*LaneBits-1:0]            lanes_o     // from offset_i two cycles ago
 );
 
-  // Bytes still needed after the step of 2**k bytes: Width + 2**k - 1.
-  localparam int unsigned N5 = Width + 31;
+  // Lanes still needed after the step by offset bits [5:4], [3:2].
   localparam int unsigned N4 = Width + 15;
-  localparam int unsigned N3 = Width + 7;
   localparam int unsigned N2 = Width + 3;
-  localparam int unsigned N1 = Width + 1;
+  localparam int unsigned L  = LaneBits;
 
-  logic [N5*8-1:0] s5;
-  logic [N4*8-1:0] s4;
-  logic [N3*8-1:0] s3;
-  logic [N2*8-1:0] s2;
-  logic [N1*8-1:0] s1;
+  logic [N4*L-1:0]    s4;
+  logic [N2*L-1:0]    s2, s2_q;
+  logic [1:0]         lo_q;
+  logic [Width*L-1:0] s0, out_q;
 
-  assign s5      = offset_i[5] ? lines_i[32*8 +: N5*8] : lines_i[0 +: N5*8];
-  assign s4      = offset_i[4] ? s5[16*8 +: N4*8] : s5[0 +: N4*8];
-  assign s3      = offset_i[3] ? s4[8*8 +: N3*8]  : s4[0 +: N3*8];
-  assign s2      = offset_i[2] ? s3[4*8 +: N2*8]  : s3[0 +: N2*8];
-  assign s1      = offset_i[1] ? s2[2*8 +: N1*8]  : s2[0 +: N1*8];
-  assign bytes_o = offset_i[0] ? s1[1*8 +: Width*8] : s1[0 +: Width*8];
+  // One 4:1 step: lane i of the result is lane i + k * step of the input.
+  always_comb begin
+    for (int unsigned i = 0; i < N4; i++) begin
+      unique case (offset_i[5:4])
+        2'd0:    s4[i*L +: L] = lanes_i[(i +  0)*L +: L];
+        2'd1:    s4[i*L +: L] = lanes_i[(i + 16)*L +: L];
+        2'd2:    s4[i*L +: L] = lanes_i[(i + 32)*L +: L];
+        default: s4[i*L +: L] = lanes_i[(i + 48)*L +: L];
+      endcase
+    end
+    for (int unsigned i = 0; i < N2; i++) begin
+      unique case (offset_i[3:2])
+        2'd0:    s2[i*L +: L] = s4[(i +  0)*L +: L];
+        2'd1:    s2[i*L +: L] = s4[(i +  4)*L +: L];
+        2'd2:    s2[i*L +: L] = s4[(i +  8)*L +: L];
+        default: s2[i*L +: L] = s4[(i + 12)*L +: L];
+      endcase
+    end
+    for (int unsigned i = 0; i < Width; i++) begin
+      unique case (lo_q)
+        2'd0:    s0[i*L +: L] = s2_q[(i + 0)*L +: L];
+        2'd1:    s0[i*L +: L] = s2_q[(i + 1)*L +: L];
+        2'd2:    s0[i*L +: L] = s2_q[(i + 2)*L +: L];
+        default: s0[i*L +: L] = s2_q[(i + 3)*L +: L];
+      endcase
+    end
+  end
 
-  // Bytes no offset can bring to the output.
-  if (32 + N5 < 2 * LineBytes) begin : g_unused
+  always_ff @(posedge clk_i) begin
+    s2_q  <= s2;
+    lo_q  <= offset_i[1:0];
+    out_q <= s0;
+  end
+  assign lanes_o = out_q;
+
+  // Lanes no offset can bring to the output.
+  if (48 + N4 < 2 * LineBytes) begin : g_unused
     logic unused_top;
-    assign unused_top = ^lines_i[2*LineBits-1:(32+N5)*8];
+    assign unused_top = ^lanes_i[2*LineBytes*L-1:(48+N4)*L];
   end
 
 endmodule

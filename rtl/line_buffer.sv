@@ -1,8 +1,8 @@
 // Line buffer of Figure 11: the stream head of one message, read from the
 // two lines at the load queue's ROB head. It keeps the head's byte offset
 // in the first line and registers the Width bytes from the head (through
-// the byte selector) with a fault bit per byte, so every parser decision
-// starts from registers.
+// the byte selector, two register stages) with a fault bit per byte, so
+// every parser decision starts from registers.
 //
 // A read step moves the offset the cycle after it (step_i, step_amt_i are
 // registers); a streaming chunk moves it at once (chunk_i: Width bytes, or
@@ -36,24 +36,32 @@ module line_buffer
   input  logic                tail_mode_i,   // chunks now are the tail (a register)
   input  logic [6:0]          tail_amt_i,    // the tail's bytes: a register
 
-  // The window: the head as it was last cycle.
+  // The window: the head and the lines as they were two cycles ago.
   output logic [Width*8-1:0]  win_o,
   output logic [Width-1:0]    win_err_o,     // byte i came from a line answered with an error
   output logic [5:0]          off_o,         // the head's offset in the first line
   output logic                crossed_o,     // this cycle the window is not valid
-  output logic [8:1]          has_o          // has_o[k]: next cycle's window will hold k bytes (combinational)
+  output logic [8:1]          has_o          // has_o[k]: the lines hold k bytes at the head now (combinational)
 );
 
   logic [5:0]         off_q;
   logic               crossed_q;
   logic [6:0]         sum, sum_step, sum_tail, sum_width;
-  logic [Width*8-1:0] win_q, win_d;
-  logic [Width-1:0]   win_err_q, win_err_d;
+  // Each byte with its line's fault bit: a 9-bit lane.
+  logic [2*LineBytes*9-1:0] lanes;
+  logic [Width*9-1:0]       win_lanes;
+  always_comb begin
+    for (int unsigned j = 0; j < LineBytes; j++) begin
+      lanes[j*9 +: 9]               = {e0_i, line0_i[j*8 +: 8]};
+      lanes[(LineBytes + j)*9 +: 9] = {e1_i, line1_i[j*8 +: 8]};
+    end
+  end
 
-  byte_selector #(.Width(Width)) u_byte_selector (
-    .lines_i  ({line1_i, line0_i}),
+  byte_selector #(.Width(Width), .LaneBits(9)) u_byte_selector (
+    .clk_i,
+    .lanes_i  (lanes),
     .offset_i (off_q),
-    .bytes_o  (win_d)
+    .lanes_o  (win_lanes)
   );
 
   // Every candidate sum runs from registers; the choice is one LUT after
@@ -68,17 +76,9 @@ module line_buffer
   assign other     = (step_i && init_i) ? step_amt_i : tail_mode_i ? sum_tail_q : sum_width;
   assign sum       = (step_i && !init_i) ? sum_step : other;
 
-  // in0[i]: byte i of the window comes from the first line (off + i < 64).
   // A compare of the offset with a constant, written as a lookup of a
   // constant table so that it maps to one LUT (an adder would be a chain).
-  logic [Width-1:0] in0;
   always_comb begin
-    for (int unsigned i = 0; i < Width; i++) begin
-      logic [63:0] tab;
-      for (int unsigned o = 0; o < 64; o++) tab[o] = (o + i < 64);
-      in0[i] = tab[off_q];
-    end
-    for (int unsigned i = 0; i < Width; i++) win_err_d[i] = in0[i] ? e0_i : e1_i;
     // k bytes from the head are in the first line iff byte k-1 is.
     for (int unsigned k = 1; k <= 8; k++) begin
       logic [63:0] tab;
@@ -97,16 +97,18 @@ module line_buffer
     end
   end
 
-  // Data registers: read only where has_o said the bytes are there.
   always_ff @(posedge clk_i) begin
     sum_tail_q <= sum_tail;
-    win_q     <= win_d;
-    win_err_q <= win_err_d;
   end
 
+  // Read only where has_o said the bytes are there.
+  always_comb begin
+    for (int unsigned i = 0; i < Width; i++) begin
+      win_o[i*8 +: 8] = win_lanes[i*9 +: 8];
+      win_err_o[i]    = win_lanes[i*9 + 8];
+    end
+  end
   assign drop_o    = crossed_q;
-  assign win_o     = win_q;
-  assign win_err_o = win_err_q;
   assign off_o     = off_q;
   assign crossed_o = crossed_q;
 

@@ -229,10 +229,11 @@ module recv_set
   assign streaming_o = (state_q == FBulk);
   assign tail_amt_o  = count_q[6:0];
 
-  // ---- Chunks: consumed at the head, their bytes in the window next cycle ----
-  logic            c_data_q, c_last_q;
-  logic [LenW-1:0] c_dst_q;
-  logic [Width-1:0] c_mask, c_mask_q;  // the chunk's bytes, a register from its step (0: no chunk)
+  // ---- Chunks: consumed at the head, their bytes in the window two cycles
+  // later; k_* hold a chunk for the first of those cycles, c_* for the second ----
+  logic            k_data_q, k_last_q, c_data_q, c_last_q;
+  logic [LenW-1:0] k_dst_q, c_dst_q;
+  logic [Width-1:0] c_mask, k_mask_q, c_mask_q;  // the chunk's bytes (0: no chunk)
   logic            c_fault, cf_q;      // a byte came from a faulty line (cf_q: last cycle's)
   always_comb begin
     for (int unsigned i = 0; i < Width; i++) c_mask[i] = 7'(i) < (le1_q ? count_q[6:0] : 7'(Width));
@@ -481,6 +482,7 @@ module recv_set
   logic [LinesW:0]    o_lo_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
+      k_data_q    <= 1'b0;
       c_data_q    <= 1'b0;
       take_q      <= 1'b0;
       o_valid_q   <= 1'b0;
@@ -488,7 +490,8 @@ module recv_set
       o_give_q    <= 1'b0;
       cf_q        <= 1'b0;
     end else begin
-      c_data_q  <= chunk && copy_q;
+      k_data_q  <= chunk && copy_q;
+      c_data_q  <= k_data_q;
       // A credit for each chunk that ends a line or the field.
       take_q    <= chunk && copy_q && (le1_q || lane_last);
       // Squashed: a fault in this chunk, or the request already ended.
@@ -499,11 +502,14 @@ module recv_set
     end
   end
   always_ff @(posedge clk_i) begin
-    c_mask_q <= chunk ? c_mask : '0;
+    k_mask_q <= chunk ? c_mask : '0;
     if (chunk) begin
-      c_dst_q  <= dst_q;
-      c_last_q <= le1_q || lane_last;
+      k_dst_q  <= dst_q;
+      k_last_q <= le1_q || lane_last;
     end
+    c_mask_q <= k_mask_q;
+    c_dst_q  <= k_dst_q;
+    c_last_q <= k_last_q;
     o_bytes_q <= win_i;
     o_lane_q  <= LaneW'(c_dst_q[5:0] >> WidthW);
     o_lo_q    <= region_lo_q + (LinesW+1)'(c_dst_q[LenW-1:6]);   // address adder

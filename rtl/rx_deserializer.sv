@@ -2,7 +2,9 @@
 // parser steps (version word, name length, name, seqid) and dispatches on
 // the method name: Set goes to its recvFunction, Get is handed to software
 // (docs/abi.md 5.1-5.5). A step is a read cycle (the bytes leave the
-// window), a wait cycle and a check cycle; its result is a register.
+// window), a wait cycle and a check cycle; its result is a register. As in
+// recv_set, a read state's first cycle registers whether the read can go,
+// and it fires the cycle after from that register.
 module rx_deserializer
   import arcalis_pkg::*;
 (
@@ -44,17 +46,13 @@ module rx_deserializer
   result_e     result_q;
   logic [2:0]  item_q;                 // the item that ended the header: 0 version .. 4 fields
 
-  logic read_step, name_step, short;
+  logic read_step, name_step;
   assign name_step = (state_q == DNameA);
   assign read_step = (state_q == DVerA) || (state_q == DLenA) || name_step || (state_q == DSeqA);
-  // A read step's amount is a register: it fires only once its state has
-  // lasted a cycle (not entered_q), by when amt_q is the state's.
-  logic       entered_q;
+  // By the cycle a read fires its amount (three_q) is the state's.
   logic       three_q;                 // the read is the 3-byte name
   logic       fired_q;
-  logic fire;                          // a read step takes its bytes this cycle
-  assign fire      = read_step && !entered_q && (name_step ? ready3_i : ready4_i);
-  assign short     = read_step && !entered_q && (name_step ? short3_i : short4_i);
+  logic       go_q, short_q;           // a read takes its bytes now; the message is too short for it
   assign amt_o     = three_q ? 7'd3 : 7'd4;
   assign fired_o   = fired_q;
 
@@ -94,19 +92,21 @@ module rx_deserializer
       dispatch_q <= 1'b0;
       result_q   <= ResNone;
       item_q     <= '0;
-      entered_q  <= 1'b0;
+      go_q       <= 1'b0;
+      short_q      <= 1'b0;
       fired_q    <= 1'b0;
     end else begin
       done_q     <= 1'b0;
       dispatch_q <= 1'b0;
-      entered_q  <= 1'b0;
-      fired_q    <= fire;
+      go_q       <= !start_i && read_step && !go_q && !short_q && (name_step ? ready3_i : ready4_i);
+      short_q      <= !start_i && read_step && !go_q && !short_q && (name_step ? short3_i : short4_i);
+      fired_q    <= go_q;
       item_q     <= item;
-      if (short) begin
+      if (short_q) begin
         done_q   <= 1'b1;
         result_q <= ResTruncated;
         state_q  <= DIdle;
-      end else if (fire) begin
+      end else if (go_q) begin
         state_q <= succ;                        // the wait cycle
       end
       unique case (state_q)
@@ -118,7 +118,6 @@ module rx_deserializer
             state_q  <= DIdle;
           end else begin
             state_q   <= DLenA;
-            entered_q <= 1'b1;
           end
           if (!fault_q && ver_ok_q) msg_type_q <= word_q[7:0];
         end
@@ -129,7 +128,6 @@ module rx_deserializer
             state_q  <= DIdle;
           end else begin
             state_q   <= DNameA;
-            entered_q <= 1'b1;
           end
         end
         DNameB: begin
@@ -140,7 +138,6 @@ module rx_deserializer
           end else begin
             method_q  <= is_set_q ? 8'd1 : 8'd2;
             state_q   <= DSeqA;
-            entered_q <= 1'b1;
           end
         end
         DSeqB: begin
@@ -160,10 +157,7 @@ module rx_deserializer
         method_q   <= '0;
         seqid_q    <= '0;
       end
-      if (start_i) begin
-        state_q   <= DVerA;
-        entered_q <= 1'b1;
-      end
+      if (start_i) state_q <= DVerA;
     end
   end
 
@@ -173,11 +167,11 @@ module rx_deserializer
 
   // What a read step took, and the checks on it (ready in its check cycle).
   always_ff @(posedge clk_i) begin
-    if (fire) begin
+    if (go_q) begin
       // The name is three bytes: right-align it.
-      word_q  <= name_step ? {8'b0, win_i[7:0], win_i[15:8], win_i[23:16]}
-                           : {win_i[7:0], win_i[15:8], win_i[23:16], win_i[31:24]};
-      fault_q <= name_step ? |win_err_i[2:0] : |win_err_i;
+      word_q  <= three_q ? {8'b0, win_i[7:0], win_i[15:8], win_i[23:16]}
+                         : {win_i[7:0], win_i[15:8], win_i[23:16], win_i[31:24]};
+      fault_q <= three_q ? |win_err_i[2:0] : |win_err_i;
     end
     ver_ok_q    <= (word_q[31:16] == 16'h8001) && (word_q[15:8] == 8'h00);
     type_ok_q   <= (word_q[7:0] == MsgCall) || (word_q[7:0] == MsgOneway);
