@@ -72,7 +72,14 @@ module line_buffer
   logic [6:0] sum_tail_q, other;
   assign sum_step  = {1'b0, off_q} + step_amt_i;
   assign sum_tail  = {1'b0, off_q} + tail_amt_i;
-  assign sum_width = {1'b0, off_q} + 7'(Width);
+  // off + Width bit by bit, each a constant table of the offset (one LUT).
+  always_comb begin
+    for (int unsigned k = 0; k < 7; k++) begin
+      logic [63:0] tab;
+      for (int unsigned o = 0; o < 64; o++) tab[o] = (((o + Width) >> k) & 1) != 0;
+      sum_width[k] = tab[off_q];
+    end
+  end
   assign other     = (step_i && init_i) ? step_amt_i : tail_mode_i ? sum_tail_q : sum_width;
   assign sum       = (step_i && !init_i) ? sum_step : other;
 

@@ -250,7 +250,7 @@ module recv_set
   result_e         hres_q, lres_q;
   logic [LenW-1:0] hoff_q;
   logic            cntld_q;            // count_q loads at this check ...
-  logic [LenW-1:0] cntnew_q;           // ... with this plus Width: a length, or a UUID's 16
+  logic [LenW-1:0] ncnt_q;             // ... with minus this: a length, or a UUID's 16
 
   always_ff @(posedge clk_i) begin
     hfail_q <= err0_q || stop_q || !rem3_q || err_q || !valid_q || nested_q || (uuid_q && !rem19_q);
@@ -273,7 +273,7 @@ module recv_set
     else                       lres_q <= ResValueTooLong;
 
     cntld_q  <= !start_i && ((state_q == FHdrW && uuid_q) || state_q == FLenC);
-    cntnew_q <= ((state_q == FHdrW) ? LenW'(16) : val_q[32 +: LenW]) + LenW'(Width);
+    ncnt_q   <= '0 - ((state_q == FHdrW) ? LenW'(16) : val_q[32 +: LenW]);
   end
 
   // ---- The sequence ----
@@ -403,13 +403,13 @@ module recv_set
     end
   end
 
-  // count and dst: a load or a Width step, both through one adder that
-  // subtracts Width (a load comes with Width added: the choice is made at
-  // the adder's input, so no mux follows the chain).
-  // Loaded whatever the check says: after a failed one they are not read.
+  // count: cleared the cycle before a load, then a load or a Width step
+  // through one adder whose first operand is count_q itself (the choice is
+  // its second operand, so no mux is on either side of the carry chain).
+  // Loaded whatever the check says: after a failed one it is not read.
   always_ff @(posedge clk_i) begin
-    if (cntld_q || bulk_fire)
-      count_q <= (cntld_q ? cntnew_q : count_q) + LenW'(-Width);
+    if ((state_q == FHdrW && uuid_q) || state_q == FLenC) count_q <= '0;
+    else if (cntld_q || bulk_fire) count_q <= count_q - (cntld_q ? ncnt_q : LenW'(Width));
     // dst_q counts from 0 in its region: a reset, not a load, at a field's start.
     if (state_q == FLenB && (is_key_q || is_value_q)) dst_q <= '0;
     else if (bulk_fire) dst_q <= dst_q + LenW'(Width);

@@ -51,9 +51,10 @@ module rx_deserializer
   assign read_step = (state_q == DVerA) || (state_q == DLenA) || name_step || (state_q == DSeqA);
   // By the cycle a read fires its amount (three_q) is the state's.
   logic       three_q;                 // the read is the 3-byte name
+  logic [2:0] amt_q;                   // its bytes: 3 or 4
   logic       fired_q;
   logic       go_q, short_q;           // a read takes its bytes now; the message is too short for it
-  assign amt_o     = three_q ? 7'd3 : 7'd4;
+  assign amt_o     = {4'b0, amt_q};
   assign fired_o   = fired_q;
 
   // Each read step's next state: its wait cycle, then its check cycle.
@@ -163,6 +164,7 @@ module rx_deserializer
 
   always_ff @(posedge clk_i) begin
     three_q <= name_step;
+    amt_q   <= name_step ? 3'd3 : 3'd4;
   end
 
   // What a read step took, and the checks on it (ready in its check cycle).

@@ -65,6 +65,7 @@ module rx_engine
   logic [LenW-1:0]  len_q;                  // message length N
   logic [LenW-1:0]  pos_q;                  // bytes consumed (p)
   logic [LenW-1:0]  rem_q;                  // N - p
+  logic [LenW-1:0]  nlen_q;                 // -N
   logic             appl;                   // a parser step took amt_q bytes last cycle
   logic [6:0]       amt_q;
   logic             step;                   // a read step (or the start offset) moves the head now
@@ -322,8 +323,6 @@ module rx_engine
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q  <= EIdle;
-      pos_q    <= '0;
-      rem_q    <= '0;
       init_q   <= 1'b0;
       result_q <= ResNone;
       offset_q <= '0;
@@ -347,12 +346,6 @@ module rx_engine
       in_offw_q  <= state_q == EOff;
       lq_stop_q  <= (state_q != EStart) && (state_q != EOff) && (state_q != EOffW) &&
                     (state_q != EHeader) && (state_q != EFields);
-      // EStart (lq_start_q) sets both through the adders' inputs, so the
-      // sums go straight to the registers (amt_q is 0 then).
-      if (appl || lq_start_q) begin
-        pos_q <= (lq_start_q ? '0 : pos_q) + LenW'(amt_q);
-        rem_q <= (lq_start_q ? len_q : rem_q) - LenW'(amt_q);
-      end
       if (hdr_fire) hl_q <= hl_q + 1'b1;
       unique case (state_q)
         EIdle: if (start_i) state_q <= EInit;
@@ -392,6 +385,19 @@ module rx_engine
     end
   end
 
+  // pos and rem: ECarry clears both; EStart adds the length to rem through
+  // its adder's second operand (amt_q is 0 then), so each sum goes straight
+  // to its register and the adder's first operand is the register itself.
+  always_ff @(posedge clk_i) begin
+    if (state_q == ECarry) begin
+      pos_q <= '0;
+      rem_q <= '0;
+    end else if (appl || lq_start_q) begin
+      pos_q <= pos_q + LenW'(amt_q);
+      rem_q <= rem_q - (lq_start_q ? nlen_q : LenW'(amt_q));
+    end
+  end
+
   // Request registers, taken when the control FSM starts the request, and
   // what follows from them over the next two cycles.
   always_ff @(posedge clk_i) begin
@@ -406,6 +412,7 @@ module rx_engine
       base_q      <= app_base_line_i;
       vcap_q      <= LenW'({app_cap_lines_i, 6'b0}) - LenW'(ValueOffset);
     end
+    nlen_q <= '0 - len_q;
     if (state_q == EInit) begin
       // len > MaxMessage in two halves, joined the next cycle.
       big_hi_q <= (len_hi_q != '0) || (len_q[LenW-1:LenW/2] > MaxMessage[LenW-1:LenW/2]);
