@@ -37,8 +37,7 @@ module recv_set
   output logic                 bulk_o,        // a Width chunk takes bytes now
   output logic                 tail_o,        // the field's tail chunk takes bytes now
   output logic [6:0]           amt_o,         // a read's bytes (from registers)
-  output logic                 fired_o,       // a read or a chunk took bytes last cycle (a register)
-  output logic                 rd_fired_o,    // a read took bytes last cycle (a register)
+  output logic                 go_o,          // a read takes its bytes now (a register; bulk_o, tail_o: chunks)
   output logic                 tail_mode_o,   // chunks now are the field's tail (a register)
   output logic                 streaming_o,   // in a data or skip field: steps are chunks (a register)
   output logic [6:0]           tail_amt_o,    // its bytes (a register)
@@ -131,7 +130,6 @@ module recv_set
   logic [3:0] amt_q;
   logic       lenrd_q;                 // the read is a binary length's
   logic [4:0] kmask_q;                 // the bytes a read's fault bits count (bit 4: bytes 4..7)
-  logic       fired_q, rd_fired_q;
   always_comb begin
     in_read = 1'b1;
     unique case (state_q)
@@ -223,8 +221,7 @@ module recv_set
     endcase
   end
   assign amt_o       = {3'b0, amt_q};
-  assign fired_o     = fired_q;
-  assign rd_fired_o  = rd_fired_q;
+  assign go_o        = go_q;
   assign tail_mode_o = le1_q;
   assign streaming_o = (state_q == FBulk);
   assign tail_amt_o  = count_q[6:0];
@@ -285,8 +282,6 @@ module recv_set
       dead_q   <= 1'b1;
       go_q     <= 1'b0;
       short_q  <= 1'b0;
-      fired_q   <= 1'b0;
-      rd_fired_q <= 1'b0;
       result_q <= ResNone;
       offset_q <= '0;
       armed_q  <= 1'b0;
@@ -298,8 +293,6 @@ module recv_set
       done_q     <= 1'b0;
       go_q       <= !start_i && in_read && !go_q && !short_q && rd_go;
       short_q    <= !start_i && in_read && !go_q && !short_q && short_now;
-      fired_q    <= go_q || chunk;
-      rd_fired_q <= go_q;
 
       unique case (state_q)
         FHdrA, FValA, FLenA: begin

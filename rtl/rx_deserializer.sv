@@ -21,7 +21,7 @@ module rx_deserializer
   input  logic            short3_i,     // fewer than 3 message bytes left (valid with the readies)
   input  logic            short4_i,
   output logic [6:0]      amt_o,        // a read step's bytes (from a register)
-  output logic            fired_o,      // a read step took bytes last cycle (a register)
+  output logic            go_o,         // a read step takes its bytes now (a register)
 
   output logic            done_o,       // the header ended the request, or dispatched it
   output logic            dispatch_o,   // with done_o: start the Set recvFunction
@@ -52,10 +52,9 @@ module rx_deserializer
   // By the cycle a read fires its amount (three_q) is the state's.
   logic       three_q;                 // the read is the 3-byte name
   logic [2:0] amt_q;                   // its bytes: 3 or 4
-  logic       fired_q;
   logic       go_q, short_q;           // a read takes its bytes now; the message is too short for it
   assign amt_o     = {4'b0, amt_q};
-  assign fired_o   = fired_q;
+  assign go_o      = go_q;
 
   // Each read step's next state: its wait cycle, then its check cycle.
   dstate_e succ;
@@ -95,13 +94,11 @@ module rx_deserializer
       item_q     <= '0;
       go_q       <= 1'b0;
       short_q      <= 1'b0;
-      fired_q    <= 1'b0;
     end else begin
       done_q     <= 1'b0;
       dispatch_q <= 1'b0;
       go_q       <= !start_i && read_step && !go_q && !short_q && (name_step ? ready3_i : ready4_i);
       short_q      <= !start_i && read_step && !go_q && !short_q && (name_step ? short3_i : short4_i);
-      fired_q    <= go_q;
       item_q     <= item;
       if (short_q) begin
         done_q   <= 1'b1;

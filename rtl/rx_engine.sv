@@ -196,7 +196,7 @@ module rx_engine
     .short3_i   (short3_q),
     .short4_i   (short_q[3]),
     .amt_o      (d_amt),
-    .fired_o    (d_fired),
+    .go_o       (d_go),
     .done_o     (d_done),
     .dispatch_o (d_dispatch),
     .result_o   (d_result),
@@ -242,8 +242,7 @@ module rx_engine
     .bulk_o        (s_bulk),
     .tail_o        (s_tail),
     .amt_o         (s_amt),
-    .fired_o       (s_fired),
-    .rd_fired_o    (s_rd_fired),
+    .go_o          (s_go),
     .tail_mode_o   (s_tail_mode),
     .streaming_o   (s_streaming),
     .tail_amt_o    (s_tail_amt),
@@ -264,10 +263,13 @@ module rx_engine
     .operands_o    (s_ops)
   );
 
-  // Each block says, from a register, that it fired last cycle.
-  logic d_fired, s_fired, s_rd_fired;
-  assign appl = d_fired || s_fired;
-  assign step = d_fired || s_rd_fired || init_q;
+  // Each block says, from a register, that a read (go) or a chunk takes
+  // bytes now; appl (pos and rem move) and step (the head moves) are those
+  // registered once more, so each is a register.
+  logic d_go, s_go;
+  logic appl_q, step_q;
+  assign appl = appl_q;
+  assign step = step_q;
 
   // One step at most fires. A read's amount is picked by the phase (a
   // register), and the head moves by it the cycle after; pos and rem
@@ -324,6 +326,8 @@ module rx_engine
     if (!rst_ni) begin
       state_q  <= EIdle;
       init_q   <= 1'b0;
+      appl_q   <= 1'b0;
+      step_q   <= 1'b0;
       result_q <= ResNone;
       offset_q <= '0;
       hl_q     <= '0;
@@ -336,6 +340,8 @@ module rx_engine
       in_offw_q  <= 1'b0;
     end else begin
       init_q   <= state_q == EOff;
+      appl_q   <= d_go || s_go || s_bulk || s_tail;
+      step_q   <= d_go || s_go || (state_q == EOff);
       done_q   <= hdr_fire && hdr_last;
       h_take_q <= hdr_fire && hdr_last;
       reply_q  <= (result_q == ResOk) && (d_msg_type == MsgCall);
