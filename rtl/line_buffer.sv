@@ -20,11 +20,9 @@ module line_buffer
 
   input  logic                init_i,        // with step_i: the message's start offset, from 0 (a register)
 
-  // The load queue's two head lines: data, arrived, answered with an error.
+  // The load queue's two head lines: data, answered with an error.
   input  logic [LineBits-1:0] line0_i,
   input  logic [LineBits-1:0] line1_i,
-  input  logic                v0_i,
-  input  logic                v1_i,
   input  logic                e0_i,
   input  logic                e1_i,
   output logic                drop_o,        // the head left the first line: a register
@@ -38,10 +36,9 @@ module line_buffer
 
   // The window: the head and the lines as they were two cycles ago.
   output logic [Width*8-1:0]  win_o,
-  output logic [Width-1:0]    win_err_o,     // byte i came from a line answered with an error
+  output logic [7:0]          win_err_o,     // byte i (of the first 8, a read's) came from a line answered with an error
   output logic [5:0]          off_o,         // the head's offset in the first line
-  output logic                crossed_o,     // this cycle the window is not valid
-  output logic [8:1]          has_o          // has_o[k]: the lines hold k bytes at the head now (combinational)
+  output logic                crossed_o      // this cycle the window is not valid
 );
 
   logic [5:0]         off_q;
@@ -83,17 +80,6 @@ module line_buffer
   assign other     = (step_i && init_i) ? step_amt_i : tail_mode_i ? sum_tail_q : sum_width;
   assign sum       = (step_i && !init_i) ? sum_step : other;
 
-  // A compare of the offset with a constant, written as a lookup of a
-  // constant table so that it maps to one LUT (an adder would be a chain).
-  always_comb begin
-    // k bytes from the head are in the first line iff byte k-1 is.
-    for (int unsigned k = 1; k <= 8; k++) begin
-      logic [63:0] tab;
-      for (int unsigned o = 0; o < 64; o++) tab[o] = (o + k <= 64);
-      has_o[k] = !crossed_q && v0_i && (v1_i || tab[off_q]);
-    end
-  end
-
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       off_q     <= '0;
@@ -108,12 +94,19 @@ module line_buffer
     sum_tail_q <= sum_tail;
   end
 
-  // Read only where has_o said the bytes are there.
+  // Read only where rx_engine's readiness said the bytes are there. Chunks take their
+  // fault from the lines' flags (recv_set); reads take at most 8 bytes.
+  logic [Width-1:0] lane_err;
   always_comb begin
     for (int unsigned i = 0; i < Width; i++) begin
       win_o[i*8 +: 8] = win_lanes[i*9 +: 8];
-      win_err_o[i]    = win_lanes[i*9 + 8];
+      lane_err[i]     = win_lanes[i*9 + 8];
     end
+  end
+  assign win_err_o = lane_err[7:0];
+  if (Width > 8) begin : g_unused_err
+    logic unused_err;
+    assign unused_err = ^lane_err[Width-1:8];
   end
   assign drop_o    = crossed_q;
   assign off_o     = off_q;

@@ -20,12 +20,14 @@ module recv_set
 
   // The window (line buffer), and what the message has left (rx_engine).
   input  logic [Width*8-1:0]   win_i,
-  input  logic [Width-1:0]     win_err_i,
+  input  logic [7:0]           win_err_i,     // fault bits of window bytes 0..7 (a read's)
   input  logic [5:0]           off_i,         // the head's offset in the first line
   input  logic                 crossed_i,
   input  logic                 v0_i,
   input  logic                 v1_i,
   input  logic                 v2_i,          // the line after v1_i's
+  input  logic                 e0_i,          // v0_i's line was answered with an error
+  input  logic                 e1_i,
   input  logic [4:1]           ready_i,       // a read of 1, 2, 4 or 8 bytes (bit 1, 2, 3, 4) can go now
   input  logic                 ready_hdr_i,   // a field header read can go now (3 bytes, or 1 at the end)
   input  logic [4:1]           short_i,       // fewer than 1, 2, 4, 8 message bytes left
@@ -66,6 +68,7 @@ module recv_set
     FIdle, FHdrA, FHdrW, FHdrB, FValA, FValW, FValB, FLenA, FLenW, FLenC, FLenB, FCnt, FBulk, FTailW
   } fstate_e;
 
+  (* fsm_encoding = "one-hot" *)        // Yosys: recode it as an FSM whatever its heuristic says
   fstate_e         state_q;
   operands_t       ops_q;              // operand registers
   logic [LenW-1:0] item_q, item1_q;    // offset of the field header (p), and p + 1
@@ -111,7 +114,7 @@ module recv_set
   logic       valid_q, nested_q, binary_q, uuid_q, stop_q;
   logic [3:0] size_q;                  // one-hot fixed size: 1, 2, 4, 8
   logic       is_req_id_q, is_key_q, is_value_q, is_flags_q, is_exptime_q;
-  // Registered in the wait cycle of a binary length.
+  // Registered as a binary length is read, and in its wait cycle.
   logic       neg_q, hi_q, past_q, key_long_q, value_long_q, empty_q, le2w_q;
   localparam int unsigned WidthW = $clog2(Width);
   localparam int unsigned KeyW   = $clog2(KeyMax);   // n > KeyMax as a bit test
@@ -230,27 +233,31 @@ module recv_set
   // later; k_* hold a chunk for the first of those cycles, c_* for the second ----
   logic            k_data_q, k_last_q, c_data_q, c_last_q;
   logic [LenW-1:0] k_dst_q, c_dst_q;
-  logic [Width-1:0] c_mask, k_mask_q, c_mask_q;  // the chunk's bytes (0: no chunk)
-  logic            c_fault, cf_q;      // a byte came from a faulty line (cf_q: last cycle's)
+  logic [Width-1:0] c_mask, k_mask_q, c_mask_q;  // the chunk's bytes
+  // A chunk's bytes come from the first line, and from the second if it
+  // crosses into it: its fault is known from their fault flags the cycle
+  // it goes (cf_q: the chunk before's).
+  logic            k_fault_q, c_fault_q, cf_q;
   always_comb begin
     for (int unsigned i = 0; i < Width; i++) c_mask[i] = 7'(i) < (le1_q ? count_q[6:0] : 7'(Width));
   end
-  assign c_fault = |(win_err_i & c_mask_q);
 
   // ---- Checks ----
   // A read step's check cycle acts on verdicts registered in the cycle
   // before, from registers that hold still from the read on: for a header
   // (h*) and for a binary length (l*), whether it fails, with what result,
   // and whether the failure's offset is the head's position or a register.
-  // The check cycle picks by its state.
-  logic            hfail_q, hpos_q, lfail_q, lpos_q;
+  // hend_q, lend_q, vend_q: this cycle is a check that fails (a header's,
+  // a length's, a value's).
+  logic            hend_q, hpos_q, lfail_q, lend_q, lpos_q, vend_q;
   result_e         hres_q, lres_q;
   logic [LenW-1:0] hoff_q;
   logic            cntld_q;            // count_q loads at this check ...
   logic [LenW-1:0] ncnt_q;             // ... with minus this: a length, or a UUID's 16
 
   always_ff @(posedge clk_i) begin
-    hfail_q <= err0_q || stop_q || !rem3_q || err_q || !valid_q || nested_q || (uuid_q && !rem19_q);
+    hend_q  <= !start_i && state_q == FHdrW &&
+               (err0_q || stop_q || !rem3_q || err_q || !valid_q || nested_q || (uuid_q && !rem19_q));
     hoff_q  <= stop_q ? item1_q : item_q;            // T_STOP ends the request after its byte
     hpos_q  <= 1'b0;
     if (err0_q)        hres_q <= ResLoadFault;
@@ -262,6 +269,9 @@ module recv_set
     else begin         hres_q <= ResTruncated; hpos_q <= 1'b1; end
 
     lfail_q <= err_q || neg_q || hi_q || past_q || (is_key_q && key_long_q) || (is_value_q && value_long_q);
+    lend_q  <= !start_i && state_q == FLenC &&
+               (err_q || neg_q || hi_q || past_q || (is_key_q && key_long_q) || (is_value_q && value_long_q));
+    vend_q  <= !start_i && state_q == FValW && err_q;
     lpos_q  <= 1'b0;
     if (err_q)                 lres_q <= ResLoadFault;
     else if (neg_q)            lres_q <= ResBadLength;
@@ -295,53 +305,25 @@ module recv_set
       short_q    <= !start_i && in_read && !go_q && !short_q && short_now;
 
       unique case (state_q)
-        FHdrA, FValA, FLenA: begin
-          if (short_q) begin
-            done_q   <= 1'b1;
-            result_q <= ResTruncated;
-            offset_q <= pos_i;
-            state_q  <= FIdle;
-          end else if (go_q) begin
-            state_q <= (state_q == FHdrA) ? FHdrW : (state_q == FValA) ? FValW : FLenW;
-          end
-        end
+        FHdrA:  if (go_q) state_q <= FHdrW;
+        FValA:  if (go_q) state_q <= FValW;
+        FLenA:  if (go_q) state_q <= FLenW;
         FHdrW:  state_q <= FHdrB;
         FValW:  state_q <= FValB;
         FLenW:  state_q <= FLenC;
         FLenC:  state_q <= FLenB;
         FTailW: state_q <= FHdrA;
 
-        FHdrB: begin
-          if (hfail_q) begin
-            done_q   <= 1'b1;
-            state_q  <= FIdle;
-            result_q <= hres_q;
-            offset_q <= hpos_q ? pos_i : hoff_q;
-          end else begin
-            state_q  <= uuid_q ? FCnt : binary_q ? FLenA : FValA;
-          end
-        end
+        // A check that passes; one that fails ends the request (below).
+        FHdrB: state_q <= uuid_q ? FCnt : binary_q ? FLenA : FValA;
         FLenB: begin
-          if (lfail_q) begin
-            done_q   <= 1'b1;
-            state_q  <= FIdle;
-            result_q <= lres_q;
-            offset_q <= lpos_q ? pos_i : lenpos_q;
-          end else begin
-            state_q  <= empty_q ? FHdrA : FCnt;
-          end
+          state_q <= empty_q ? FHdrA : FCnt;
           if (!lfail_q && is_key_q)   begin ops_q.key_len   <= val_q[63:32]; ops_q.present[1] <= 1'b1; end
           if (!lfail_q && is_value_q) begin ops_q.value_len <= val_q[63:32]; ops_q.present[2] <= 1'b1; end
         end
         FValB: begin
           // A scalar's value is its first size bytes, big-endian.
-          if (err_q) begin
-            done_q   <= 1'b1;
-            state_q  <= FIdle;
-            result_q <= ResLoadFault;
-          end else begin
-            state_q  <= FHdrA;
-          end
+          state_q <= FHdrA;
           if (!err_q && is_req_id_q)  begin ops_q.req_id  <= val_q;        ops_q.present[0] <= 1'b1; end
           if (!err_q && is_flags_q)   begin ops_q.flags   <= val_q[63:32]; ops_q.present[3] <= 1'b1; end
           if (!err_q && is_exptime_q) begin ops_q.exptime <= val_q[63:32]; ops_q.present[4] <= 1'b1; end
@@ -380,6 +362,25 @@ module recv_set
         default: ;
       endcase
 
+      // A read the message is too short for, or a failing check, ends the
+      // request (each flag is set only in its own state).
+      if (short_q || hend_q || lend_q || vend_q) begin
+        done_q  <= 1'b1;
+        state_q <= FIdle;
+      end
+      if (short_q) begin
+        result_q <= ResTruncated;
+        offset_q <= pos_i;
+      end
+      if (hend_q) begin
+        result_q <= hres_q;
+        offset_q <= hpos_q ? pos_i : hoff_q;
+      end
+      if (lend_q) begin
+        result_q <= lres_q;
+        offset_q <= lpos_q ? pos_i : lenpos_q;
+      end
+      if (vend_q) result_q <= ResLoadFault;
       // A chunk read from a faulty line ends the request, whatever the state.
       if (cf_q && !dead_q) begin
         done_q   <= 1'b1;
@@ -445,26 +446,26 @@ module recv_set
       is_flags_q   <= slot[4];
       is_exptime_q <= slot[5];
     end
-    if (state_q == FLenA) begin
-      lenpos_q <= pos_i;
-      remm4_q  <= rem_i - LenW'(4);
-    end
-    // The wait cycle of a binary length n: the limits of abi.md 5.6.
-    // n > 256, n > Width and n > 2 Width as bit tests.
-    neg_q        <= val_q[63];
-    hi_q         <= val_q[63:32+LenW] != '0;
-    past_q       <= val_q[32 +: LenW] > remm4_q;
-    key_long_q   <= (|val_q[63:32+KeyW+1]) || (val_q[32+KeyW] && |val_q[32 +: KeyW]);
-    value_long_q <= val_q[32 +: LenW] > value_cap_i;
-    empty_q      <= val_q[63:32] == '0;
-    if (state_q == FLenC) begin
-      gtw_q  <= (|val_q[63:32+WidthW+1]) || (val_q[32+WidthW] && |val_q[32 +: WidthW]);
-      le2w_q <= !((|val_q[63:32+WidthW+2]) || (val_q[32+WidthW+1] && |val_q[32 +: WidthW+1]));
-    end
     if (state_q == FHdrB) begin                      // a UUID's 16 bytes
       gtw_q  <= 16 > Width;
       le2w_q <= 16 <= 2 * Width;
     end
+    // A binary length n, every cycle of its read (the last one is the
+    // cycle it fires): the limits of abi.md 5.6 that need no adder, as bit
+    // tests (n > 256, n > Width, n > 2 Width).
+    if (state_q == FLenA) begin
+      lenpos_q   <= pos_i;
+      remm4_q    <= rem_i - LenW'(4);
+      neg_q      <= x_u32[31];
+      hi_q       <= x_u32[31:LenW] != '0;
+      key_long_q <= (|x_u32[31:KeyW+1]) || (x_u32[KeyW] && |x_u32[KeyW-1:0]);
+      empty_q    <= x_u32 == '0;
+      gtw_q      <= (|x_u32[31:WidthW+1]) || (x_u32[WidthW] && |x_u32[WidthW-1:0]);
+      le2w_q     <= !((|x_u32[31:WidthW+2]) || (x_u32[WidthW+1] && |x_u32[WidthW:0]));
+    end
+    // Its wait cycle: the limits that compare.
+    past_q       <= val_q[32 +: LenW] > remm4_q;
+    value_long_q <= val_q[32 +: LenW] > value_cap_i;
   end
 
   logic o_valid_q, o_discard_q, o_give_q, o_last_q;
@@ -477,6 +478,8 @@ module recv_set
     if (!rst_ni) begin
       k_data_q    <= 1'b0;
       c_data_q    <= 1'b0;
+      k_fault_q   <= 1'b0;
+      c_fault_q   <= 1'b0;
       take_q      <= 1'b0;
       o_valid_q   <= 1'b0;
       o_discard_q <= 1'b0;
@@ -488,15 +491,17 @@ module recv_set
       // A credit for each chunk that ends a line or the field.
       take_q    <= chunk && copy_q && (le1_q || lane_last);
       // Squashed: a fault in this chunk, or the request already ended.
-      cf_q        <= c_fault;
-      o_valid_q   <= c_data_q && !c_fault && !cf_q && !dead_q && !done_q;
-      o_discard_q <= c_data_q && (c_fault || cf_q || dead_q || done_q);
-      o_give_q    <= c_data_q && c_last_q && (c_fault || cf_q || dead_q || done_q);
+      k_fault_q   <= (bulk_fire && (e0_i || (e1_i && !fits1))) || (tail_fire && (e0_i || (e1_i && !tail64_q)));
+      c_fault_q   <= k_fault_q;
+      cf_q        <= c_fault_q;
+      o_valid_q   <= c_data_q && !c_fault_q && !cf_q && !dead_q && !done_q;
+      o_discard_q <= c_data_q && (c_fault_q || cf_q || dead_q || done_q);
+      o_give_q    <= c_data_q && c_last_q && (c_fault_q || cf_q || dead_q || done_q);
     end
   end
   always_ff @(posedge clk_i) begin
-    k_mask_q <= chunk ? c_mask : '0;
     if (chunk) begin
+      k_mask_q <= c_mask;
       k_dst_q  <= dst_q;
       k_last_q <= le1_q || lane_last;
     end

@@ -36,6 +36,7 @@ module rx_deserializer
     DIdle, DVerA, DVerW, DVerB, DLenA, DLenW, DLenB, DNameA, DNameW, DNameB, DSeqA, DSeqW, DSeqB
   } dstate_e;
 
+  (* fsm_encoding = "one-hot" *)    // Yosys: recode it as an FSM whatever its heuristic says
   dstate_e     state_q;
   logic [31:0] word_q;                 // the word the last read step took, big-endian
   logic        fault_q;                // a byte it took came from a faulty line

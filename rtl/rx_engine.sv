@@ -61,6 +61,7 @@ module rx_engine
   // as is or plus one, so no adder runs the whole width in one cycle.
   localparam int unsigned HiW = LineAddrW - LinesW;
 
+  (* fsm_encoding = "one-hot" *)          // Yosys: recode it as an FSM whatever its heuristic says
   estate_e          state_q;
   logic [LenW-1:0]  len_q;                  // message length N
   logic [LenW-1:0]  pos_q;                  // bytes consumed (p)
@@ -94,7 +95,7 @@ module rx_engine
 
   // ---- Line buffer ----
   logic [Width*8-1:0] win;
-  logic [Width-1:0]   win_err;
+  logic [7:0]         win_err;
   logic [5:0]         off;
   logic               crossed;
   logic [8:1]         has;
@@ -105,8 +106,6 @@ module rx_engine
     .init_i      (init_q),
     .line0_i,
     .line1_i,
-    .v0_i,
-    .v1_i,
     .e0_i,
     .e1_i,
     .drop_o,
@@ -119,9 +118,20 @@ module rx_engine
     .win_o     (win),
     .win_err_o (win_err),
     .off_o     (off),
-    .crossed_o (crossed),
-    .has_o     (has)
+    .crossed_o (crossed)
   );
+
+  // has[k]: the lines hold k bytes at the head now (the window shows them
+  // two cycles later): the first line has arrived and holds byte k-1 (a
+  // constant table of the offset, one LUT), or the second has arrived too;
+  // and the head is not crossing into the next line.
+  always_comb begin
+    for (int unsigned k = 1; k <= 8; k++) begin
+      logic [63:0] tab;
+      for (int unsigned o = 0; o < 64; o++) tab[o] = (o + k <= 64);
+      has[k] = !crossed && v0_i && (v1_i || tab[off]);
+    end
+  end
 
   // Readiness of a read of k bytes next cycle: the window will hold them
   // and the message has them; or it has fewer than k left. Both only while
@@ -133,7 +143,11 @@ module rx_engine
   // so a read waits two cycles after the last step.
   logic       appl2_q;
   logic [5:0] remge_q;                      // rem_q >= 1, 2, 3, 4, 8, 19
+  logic [4:0] rs_q;                         // remge_q[4:0] && settled, in one register each
+  logic       appl_d, step_d;               // appl_q's and step_q's next values
   assign settled = !appl && !appl2_q && !step;
+  assign appl_d  = d_go || s_go || s_bulk || s_tail;
+  assign step_d  = d_go || s_go || (state_q == EOff);
   // rem_q >= k for k = 1, 2, 3, 4, 8, 19: any high bit, or the low five
   // bits by a constant table (no carry chain).
   logic [5:0] remge;
@@ -157,18 +171,18 @@ module rx_engine
       short3_q    <= 1'b0;
       ready_hdr_q <= 1'b0;
     end else begin
-      ready_q     <= {4{settled}} & {has[8] && remge_q[4], has[4] && remge_q[3],
-                                     has[2] && remge_q[1], has[1] && remge_q[0]};
+      ready_q     <= {has[8] && rs_q[4], has[4] && rs_q[3], has[2] && rs_q[1], has[1] && rs_q[0]};
       short_q     <= {4{settled}} & ~{remge_q[4], remge_q[3], remge_q[1], remge_q[0]};
-      ready3_q    <= settled && has[3] && remge_q[2];
+      ready3_q    <= has[3] && rs_q[2];
       short3_q    <= settled && !remge_q[2];
-      ready_hdr_q <= settled && (remge_q[2] ? has[3] : (remge_q[0] && has[1]));
+      ready_hdr_q <= rs_q[2] ? has[3] : (rs_q[0] && has[1]);
     end
   end
   always_ff @(posedge clk_i) begin
     rem3_q  <= remge_q[2];
     rem19_q <= remge_q[5];
     remge_q <= remge;
+    rs_q    <= remge[4:0] & {5{!appl_d && !appl && !step_d}};
     appl2_q <= appl;
   end
 
@@ -231,6 +245,8 @@ module rx_engine
     .v0_i,
     .v1_i,
     .v2_i,
+    .e0_i,
+    .e1_i,
     .ready_i       (ready_q),
     .ready_hdr_i   (ready_hdr_q),
     .short_i       (short_q),
@@ -340,8 +356,8 @@ module rx_engine
       in_offw_q  <= 1'b0;
     end else begin
       init_q   <= state_q == EOff;
-      appl_q   <= d_go || s_go || s_bulk || s_tail;
-      step_q   <= d_go || s_go || (state_q == EOff);
+      appl_q   <= appl_d;
+      step_q   <= step_d;
       done_q   <= hdr_fire && hdr_last;
       h_take_q <= hdr_fire && hdr_last;
       reply_q  <= (result_q == ResOk) && (d_msg_type == MsgCall);

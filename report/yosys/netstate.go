@@ -106,8 +106,14 @@ func ParseNetlistState(r io.Reader, name string) (map[string]*NetState, error) {
 		}
 		names := map[string][]string{} // bit id -> public base names
 		for n, nn := range m.Netnames {
-			if nn.HideName != 0 {
+			// The fsm pass keeps the old-encoded state register (for its
+			// users outside the FSM) under a hidden name: it is that state.
+			old, isOld := strings.CutPrefix(n, "$fsm$oldstate\\")
+			if nn.HideName != 0 && !isOld {
 				continue
+			}
+			if isOld {
+				n = old
 			}
 			b := baseVar(n)
 			for _, bit := range nn.Bits {
