@@ -29,6 +29,7 @@ module line_buffer
 
   input  logic                step_i,        // a read step (or the start offset) moves the head now: a register
   input  logic [6:0]          step_amt_i,    // by this many bytes: a register
+  input  logic [6:0]          next_amt_i,    // step_amt_i's next value: a step's amount the cycle before it
   input  logic                bulk_i,        // a Width-byte chunk moves it now
   input  logic                tail_i,        // the field's tail chunk moves it now
   input  logic                tail_mode_i,   // chunks now are the tail (a register)
@@ -61,13 +62,13 @@ module line_buffer
     .lanes_o  (win_lanes)
   );
 
-  // Every candidate sum runs from registers; the choice is one LUT after
-  // the adders (the start offset is taken as it is). While crossed the
-  // offset is already in the next line: it holds, and crossed clears.
-  // The tail's sum is a register (the head stands still for the cycles
-  // before a tail), so only a read step's sum comes out of an adder late.
-  logic [6:0] sum_tail_q, other;
-  assign sum_step  = {1'b0, off_q} + step_amt_i;
+  // Every candidate sum is a register or a table of one: the choice is one
+  // LUT (the start offset is taken as it is). While crossed the offset is
+  // already in the next line: it holds, and crossed clears. A read step's
+  // and a tail's sums are added the cycle before (the head stands still
+  // then: a step follows its read's cycle, a tail a wait).
+  logic [6:0] sum_step_q, sum_tail_q, other;
+  assign sum_step  = sum_step_q;
   assign sum_tail  = {1'b0, off_q} + tail_amt_i;
   // off + Width bit by bit, each a constant table of the offset (one LUT).
   always_comb begin
@@ -91,6 +92,7 @@ module line_buffer
   end
 
   always_ff @(posedge clk_i) begin
+    sum_step_q <= {1'b0, off_q} + next_amt_i;
     sum_tail_q <= sum_tail;
   end
 

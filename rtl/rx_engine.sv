@@ -99,6 +99,7 @@ module rx_engine
   logic [5:0]         off;
   logic               crossed;
   logic [8:1]         has;
+  logic [6:0]         rd_amt;               // a read step's amount (steps the cycle after)
 
   line_buffer #(.Width(Width)) u_line_buffer (
     .clk_i,
@@ -111,6 +112,7 @@ module rx_engine
     .drop_o,
     .step_i      (step),
     .step_amt_i  (step_amt_q),
+    .next_amt_i  (rd_amt),
     .bulk_i      (s_bulk),
     .tail_i      (s_tail),
     .tail_mode_i (s_tail_mode),
@@ -290,7 +292,6 @@ module rx_engine
   // One step at most fires. A read's amount is picked by the phase (a
   // register), and the head moves by it the cycle after; pos and rem
   // follow every step the cycle after.
-  logic [6:0] rd_amt;
   always_comb begin
     unique case (state_q)
       EOff:    rd_amt = {1'b0, start_off_q};

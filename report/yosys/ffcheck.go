@@ -44,6 +44,7 @@ var StateAllowances = []Allowance{
 	{"tx_engine", "bytes_q", "constant", "chunks of a reply whose framing bytes are constants: only seqid and result bits change"},
 	// At DataBytes=64 a chunk is a whole line: one lane, every chunk ends it.
 	{"rx_engine", "h_bytes_q", "constant", "at DataBytes=64 the header line is one chunk, and its bytes 36..63 (and unused header bits) are 0"},
+	{"recv_set", "k_last_q", "constant", "at DataBytes=64 every chunk ends its line"},
 	{"recv_set", "c_last_q", "constant", "at DataBytes=64 every chunk ends its line"},
 	{"recv_set", "o_last_q", "constant", "at DataBytes=64 every chunk ends its line"},
 	{"recv_set", "o_lane_q", "constant", "at DataBytes=64 there is one lane"},
