@@ -39,7 +39,8 @@ module line_buffer
   output logic [Width*8-1:0]  win_o,
   output logic [7:0]          win_err_o,     // byte i (of the first 8, a read's) came from a line answered with an error
   output logic [5:0]          off_o,         // the head's offset in the first line
-  output logic                crossed_o      // this cycle the window is not valid
+  output logic                crossed_o,     // this cycle the window is not valid
+  output logic [2:0]          fit_o          // a register of the offset: {off + 2 Width <= 64, off + Width < 64, off + Width <= 64}
 );
 
   logic [5:0]         off_q;
@@ -91,7 +92,30 @@ module line_buffer
     end
   end
 
+  // fit_o follows the offset as a register: a table of the new offset for
+  // a chunk's move, of the offset itself otherwise (a read step's move is
+  // a cycle late in it: no chunk decision follows a read that soon).
+  logic [2:0] fit_q, fit_now, fit_bulk, fit_tail;
+  always_comb begin
+    for (int unsigned b = 0; b < 3; b++) begin
+      logic [63:0] t_now, t_bulk, t_tail;
+      for (int unsigned o = 0; o < 64; o++) begin
+        t_now[o]  = fits(o, b);
+        t_bulk[o] = fits((o + Width) % 64, b);
+      end
+      t_tail      = t_now;
+      fit_now[b]  = t_now[off_q];
+      fit_bulk[b] = t_bulk[off_q];
+      fit_tail[b] = t_tail[sum_tail_q[5:0]];
+    end
+  end
+  function automatic logic fits(input int unsigned o, input int unsigned b);
+    return (b == 2) ? (o + 2 * Width <= 64) : (b == 1) ? (o + Width < 64) : (o + Width <= 64);
+  endfunction
+  assign fit_o = fit_q;
+
   always_ff @(posedge clk_i) begin
+    fit_q      <= bulk_i ? fit_bulk : tail_i ? fit_tail : fit_now;
     sum_step_q <= {1'b0, off_q} + next_amt_i;
     sum_tail_q <= sum_tail;
   end

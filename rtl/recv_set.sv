@@ -22,6 +22,7 @@ module recv_set
   input  logic [Width*8-1:0]   win_i,
   input  logic [7:0]           win_err_i,     // fault bits of window bytes 0..7 (a read's)
   input  logic [5:0]           off_i,         // the head's offset in the first line
+  input  logic [2:0]           fit_i,         // {off_i + 2 Width <= 64, off_i + Width < 64, off_i + Width <= 64} (a register)
   input  logic                 crossed_i,
   input  logic                 v0_i,
   input  logic                 v1_i,
@@ -166,24 +167,24 @@ module recv_set
   assign tail_fire = tail_ok_q;
   assign chunk     = bulk_fire || tail_fire;
 
-  // Offsets and lanes as constant-table lookups (no adders).
   // fits1: a chunk from the head is in the first line; stays: ... and
-  // leaves the head in it; fits2: so is the chunk after it.
-  logic fits1, stays, fits2, next_lane_last;
+  // leaves the head in it; fits2: so is the chunk after it (registers).
+  // lane_last: the chunk at dst_q ends its line; next_lane_last_q: the one
+  // after it does; registers that follow dst_q (0 at a field's start, then
+  // Width steps), each from a constant table.
+  logic fits1, stays, fits2, next_lane_last_q, lane_last_q;
+  assign {fits2, stays, fits1} = fit_i;
+  assign lane_last = lane_last_q;
+
+  // lane_end(d): the chunk at region offset d ends its line; tl2: for the
+  // chunk two after the one at d.
+  function automatic logic lane_end(input int unsigned d);
+    return ((d % 64) | (Width - 1)) == 63;
+  endfunction
+  logic [63:0] tl2;
   always_comb begin
-    logic [63:0] t1, ts, t2, tl;
-    for (int unsigned o = 0; o < 64; o++) begin
-      t1[o] = (o + Width <= 64);
-      ts[o] = (o + Width < 64);
-      t2[o] = (o + 2 * Width <= 64);
-      tl[o] = (((o / Width + 1) * Width) % 64) + Width == 64;
-    end
-    fits1          = t1[off_i];
-    stays          = ts[off_i];
-    fits2          = t2[off_i];
-    next_lane_last = tl[dst_q[5:0]];
+    for (int unsigned o = 0; o < 64; o++) tl2[o] = lane_end(o + 2 * Width);
   end
-  assign lane_last = (dst_q[5:0] | 6'(Width - 1)) == 6'h3F;   // the chunk at dst_q ends its line
 
   // Credits: what is free after the takes in flight and this chunk's.
   logic credit_now, credit_after;
@@ -196,7 +197,7 @@ module recv_set
       // This chunk goes: the next one is Width further on, in the same lines
       // unless this one ends the first line (then the head crosses: a bubble).
       bulk_ok_d = bulk_mode_q && !le2_q && stays && v0_i && (v1_i || fits2) &&
-                  (!copy_q || !next_lane_last || credit_after);
+                  (!copy_q || !next_lane_last_q || credit_after);
     end else if (crossed_i) begin
       // The load queue drops the head line this cycle: the lines move up.
       bulk_ok_d = bulk_mode_q && v1_i && (v2_i || fits1) && (!copy_q || !lane_last || credit_now);
@@ -405,8 +406,15 @@ module recv_set
     if ((state_q == FHdrW && uuid_q) || state_q == FLenC) count_q <= '0;
     else if (cntld_q || bulk_fire) count_q <= count_q - (cntld_q ? ncnt_q : LenW'(Width));
     // dst_q counts from 0 in its region: a reset, not a load, at a field's start.
-    if (state_q == FLenB && (is_key_q || is_value_q)) dst_q <= '0;
-    else if (bulk_fire) dst_q <= dst_q + LenW'(Width);
+    if (state_q == FLenB && (is_key_q || is_value_q)) begin
+      dst_q          <= '0;
+      lane_last_q    <= lane_end(0);
+      next_lane_last_q <= lane_end(Width);
+    end else if (bulk_fire) begin
+      dst_q          <= dst_q + LenW'(Width);
+      lane_last_q    <= next_lane_last_q;
+      next_lane_last_q <= tl2[dst_q[5:0]];
+    end
     if (state_q == FLenB) region_q <= is_value_q;
     // Whether a field's chunks go to App.Recv: set with every binary length
     // and UUID (read only if the field goes on).

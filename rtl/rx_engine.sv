@@ -98,6 +98,7 @@ module rx_engine
   logic [7:0]         win_err;
   logic [5:0]         off;
   logic               crossed;
+  logic [2:0]         fit;
   logic [8:1]         has;
   logic [6:0]         rd_amt;               // a read step's amount (steps the cycle after)
 
@@ -120,7 +121,8 @@ module rx_engine
     .win_o     (win),
     .win_err_o (win_err),
     .off_o     (off),
-    .crossed_o (crossed)
+    .crossed_o (crossed),
+    .fit_o     (fit)
   );
 
   // has[k]: the lines hold k bytes at the head now (the window shows them
@@ -243,6 +245,7 @@ module rx_engine
     .win_i         (win),
     .win_err_i     (win_err),
     .off_i         (off),
+    .fit_i         (fit),
     .crossed_i     (crossed),
     .v0_i,
     .v1_i,
