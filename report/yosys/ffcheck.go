@@ -45,6 +45,9 @@ var StateAllowances = []Allowance{
 	// At DataBytes=64 a chunk is a whole line: one lane, every chunk ends it.
 	{"rx_engine", "h_bytes_q", "constant", "at DataBytes=64 the header line is one chunk, and its bytes 36..63 (and unused header bits) are 0"},
 	{"recv_set", "k_last_q", "constant", "at DataBytes=64 every chunk ends its line"},
+	{"line_buffer", "fit_q", "constant", "at DataBytes=64 only off = 0 fits a chunk: the three fits are one bit"},
+	{"recv_set", "lane_last_q", "constant", "at DataBytes=64 every chunk ends its line"},
+	{"recv_set", "next_lane_last_q", "constant", "at DataBytes=64 every chunk ends its line"},
 	{"recv_set", "c_last_q", "constant", "at DataBytes=64 every chunk ends its line"},
 	{"recv_set", "o_last_q", "constant", "at DataBytes=64 every chunk ends its line"},
 	{"recv_set", "o_lane_q", "constant", "at DataBytes=64 there is one lane"},
