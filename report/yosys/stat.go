@@ -162,14 +162,15 @@ type Instance struct {
 // BaseModule is the module's source name without Yosys's parameter suffix.
 func (i *Instance) BaseModule() string { return BaseName(i.Module) }
 
-// BaseName strips Yosys's "$paramod\NAME\P=V" decoration.
+// BaseName strips Yosys's "$paramod\NAME\P=V" decoration, and the
+// "$paramod$HASH\NAME" it uses when the parameters would make a long name.
 func BaseName(module string) string {
 	if rest, ok := strings.CutPrefix(module, "$paramod\\"); ok {
 		name, _, _ := strings.Cut(rest, "\\")
 		return name
 	}
 	if rest, ok := strings.CutPrefix(module, "$paramod$"); ok {
-		name, _, _ := strings.Cut(rest, "\\")
+		_, name, _ := strings.Cut(rest, "\\")
 		return name
 	}
 	return module

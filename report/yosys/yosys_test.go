@@ -244,3 +244,15 @@ func TestStatErrors(t *testing.T) {
 		t.Errorf("unknown primitive: %v", err)
 	}
 }
+
+func TestBaseName(t *testing.T) {
+	for in, want := range map[string]string{
+		`load_queue`: "load_queue",
+		`$paramod\load_queue\Depth=32'00000000000000000000000000100000`:   "load_queue",
+		`$paramod$79aead2f6379af13bfcbb27e388d04ea9e4b06ba\byte_selector`: "byte_selector",
+	} {
+		if got := BaseName(in); got != want {
+			t.Errorf("BaseName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
