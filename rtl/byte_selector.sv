@@ -1,14 +1,14 @@
-// Byte-selector DeMUX of Figure 11: the Width lanes starting at any lane
-// offset out of two consecutive 64-lane lines (a lane is a byte and its
-// fault bit). Three 4:1 steps, largest first, each keeping only the lanes
-// the later steps can still reach; a register after the second step and
-// one at the output, so each cycle is at most two LUT levels (the
-// window is two cycles behind the offset).
+// Byte-selector DeMUX of Figure 11: the Width lanes (bytes) starting at
+// any lane offset out of two consecutive 64-lane lines. Three 4:1 steps,
+// largest first, each keeping only the lanes the later steps can still
+// reach; a register after the second step and one at the output, so each
+// cycle is at most two LUT levels (the window is two cycles behind the
+// offset).
 module byte_selector
   import arcalis_pkg::*;
 #(
   parameter int unsigned Width    = 16,
-  parameter int unsigned LaneBits = 9
+  parameter int unsigned LaneBits = 8
 ) (
   input  logic                                 clk_i,
   input  logic [2*LineBytes*LaneBits-1:0]      lanes_i,    // {second line, first line}

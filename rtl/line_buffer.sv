@@ -46,22 +46,30 @@ module line_buffer
   logic [5:0]         off_q;
   logic               crossed_q;
   logic [6:0]         sum, sum_step, sum_tail, sum_width;
-  // Each byte with its line's fault bit: a 9-bit lane.
-  logic [2*LineBytes*9-1:0] lanes;
-  logic [Width*9-1:0]       win_lanes;
-  always_comb begin
-    for (int unsigned j = 0; j < LineBytes; j++) begin
-      lanes[j*9 +: 9]               = {e0_i, line0_i[j*8 +: 8]};
-      lanes[(LineBytes + j)*9 +: 9] = {e1_i, line1_i[j*8 +: 8]};
+  logic [Width*8-1:0] win_q;
+  byte_selector #(.Width(Width), .LaneBits(8)) u_byte_selector (
+    .clk_i,
+    .lanes_i  ({line1_i, line0_i}),
+    .offset_i (off_q),
+    .lanes_o  (win_q)
+  );
+
+  // The fault bits of the window's first 8 bytes (a read's), two cycles
+  // behind like its bytes: byte i came from the second line iff the
+  // offset then plus i is past 64 (a constant table, one LUT).
+  logic [5:0] off1_q;
+  logic       e0_1_q, e1_1_q;
+  logic [7:0] err_q;
+  always_ff @(posedge clk_i) begin
+    off1_q <= off_q;
+    e0_1_q <= e0_i;
+    e1_1_q <= e1_i;
+    for (int unsigned i = 0; i < 8; i++) begin
+      logic [63:0] tab;
+      for (int unsigned o = 0; o < 64; o++) tab[o] = (o + i >= 64);
+      err_q[i] <= tab[off1_q] ? e1_1_q : e0_1_q;
     end
   end
-
-  byte_selector #(.Width(Width), .LaneBits(9)) u_byte_selector (
-    .clk_i,
-    .lanes_i  (lanes),
-    .offset_i (off_q),
-    .lanes_o  (win_lanes)
-  );
 
   // Every candidate sum is a register or a table of one: the choice is one
   // LUT (the start offset is taken as it is). While crossed the offset is
@@ -120,20 +128,10 @@ module line_buffer
     sum_tail_q <= sum_tail;
   end
 
-  // Read only where rx_engine's readiness said the bytes are there. Chunks take their
-  // fault from the lines' flags (recv_set); reads take at most 8 bytes.
-  logic [Width-1:0] lane_err;
-  always_comb begin
-    for (int unsigned i = 0; i < Width; i++) begin
-      win_o[i*8 +: 8] = win_lanes[i*9 +: 8];
-      lane_err[i]     = win_lanes[i*9 + 8];
-    end
-  end
-  assign win_err_o = lane_err[7:0];
-  if (Width > 8) begin : g_unused_err
-    logic unused_err;
-    assign unused_err = ^lane_err[Width-1:8];
-  end
+  // Read only where rx_engine's readiness said the bytes are there. Chunks
+  // take their fault from the lines' flags (recv_set).
+  assign win_o     = win_q;
+  assign win_err_o = err_q;
   assign drop_o    = crossed_q;
   assign off_o     = off_q;
   assign crossed_o = crossed_q;
