@@ -108,6 +108,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		b.WriteString("\n")
 	}
 
+	b.WriteString("\n## Regions\n\n| Region | LUTs (logic + memory) | FFs |\n|---|---:|---:|\n")
+	for _, g := range r.Regions() {
+		fmt.Fprintf(&b, "| %s | %d | %d |\n", g.Name, g.Total.TotalLUTs(), g.Total.FFs)
+	}
+
 	fmt.Fprintf(&b, "\n## Against the part (%s)\n\n", r.Part.Name)
 	b.WriteString("| Resource | Used | Available | Utilization | Fits |\n|---|---:|---:|---:|---|\n")
 	all := true

@@ -39,6 +39,16 @@ func (r Resources) Add(o Resources) Resources {
 	return s
 }
 
+// scaled is r with every count times k (LCs stays unknown if it is).
+func (r Resources) scaled(k int) Resources {
+	lcs := r.LCs * k
+	if r.LCs < 0 {
+		lcs = -1
+	}
+	return Resources{LUTs: r.LUTs * k, LUTRAM: r.LUTRAM * k, Inverters: r.Inverters * k, FFs: r.FFs * k,
+		Carry: r.Carry * k, MuxF7F8: r.MuxF7F8 * k, BRAM: r.BRAM * float64(k), DSP: r.DSP * k, LCs: lcs}
+}
+
 // Block is one instance of the hierarchy with its own and total resources.
 type Block struct {
 	Path   string `json:"path"`   // e.g. arcalis_top.u_rx_engine.u_recv_set
@@ -162,6 +172,31 @@ var Labels = map[string]string{
 	"recv_set":        "Set recvFunction",
 	"schema_table":    "Schema table",
 	"field_extractor": "Field extractor",
+}
+
+// FLRModules are the Fixed Logic Region's modules (paper section IV-B);
+// everything else under the top, the top's own logic (the RxEngine/TxEngine
+// mux into the output buffer) included, is the reconfigurable region.
+var FLRModules = map[string]bool{"cmd_interface": true, "ctrl_fsm": true, "load_queue": true, "store_queue": true}
+
+// Region is the resources of one region of the design.
+type Region struct {
+	Name  string    `json:"name"`
+	Total Resources `json:"total"`
+}
+
+// Regions splits the top's totals into the FLR and the reconfigurable
+// region: the reconfigurable one is the top's total minus the FLR blocks'.
+func (r *Report) Regions() []Region {
+	var flr Resources
+	for _, b := range r.Blocks {
+		if b.Depth > 0 && FLRModules[b.Module] {
+			flr = flr.Add(b.Total)
+		}
+	}
+	rec := r.Top().Total.Add(flr.scaled(-1))
+	return []Region{{Name: "Fixed Logic Region (command interface, control FSM, load and store queues)", Total: flr},
+		{Name: "Reconfigurable region (RxEngine, TxEngine, output buffer, their mux in arcalis_top)", Total: rec}}
 }
 
 // Label is the paper's name for module, or the module name.

@@ -160,3 +160,18 @@ func TestFitsAndOutputs(t *testing.T) {
 		t.Errorf("svg legend lacks the top's own logic")
 	}
 }
+
+func TestRegions(t *testing.T) {
+	r := &Report{Blocks: []Block{
+		{Path: "top", Module: "arcalis_top", Total: Resources{LUTs: 1000, LUTRAM: 100, FFs: 500, LCs: -1}},
+		{Path: "top.u_lq", Module: "load_queue", Depth: 1, Total: Resources{LUTs: 300, LUTRAM: 100, FFs: 200, LCs: -1}},
+		{Path: "top.u_fsm", Module: "ctrl_fsm", Depth: 1, Total: Resources{LUTs: 50, FFs: 40, LCs: -1}},
+		{Path: "top.u_rx", Module: "rx_engine", Depth: 1, Total: Resources{LUTs: 600, FFs: 250, LCs: -1}},
+	}}
+	g := r.Regions()
+	// FLR: 300 + 50 logic, 100 memory; the rest (rx_engine and the top's own 50) is reconfigurable.
+	if len(g) != 2 || g[0].Total.TotalLUTs() != 450 || g[0].Total.FFs != 240 ||
+		g[1].Total.TotalLUTs() != 650 || g[1].Total.FFs != 260 || g[1].Total.LCs != -1 {
+		t.Errorf("regions %+v", g)
+	}
+}
