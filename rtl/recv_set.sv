@@ -72,7 +72,7 @@ module recv_set
   (* fsm_encoding = "one-hot" *)        // Yosys: recode it as an FSM whatever its heuristic says
   fstate_e         state_q;
   operands_t       ops_q;              // operand registers
-  logic [LenW-1:0] item_q, item1_q;    // offset of the field header (p), and p + 1
+  logic [LenW-1:0] item_q;             // offset of the field header (p)
   logic [LenW-1:0] lenpos_q;           // offset of the binary length word (p + 3)
   logic [LenW-1:0] remm4_q;            // at a length read: rem - 4, what the message has after it
   logic [63:0]     val_q;              // the value or length read, big-endian from the top
@@ -259,7 +259,7 @@ module recv_set
   always_ff @(posedge clk_i) begin
     hend_q  <= !start_i && state_q == FHdrW &&
                (err0_q || stop_q || !rem3_q || err_q || !valid_q || nested_q || (uuid_q && !rem19_q));
-    hoff_q  <= stop_q ? item1_q : item_q;            // T_STOP ends the request after its byte
+    hoff_q  <= item_q + LenW'(stop_q);               // T_STOP ends the request after its byte
     hpos_q  <= 1'b0;
     if (err0_q)        hres_q <= ResLoadFault;
     else if (stop_q)   hres_q <= ResOk;
@@ -439,7 +439,6 @@ module recv_set
     if (state_q == FHdrA) begin
       // Every cycle of the header read: the last one is the cycle it fires.
       item_q       <= pos_i;
-      item1_q      <= pos_i + 1'b1;
       rem3_q       <= rem3_i;
       rem19_q      <= rem19_i;
       stop_q       <= x_type == TStop;
