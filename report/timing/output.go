@@ -29,15 +29,28 @@ func (r *Report) WriteFiles(dir string) error {
 	if err != nil {
 		return err
 	}
-	r.WriteMarkdown(f)
+	r.writeMarkdown(f, docsLink(dir))
 	return f.Close()
 }
 
-// WriteMarkdown writes the human report.
-func (r *Report) WriteMarkdown(w io.Writer) {
+// docsLink is docs/timing.md relative to dir (the working directory is the
+// repository's root, as make runs it).
+func docsLink(dir string) string {
+	abs, err1 := filepath.Abs(dir)
+	docs, err2 := filepath.Abs("docs/timing.md")
+	if rel, err := filepath.Rel(abs, docs); err1 == nil && err2 == nil && err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return "../docs/timing.md"
+}
+
+// WriteMarkdown writes the human report, for a file in reports/.
+func (r *Report) WriteMarkdown(w io.Writer) { r.writeMarkdown(w, "../docs/timing.md") }
+
+func (r *Report) writeMarkdown(w io.Writer, docs string) {
 	p := func(f string, a ...any) { fmt.Fprintf(w, f, a...) }
 	p("# Static timing estimate (`make timing`)\n\n")
-	p("Generated %s on %s from `%s` (top `%s`, %s). Model and sources: [docs/timing.md](../docs/timing.md).\n\n", r.Date, r.Host, r.Netlist, r.Top, r.Yosys)
+	p("Generated %s on %s from `%s` (top `%s`, %s). Model and sources: [docs/timing.md](%s).\n\n", r.Date, r.Host, r.Netlist, r.Top, r.Yosys, docs)
 	p("**This is an estimate with a model, not a sign-off.** Cell delays are Artix-7 figures; every net gets a calibrated route delay ")
 	p("(%.2f ns + %.2f ns x log2(fanout)) with no placement and no congestion. On the calibration paths of public Vivado reports the model was off by -25 %% to +14 %% (docs/timing.md); ",
 		r.Model.RouteBase, r.Model.RouteFanout)

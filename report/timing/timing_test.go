@@ -211,3 +211,11 @@ func TestWriteFiles(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestDocsLink(t *testing.T) {
+	for dir, want := range map[string]string{"reports": "../docs/timing.md", "reports/w64": "../../docs/timing.md"} {
+		if got := docsLink(dir); got != want {
+			t.Errorf("docsLink(%q) = %q, want %q", dir, got, want)
+		}
+	}
+}
