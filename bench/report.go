@@ -303,38 +303,22 @@ func (r *report) sweepSection(p printer) {
 		"RTL's own limit (arcalis_top's LdqDepth, StqDepth); \"1 in flight\" lets the interconnect hold one load and one\n"+
 		"store at a time (`MemConfig.MaxInFlight`). Every request was checked against the reference.\n\n", InFlight, n)
 	p("![cycles per request against latency](bench-fig15.svg)\n\n![normalized](bench-fig15-normalized.svg)\n\n")
-	p("| mix | in flight |")
-	for _, l := range sweepLatencies {
-		p(" %d |", l)
-	}
-	p(" 900 vs 5 | round trips per request |\n|---|---|")
-	for range sweepLatencies {
-		p("---:|")
-	}
-	p("---:|---:|\n")
-	for _, mix := range []string{"memc-tiny", "memc-small", "etc"} {
-		for _, inflight := range []int{0, 1} {
-			name := fmt.Sprint(InFlight)
-			if inflight == 1 {
-				name = "1"
-			}
-			p("| %s | %s |", mix, name)
-			var first, last, at500 float64
-			for _, q := range r.Sweep {
-				if q.Mix == mix && q.InFlight == inflight {
-					if first == 0 {
-						first = q.PerReq
-					}
-					if q.Latency == 500 {
-						at500 = q.PerReq
-					}
-					last = q.PerReq
-					p(" %.0f |", q.PerReq)
-				}
-			}
-			p(" %.1fx | %.2f |\n", last/first, (last-at500)/400)
+	r.sweepTable(p, " 900 vs 5 | round trips per request |", "---:|---:|", func(pts []sweepPoint) string {
+		if len(pts) == 0 {
+			return ""
 		}
-	}
+		var b strings.Builder
+		var at500 float64
+		for _, q := range pts {
+			if q.Latency == 500 {
+				at500 = q.PerReq
+			}
+			fmt.Fprintf(&b, " %.0f |", q.PerReq)
+		}
+		first, last := pts[0].PerReq, pts[len(pts)-1].PerReq
+		fmt.Fprintf(&b, " %.1fx | %.2f |", last/first, (last-at500)/400)
+		return b.String()
+	})
 	p("\n\"Round trips per request\" is the slope between 500 and 900 cycles: how many memory latencies\n" +
 		"each request waits for in series. With the RTL's own limit a Set waits for its loads (issued together),\n" +
 		"then for the acknowledgement of its stores, then for its reply's (three); a Get for its load and\n" +
@@ -359,28 +343,42 @@ func (r *report) sweepNS(p printer) {
 		return
 	}
 	p("The sweep's cycles per request in **nanoseconds at the estimated Fmax** (%.1f MHz; the memory latency\n"+
-		"stays in engine cycles, %.1f ns each):\n\n| mix | in flight |", r.Clock.MHz, r.Clock.NS(1))
+		"stays in engine cycles, %.1f ns each):\n\n", r.Clock.MHz, r.Clock.NS(1))
+	r.sweepTable(p, "", "", func(pts []sweepPoint) string {
+		var b strings.Builder
+		for _, q := range pts {
+			fmt.Fprintf(&b, " %.0f |", r.Clock.NS(q.PerReq))
+		}
+		return b.String()
+	})
+}
+
+// sweepTable prints a table of the sweep: a row per mix and in-flight limit,
+// a column per latency and then extra columns; row gives a row's cells from
+// its points in rising latency.
+func (r *report) sweepTable(p printer, extra, extraSep string, row func([]sweepPoint) string) {
+	p("| mix | in flight |")
 	for _, l := range sweepLatencies {
 		p(" %d |", l)
 	}
-	p("\n|---|---|")
+	p("%s\n|---|---|", extra)
 	for range sweepLatencies {
 		p("---:|")
 	}
-	p("\n")
+	p("%s\n", extraSep)
 	for _, mix := range []string{"memc-tiny", "memc-small", "etc"} {
 		for _, inflight := range []int{0, 1} {
 			name := fmt.Sprint(InFlight)
 			if inflight == 1 {
 				name = "1"
 			}
-			p("| %s | %s |", mix, name)
+			var pts []sweepPoint
 			for _, q := range r.Sweep {
 				if q.Mix == mix && q.InFlight == inflight {
-					p(" %.0f |", r.Clock.NS(q.PerReq))
+					pts = append(pts, q)
 				}
 			}
-			p("\n")
+			p("| %s | %s |%s\n", mix, name, row(pts))
 		}
 	}
 	p("\n")
