@@ -60,6 +60,7 @@ module recv_set
   output logic                 out_last_o,
 
   output logic                 done_o,
+  output logic                 busy_o,        // a chunk is still on its way out (its bytes or its discard)
   output result_e              result_o,
   output logic [LenW-1:0]      offset_o,
   output operands_t            operands_o
@@ -532,6 +533,7 @@ module recv_set
   assign out_mask_o    = o_mask_q;
   assign out_last_o    = o_last_q;
   assign done_o        = done_q;
+  assign busy_o        = bulk_ok_q || tail_ok_q || k_data_q || c_data_q || o_valid_q || o_discard_q;
   assign result_o      = result_q;
   assign offset_o      = offset_q;
   assign operands_o    = ops_q;

@@ -55,7 +55,7 @@ module rx_engine
   output logic [2:0]           phase_o        // for functional coverage
 );
 
-  typedef enum logic [3:0] {EIdle, EInit, ECarry, EStart, EOff, EOffW, EHeader, EFields, EWriteHeader} estate_e;
+  typedef enum logic [3:0] {EIdle, EInit, ECarry, EStart, EOff, EOffW, EHeader, EFields, EFlush, EWriteHeader} estate_e;
 
   // Line addresses are split: a low part that counts and a high part taken
   // as is or plus one, so no adder runs the whole width in one cycle.
@@ -225,7 +225,7 @@ module rx_engine
   );
 
   // ---- recvFunction for Set ----
-  logic            s_done, s_valid, s_discard, s_last, s_take, s_give;
+  logic            s_done, s_busy, s_valid, s_discard, s_last, s_take, s_give;
   logic            s_bulk, s_tail;
   logic [6:0]      s_amt, s_tail_amt;
   logic            s_tail_mode, s_streaming;
@@ -279,6 +279,7 @@ module rx_engine
     .out_mask_o    (s_mask),
     .out_last_o    (s_last),
     .done_o        (s_done),
+    .busy_o        (s_busy),
     .result_o      (s_result),
     .offset_o      (s_offset),
     .operands_o    (s_ops)
@@ -393,9 +394,13 @@ module rx_engine
           if (s_done) begin
             result_q <= s_result;
             offset_q <= s_offset;
-            state_q  <= EWriteHeader;
+            state_q  <= s_busy ? EFlush : EWriteHeader;
           end
         end
+        // Chunks squashed by the end (a fault) still pass to the output
+        // buffer as discards: the header line waits for them, or a discard
+        // would drop its first chunks.
+        EFlush: if (!s_busy) state_q <= EWriteHeader;
         EWriteHeader: if (hdr_fire && hdr_last) state_q <= EIdle;
         default: ;
       endcase
@@ -539,7 +544,7 @@ module rx_engine
       EIdle:                      phase_o = 3'd0;
       EInit, ECarry, EStart, EOff, EOffW: phase_o = 3'd1;
       EHeader:                    phase_o = 3'd2;
-      EFields:                    phase_o = 3'd3;
+      EFields, EFlush:            phase_o = 3'd3;
       default:                    phase_o = 3'd4;
     endcase
   end
