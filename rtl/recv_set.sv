@@ -60,7 +60,7 @@ module recv_set
   output logic                 out_last_o,
 
   output logic                 done_o,
-  output logic                 busy_o,        // a chunk is still on its way out (its bytes or its discard)
+  output logic                 busy_o,        // last cycle a chunk was on its way out (its bytes or its discard): a register
   output result_e              result_o,
   output logic [LenW-1:0]      offset_o,
   output operands_t            operands_o
@@ -476,7 +476,7 @@ module recv_set
     value_long_q <= val_q[32 +: LenW] > value_cap_i;
   end
 
-  logic o_valid_q, o_discard_q, o_give_q, o_last_q;
+  logic o_valid_q, o_discard_q, o_give_q, o_last_q, busy_q;
   logic [Width*8-1:0] o_bytes_q;
   localparam int unsigned LaneW  = (Width < LineBytes) ? 6 - WidthW : 1;
   logic [LaneW-1:0]   o_lane_q;   // the line's Width-byte lane the chunk goes to
@@ -486,6 +486,7 @@ module recv_set
     if (!rst_ni) begin
       k_data_q    <= 1'b0;
       c_data_q    <= 1'b0;
+      busy_q      <= 1'b0;
       k_fault_q   <= 1'b0;
       c_fault_q   <= 1'b0;
       take_q      <= 1'b0;
@@ -496,6 +497,7 @@ module recv_set
     end else begin
       k_data_q  <= chunk && copy_q;
       c_data_q  <= k_data_q;
+      busy_q    <= chunk || k_data_q || c_data_q || o_valid_q || o_discard_q;
       // A credit for each chunk that ends a line or the field.
       take_q    <= chunk && copy_q && (le1_q || lane_last);
       // Squashed: a fault in this chunk, or the request already ended.
@@ -533,7 +535,7 @@ module recv_set
   assign out_mask_o    = o_mask_q;
   assign out_last_o    = o_last_q;
   assign done_o        = done_q;
-  assign busy_o        = bulk_ok_q || tail_ok_q || k_data_q || c_data_q || o_valid_q || o_discard_q;
+  assign busy_o        = busy_q;
   assign result_o      = result_q;
   assign offset_o      = offset_q;
   assign operands_o    = ops_q;

@@ -55,7 +55,7 @@ module rx_engine
   output logic [2:0]           phase_o        // for functional coverage
 );
 
-  typedef enum logic [3:0] {EIdle, EInit, ECarry, EStart, EOff, EOffW, EHeader, EFields, EFlush, EWriteHeader} estate_e;
+  typedef enum logic [3:0] {EIdle, EInit, ECarry, EStart, EOff, EOffW, EHeader, EFields, EWriteHeader} estate_e;
 
   // Line addresses are split: a low part that counts and a high part taken
   // as is or plus one, so no adder runs the whole width in one cycle.
@@ -72,6 +72,7 @@ module rx_engine
   logic             step;                   // a read step (or the start offset) moves the head now
   logic [6:0]       step_amt_q;
   logic             init_q;                 // the step now is the start offset
+  logic             ending_q;               // EFields: the recvFunction has ended the request
   logic [LenW-1:0]  vcap_q;                 // value region bytes
   logic [5:0]       start_off_q;
   logic [6:0]       off63_q;                // start_off_q + 63: the span's two constant-ish terms, added ahead
@@ -347,6 +348,7 @@ module rx_engine
     if (!rst_ni) begin
       state_q  <= EIdle;
       init_q   <= 1'b0;
+      ending_q <= 1'b0;
       appl_q   <= 1'b0;
       step_q   <= 1'b0;
       result_q <= ResNone;
@@ -374,6 +376,7 @@ module rx_engine
       lq_stop_q  <= (state_q != EStart) && (state_q != EOff) && (state_q != EOffW) &&
                     (state_q != EHeader) && (state_q != EFields);
       if (hdr_fire) hl_q <= hl_q + 1'b1;
+      ending_q <= (state_q == EFields) && (ending_q || s_done);
       unique case (state_q)
         EIdle: if (start_i) state_q <= EInit;
         EInit:  state_q <= ECarry;
@@ -390,17 +393,18 @@ module rx_engine
             state_q  <= EWriteHeader;
           end
         end
+        // Chunks squashed by the end (a fault) still pass to the output
+        // buffer as discards: the header line waits for them (ending_q), or
+        // a discard would drop its first chunks. No chunk starts once the
+        // end is known, so a cycle with none on its way (s_busy: last
+        // cycle's) ends the wait.
         EFields: begin
           if (s_done) begin
             result_q <= s_result;
             offset_q <= s_offset;
-            state_q  <= s_busy ? EFlush : EWriteHeader;
           end
+          if (ending_q && !s_busy) state_q <= EWriteHeader;
         end
-        // Chunks squashed by the end (a fault) still pass to the output
-        // buffer as discards: the header line waits for them, or a discard
-        // would drop its first chunks.
-        EFlush: if (!s_busy) state_q <= EWriteHeader;
         EWriteHeader: if (hdr_fire && hdr_last) state_q <= EIdle;
         default: ;
       endcase
@@ -544,7 +548,7 @@ module rx_engine
       EIdle:                      phase_o = 3'd0;
       EInit, ECarry, EStart, EOff, EOffW: phase_o = 3'd1;
       EHeader:                    phase_o = 3'd2;
-      EFields, EFlush:            phase_o = 3'd3;
+      EFields:                    phase_o = 3'd3;
       default:                    phase_o = 3'd4;
     endcase
   end
