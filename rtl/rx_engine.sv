@@ -494,11 +494,11 @@ module rx_engine
       h_last_q  <= hdr_fire && hdr_last;
     end
   end
+  // The chunk at hl_q, every cycle: with h_valid_q it is the one that fired
+  // (hl_q moves on only after a fire), and no enable reaches the data.
   always_ff @(posedge clk_i) begin
-    if (hdr_fire) begin
-      h_lane_q  <= hl_q;
-      h_bytes_q <= header_line[hl_q*Width*8 +: Width*8];
-    end
+    h_lane_q  <= hl_q;
+    h_bytes_q <= header_line[hl_q*Width*8 +: Width*8];
   end
 
   // A data chunk's App.Recv line: recv_set added base + dst / 64 in the low
