@@ -106,15 +106,15 @@ func TestReadArea(t *testing.T) {
 	if r.Area.TotalLUTs() != 4000 || r.Area.FFs != 4500 {
 		t.Errorf("area %d LUTs, %d FFs; want 4000, 4500", r.Area.TotalLUTs(), r.Area.FFs)
 	}
-	if r.Service.TotalLUTs() != 1988 || r.Service.FFs != 2340 { // 1910+8+70, 1700+40+600
-		t.Errorf("service %d LUTs, %d FFs; want 1988, 2340", r.Service.TotalLUTs(), r.Service.FFs)
+	if r.Reconf.TotalLUTs() != 2500 || r.Reconf.FFs != 2900 { // the top's 4000, 4500 less the load queue (FLR)
+		t.Errorf("reconfigurable region %d LUTs, %d FFs; want 2500, 2900", r.Reconf.TotalLUTs(), r.Reconf.FFs)
 	}
 	if !near(r.PowerMW, 41.8) || r.PowerMHz != 280 {
 		t.Errorf("power %v mW at %v MHz, want 41.8 at 280", r.PowerMW, r.PowerMHz)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "yosys.json"), []byte(`{"blocks": [{"path": "arcalis_top", "depth": 0}]}`), 0o644); err == nil {
-		if err := new(paretoRow).readArea(dir); err == nil || !strings.Contains(err.Error(), "found 0 of the blocks") {
-			t.Errorf("readArea without the service blocks: err = %v", err)
+		if err := new(paretoRow).readArea(dir); err == nil || !strings.Contains(err.Error(), "no rx_engine block") {
+			t.Errorf("readArea without the engine blocks: err = %v", err)
 		}
 	}
 }
@@ -155,9 +155,9 @@ func TestParetoMarkdown(t *testing.T) {
 	rows := []paretoRow{
 		{
 			Width: 16, Reports: "reports", PowerMW: 41.8, PowerMHz: 280,
-			Area:    rpt.Resources{LUTs: 3321, LUTRAM: 1116, FFs: 4625},
-			Service: rpt.Resources{LUTs: 1995, FFs: 2464},
-			Clock:   clock{MHz: 250, Path: "reports/timing.json", Date: "2026-12-02T04:13:47Z", Host: "vm"},
+			Area:   rpt.Resources{LUTs: 3321, LUTRAM: 1116, FFs: 4625},
+			Reconf: rpt.Resources{LUTs: 1995, FFs: 2464},
+			Clock:  clock{MHz: 250, Path: "reports/timing.json", Date: "2026-12-02T04:13:47Z", Host: "vm"},
 			Run: widthRun{
 				Mixes: []sweepPoint{{Mix: "memc-small", PerReq: 350}, {Mix: "etc", PerReq: 500}},
 				Rates: []rateResult{
