@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -135,5 +136,14 @@ func TestCPUFor(t *testing.T) {
 	}
 	if err := pinThread(-1); err == nil {
 		t.Error("pinThread(-1) succeeded")
+	}
+}
+
+func TestStreamBound(t *testing.T) {
+	// One chunk a cycle, one cycle lost per 64-byte line: 64/W chunks and a bubble per line.
+	for w, want := range map[int]float64{8: 1.0 / 9, 16: 1.0 / 5, 32: 1.0 / 3, 64: 1.0 / 2} {
+		if got := streamBound(w); math.Abs(got-want) > 1e-12 {
+			t.Errorf("streamBound(%d) = %v, want %v", w, got, want)
+		}
 	}
 }

@@ -13,6 +13,11 @@ import (
 // stages every request crosses once whatever its size (see lineBound).
 const PipelineDepth = 8
 
+// streamBound is the datapath's streaming rate in lines per cycle: one
+// chunk of width bytes a cycle, and one cycle lost each time the head
+// crosses into the next line (docs/abi.md section 10): width/(64 + width).
+func streamBound(width int) float64 { return float64(width) / float64(tb.LineSize+width) }
+
 // InFlight is how many loads (and stores) arcalis_top lets fly by default
 // (its LdqDepth and StqDepth parameters).
 const InFlight = 32
