@@ -12,12 +12,17 @@ const ReplySize = 16
 // for an unframed Set with a RespStatusValue image.
 func SetReply(seqid int32) [ReplySize]byte {
 	var r [ReplySize]byte
-	b := binary.BigEndian.AppendUint32(r[:0], 0x8001_0002)
-	b = binary.BigEndian.AppendUint32(b, 3)
-	b = append(b, "Set"...)
-	b = binary.BigEndian.AppendUint32(b, uint32(seqid))
-	_ = append(b, 0)
+	_ = append(appendReplyHead(r[:0], VersionReply, "Set", seqid), typeStop)
 	return r
+}
+
+// appendReplyHead appends a reply's strict message header: version word,
+// the 3-byte method name with its length, seqid.
+func appendReplyHead(b []byte, version uint32, name string, seqid int32) []byte {
+	b = binary.BigEndian.AppendUint32(b, version)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(name)))
+	b = append(b, name...)
+	return binary.BigEndian.AppendUint32(b, uint32(seqid))
 }
 
 // Result codes of the TxEngine (status word bits [15:8], docs/abi.md
@@ -155,14 +160,11 @@ func WriteReply(dst []byte, req ReplyRequest, appResp []byte) TxResult {
 	if h.Status == RespStatusAppError {
 		version = VersionException
 	}
-	b = be.AppendUint32(b, version)
-	b = be.AppendUint32(b, 3)
+	name := "Get"
 	if req.Method == MethodSet {
-		b = append(b, "Set"...)
-	} else {
-		b = append(b, "Get"...)
+		name = "Set"
 	}
-	b = be.AppendUint32(b, uint32(req.SeqID))
+	b = appendReplyHead(b, version, name, req.SeqID)
 	switch {
 	case h.Status == RespStatusAppError:
 		prefix := AppErrorPrefixGet

@@ -45,7 +45,7 @@ module line_buffer
 
   logic [5:0]         off_q;
   logic               crossed_q;
-  logic [6:0]         sum, sum_step, sum_tail, sum_width;
+  logic [6:0]         sum, sum_width;
   logic [Width*8-1:0] win_q;
   byte_selector #(.Width(Width), .LaneBits(8)) u_byte_selector (
     .clk_i,
@@ -77,8 +77,6 @@ module line_buffer
   // and a tail's sums are added the cycle before (the head stands still
   // then: a step follows its read's cycle, a tail a wait).
   logic [6:0] sum_step_q, sum_tail_q, other;
-  assign sum_step  = sum_step_q;
-  assign sum_tail  = {1'b0, off_q} + tail_amt_i;
   // off + Width bit by bit, each a constant table of the offset (one LUT).
   always_comb begin
     for (int unsigned k = 0; k < 7; k++) begin
@@ -88,7 +86,7 @@ module line_buffer
     end
   end
   assign other     = (step_i && init_i) ? step_amt_i : tail_mode_i ? sum_tail_q : sum_width;
-  assign sum       = (step_i && !init_i) ? sum_step : other;
+  assign sum       = (step_i && !init_i) ? sum_step_q : other;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -106,15 +104,14 @@ module line_buffer
   logic [2:0] fit_q, fit_now, fit_bulk, fit_tail;
   always_comb begin
     for (int unsigned b = 0; b < 3; b++) begin
-      logic [63:0] t_now, t_bulk, t_tail;
+      logic [63:0] t_now, t_bulk;
       for (int unsigned o = 0; o < 64; o++) begin
         t_now[o]  = fits(o, b);
         t_bulk[o] = fits((o + Width) % 64, b);
       end
-      t_tail      = t_now;
       fit_now[b]  = t_now[off_q];
       fit_bulk[b] = t_bulk[off_q];
-      fit_tail[b] = t_tail[sum_tail_q[5:0]];
+      fit_tail[b] = t_now[sum_tail_q[5:0]];
     end
   end
   function automatic logic fits(input int unsigned o, input int unsigned b);
@@ -125,7 +122,7 @@ module line_buffer
   always_ff @(posedge clk_i) begin
     fit_q      <= bulk_i ? fit_bulk : tail_i ? fit_tail : fit_now;
     sum_step_q <= {1'b0, off_q} + next_amt_i;
-    sum_tail_q <= sum_tail;
+    sum_tail_q <= {1'b0, off_q} + tail_amt_i;
   end
 
   // Read only where rx_engine's readiness said the bytes are there. Chunks

@@ -157,7 +157,7 @@ module recv_set
   logic [LenW-1:0] dst_q;              // address adder: next offset in the field's region to write
   logic            region_q;           // the region: 0 key (App.Recv line 1), 1 value (line 5)
   logic [LinesW:0] region_lo_q;        // the region's first line: App.Recv base + 1 or + 5 (low part)
-  logic            lane_last, bulk_fire, tail_fire, chunk;
+  logic            bulk_fire, tail_fire, chunk;
   logic            take_q;
 
   // A chunk goes when a register says so: whether the next chunk can go is
@@ -170,12 +170,11 @@ module recv_set
 
   // fits1: a chunk from the head is in the first line; stays: ... and
   // leaves the head in it; fits2: so is the chunk after it (registers).
-  // lane_last: the chunk at dst_q ends its line; next_lane_last_q: the one
-  // after it does; registers that follow dst_q (0 at a field's start, then
-  // Width steps), each from a constant table.
+  // lane_last_q: the chunk at dst_q ends its line; next_lane_last_q: the
+  // one after it does; registers that follow dst_q (0 at a field's start,
+  // then Width steps), each from a constant table.
   logic fits1, stays, fits2, next_lane_last_q, lane_last_q;
   assign {fits2, stays, fits1} = fit_i;
-  assign lane_last = lane_last_q;
 
   // lane_end(d): the chunk at region offset d ends its line; tl2: for the
   // chunk two after the one at d.
@@ -190,7 +189,7 @@ module recv_set
   // Credits: what is free after the takes in flight and this chunk's.
   logic credit_now, credit_after;
   assign credit_now   = credits_i > {1'b0, take_q};
-  assign credit_after = {1'b0, credits_i} > {2'b0, take_q} + {2'b0, copy_q && lane_last};
+  assign credit_after = {1'b0, credits_i} > {2'b0, take_q} + {2'b0, copy_q && lane_last_q};
 
   logic bulk_ok_d, tail_ok_d;
   always_comb begin
@@ -201,10 +200,10 @@ module recv_set
                   (!copy_q || !next_lane_last_q || credit_after);
     end else if (crossed_i) begin
       // The load queue drops the head line this cycle: the lines move up.
-      bulk_ok_d = bulk_mode_q && v1_i && (v2_i || fits1) && (!copy_q || !lane_last || credit_now);
+      bulk_ok_d = bulk_mode_q && v1_i && (v2_i || fits1) && (!copy_q || !lane_last_q || credit_now);
     end else begin
       bulk_ok_d = (bulk_mode_q || (state_q == FCnt && gtw_q)) &&
-                  v0_i && (v1_i || fits1) && (!copy_q || !lane_last || credit_now);
+                  v0_i && (v1_i || fits1) && (!copy_q || !lane_last_q || credit_now);
     end
     tail_ok_d = (state_q == FBulk) && le1_q && armed_q && !tail_fire && !crossed_i &&
                 v0_i && (tail64_q || v1_i) && (!copy_q || credit_now);
@@ -251,15 +250,21 @@ module recv_set
   // and whether the failure's offset is the head's position or a register.
   // hend_q, lend_q, vend_q: this cycle is a check that fails (a header's,
   // a length's, a value's).
+  logic            hbad, lbad;         // the header's, the length's checks fail
   logic            hend_q, hpos_q, lfail_q, lend_q, lpos_q, vend_q;
   result_e         hres_q, lres_q;
   logic [LenW-1:0] hoff_q;
   logic            cntld_q;            // count_q loads at this check ...
   logic [LenW-1:0] ncnt_q;             // ... with minus this: a length, or a UUID's 16
 
+  assign hbad = err0_q || stop_q || !rem3_q || err_q || !valid_q || nested_q || (uuid_q && !rem19_q);
+  assign lbad = err_q || neg_q || hi_q || past_q || (is_key_q && key_long_q) || (is_value_q && value_long_q);
+  // count_q loads at the check after this cycle (and is cleared now).
+  logic cnt_next;
+  assign cnt_next = (state_q == FHdrW && uuid_q) || state_q == FLenC;
+
   always_ff @(posedge clk_i) begin
-    hend_q  <= !start_i && state_q == FHdrW &&
-               (err0_q || stop_q || !rem3_q || err_q || !valid_q || nested_q || (uuid_q && !rem19_q));
+    hend_q  <= !start_i && state_q == FHdrW && hbad;
     hoff_q  <= item_q + LenW'(stop_q);               // T_STOP ends the request after its byte
     hpos_q  <= 1'b0;
     if (err0_q)        hres_q <= ResLoadFault;
@@ -270,9 +275,8 @@ module recv_set
     else if (nested_q) hres_q <= ResNestedUnsupported;
     else begin         hres_q <= ResTruncated; hpos_q <= 1'b1; end
 
-    lfail_q <= err_q || neg_q || hi_q || past_q || (is_key_q && key_long_q) || (is_value_q && value_long_q);
-    lend_q  <= !start_i && state_q == FLenC &&
-               (err_q || neg_q || hi_q || past_q || (is_key_q && key_long_q) || (is_value_q && value_long_q));
+    lfail_q <= lbad;
+    lend_q  <= !start_i && state_q == FLenC && lbad;
     vend_q  <= !start_i && state_q == FValW && err_q;
     lpos_q  <= 1'b0;
     if (err_q)                 lres_q <= ResLoadFault;
@@ -281,7 +285,7 @@ module recv_set
     else if (is_key_q)         lres_q <= ResKeyTooLong;
     else                       lres_q <= ResValueTooLong;
 
-    cntld_q  <= !start_i && ((state_q == FHdrW && uuid_q) || state_q == FLenC);
+    cntld_q  <= !start_i && cnt_next;
     ncnt_q   <= '0 - ((state_q == FHdrW) ? LenW'(16) : val_q[32 +: LenW]);
   end
 
@@ -404,7 +408,7 @@ module recv_set
   // its second operand, so no mux is on either side of the carry chain).
   // Loaded whatever the check says: after a failed one it is not read.
   always_ff @(posedge clk_i) begin
-    if ((state_q == FHdrW && uuid_q) || state_q == FLenC) count_q <= '0;
+    if (cnt_next) count_q <= '0;
     else if (cntld_q || bulk_fire) count_q <= count_q - (cntld_q ? ncnt_q : LenW'(Width));
     // dst_q counts from 0 in its region: a reset, not a load, at a field's start.
     if (state_q == FLenB && (is_key_q || is_value_q)) begin
@@ -434,7 +438,7 @@ module recv_set
   always_ff @(posedge clk_i) begin
     if (go_q) begin
       err0_q <= win_err_i[0];
-      err_q  <= |(win_err_i[7:0] & {{3{kmask_q[4]}}, kmask_q});
+      err_q  <= |(win_err_i & {{3{kmask_q[4]}}, kmask_q});
       val_q  <= lenrd_q ? {x_u32, 32'b0} : x_u64;
     end
     if (state_q == FHdrA) begin
@@ -499,7 +503,7 @@ module recv_set
       c_data_q  <= k_data_q;
       busy_q    <= chunk || k_data_q || c_data_q || o_valid_q || o_discard_q;
       // A credit for each chunk that ends a line or the field.
-      take_q    <= chunk && copy_q && (le1_q || lane_last);
+      take_q    <= chunk && copy_q && (le1_q || lane_last_q);
       // Squashed: a fault in this chunk, or the request already ended.
       k_fault_q   <= (bulk_fire && (e0_i || (e1_i && !fits1))) || (tail_fire && (e0_i || (e1_i && !tail64_q)));
       c_fault_q   <= k_fault_q;
@@ -513,7 +517,7 @@ module recv_set
     if (chunk) begin
       k_mask_q <= c_mask;
       k_dst_q  <= dst_q;
-      k_last_q <= le1_q || lane_last;
+      k_last_q <= le1_q || lane_last_q;
     end
     c_mask_q <= k_mask_q;
     c_dst_q  <= k_dst_q;

@@ -94,12 +94,12 @@ module rx_deserializer
       result_q   <= ResNone;
       item_q     <= '0;
       go_q       <= 1'b0;
-      short_q      <= 1'b0;
+      short_q    <= 1'b0;
     end else begin
       done_q     <= 1'b0;
       dispatch_q <= 1'b0;
       go_q       <= !start_i && read_step && !go_q && !short_q && (name_step ? ready3_i : ready4_i);
-      short_q      <= !start_i && read_step && !go_q && !short_q && (name_step ? short3_i : short4_i);
+      short_q    <= !start_i && read_step && !go_q && !short_q && (name_step ? short3_i : short4_i);
       item_q     <= item;
       if (short_q) begin
         done_q   <= 1'b1;

@@ -67,9 +67,9 @@ module rx_engine
   logic [LenW-1:0]  pos_q;                  // bytes consumed (p)
   logic [LenW-1:0]  rem_q;                  // N - p
   logic [LenW-1:0]  nlen_q;                 // -N
-  logic             appl;                   // a parser step took amt_q bytes last cycle
+  logic             appl_q;                 // a parser step took amt_q bytes last cycle
   logic [6:0]       amt_q;
-  logic             step;                   // a read step (or the start offset) moves the head now
+  logic             step_q;                 // a read step (or the start offset) moves the head now
   logic [6:0]       step_amt_q;
   logic             init_q;                 // the step now is the start offset
   logic             ending_q;               // EFields: the recvFunction has ended the request
@@ -112,7 +112,7 @@ module rx_engine
     .e0_i,
     .e1_i,
     .drop_o,
-    .step_i      (step),
+    .step_i      (step_q),
     .step_amt_i  (step_amt_q),
     .next_amt_i  (rd_amt),
     .bulk_i      (s_bulk),
@@ -150,7 +150,7 @@ module rx_engine
   logic [5:0] remge_q;                      // rem_q >= 1, 2, 3, 4, 8, 19
   logic [4:0] rs_q;                         // remge_q[4:0] && settled, in one register each
   logic       appl_d, step_d;               // appl_q's and step_q's next values
-  assign settled = !appl && !appl2_q && !step;
+  assign settled = !appl_q && !appl2_q && !step_q;
   assign appl_d  = d_go || s_go || s_bulk || s_tail;
   assign step_d  = d_go || s_go || (state_q == EOff);
   // rem_q >= k for k = 1, 2, 3, 4, 8, 19: any high bit, or the low five
@@ -187,8 +187,8 @@ module rx_engine
     rem3_q  <= remge_q[2];
     rem19_q <= remge_q[5];
     remge_q <= remge;
-    rs_q    <= remge[4:0] & {5{!appl_d && !appl && !step_d}};
-    appl2_q <= appl;
+    rs_q    <= remge[4:0] & {5{!appl_d && !appl_q && !step_d}};
+    appl2_q <= appl_q;
   end
 
   // A read decided from last cycle's readiness finds nothing moved: a read
@@ -287,12 +287,9 @@ module rx_engine
   );
 
   // Each block says, from a register, that a read (go) or a chunk takes
-  // bytes now; appl (pos and rem move) and step (the head moves) are those
+  // bytes now; appl_q (pos and rem move) and step_q (the head moves) are those
   // registered once more, so each is a register.
   logic d_go, s_go;
-  logic appl_q, step_q;
-  assign appl = appl_q;
-  assign step = step_q;
 
   // One step at most fires. A read's amount is picked by the phase (a
   // register), and the head moves by it the cycle after; pos and rem
@@ -427,7 +424,7 @@ module rx_engine
     if (state_q == ECarry) begin
       pos_q <= '0;
       rem_q <= '0;
-    end else if (appl || lq_start_q) begin
+    end else if (appl_q || lq_start_q) begin
       pos_q <= pos_q + LenW'(amt_q);
       rem_q <= rem_q - (lq_start_q ? nlen_q : LenW'(amt_q));
     end
