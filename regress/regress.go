@@ -391,3 +391,23 @@ func (r Result) MarshalLine() []byte {
 	b, _ := json.Marshal(r)
 	return b
 }
+
+// ReplayLine is the command that runs record of file alone exactly as the
+// index-th vector of a run with opt ran it (replayLine): for a caller that
+// runs vectors itself, as `arcalis serve --check` does.
+func ReplayLine(record, offset, index int, file string, opt Options) string {
+	return replayLine(record, offset, index, file, optionsSetup(opt))
+}
+
+// Describe is run's result line as Run would emit it for the index-th vector,
+// record of file, of a run with opt (describe), with a replay line if it
+// failed.
+func Describe(index int, file string, record int, run tb.Run, opt Options) Result {
+	return describe(index, file, record, run, optionsSetup(opt))
+}
+
+// optionsSetup is the setup of a run with opt outside Run: no stamps.
+func optionsSetup(opt Options) *setup {
+	return &setup{Offset: opt.Offset, CapLines: opt.CapLines, WaveDir: opt.WaveDir, Latency: opt.Latency,
+		Seed: opt.Seed, Model: opt.Model, RunID: opt.RunID, ReplayModel: opt.ReplayModel}
+}

@@ -1,0 +1,466 @@
+// Package serve is a Thrift server for the MemcachedService whose RPC path
+// is the simulated RTL: each request read from a socket is placed in
+// simulated Net.Recv and handed to the engine as the NetCore would, the
+// business logic reads what the RTL wrote to App.Recv, and a Set the RTL
+// handled is answered with the TxEngine's reply bytes. What the RTL passes
+// to software (today every Get) is decoded and answered in software, and
+// counted as such.
+package serve
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"arcalis/golden"
+	"arcalis/regress"
+	"arcalis/tb"
+	"arcalis/vectors"
+)
+
+// Config says how to serve.
+type Config struct {
+	Addr       string // listen address, e.g. 127.0.0.1:9090 (port 0: any)
+	Transport  string // Framed or Buffered
+	Model      string // the Verilated model library
+	MemLatency int    // memory latency in cycles
+	Seed       int64  // seed of the memory model; request i runs with Seed+i, as `arcalis run` runs vector i
+
+	// Check scores every request against the reference (tb.Score) and
+	// reports each disagreement to Mismatch, with a waveform in WaveDir.
+	Check    bool
+	WaveDir  string               // "" : no waveforms
+	Mismatch func(regress.Result) // nil: logged in one line
+	// Record, if set, is a vector file that every request received is
+	// written to; it is complete when Shutdown returns.
+	Record string
+
+	Clock func() time.Time // the business logic's clock (nil: time.Now)
+	Log   io.Writer        // log lines (nil: os.Stderr)
+}
+
+// Server is a running server. Start it with Start, stop it with Shutdown.
+type Server struct {
+	cfg   Config
+	ln    net.Listener
+	log   *log.Logger
+	store *Store
+	jobs  chan *job
+	runID string
+
+	mu      sync.Mutex
+	conns   map[net.Conn]struct{}
+	closing atomic.Bool
+	connWG  sync.WaitGroup
+	accepts sync.WaitGroup
+	simDone chan error
+
+	stats *collector
+	rec   *vectors.Writer
+	recF  *os.File
+}
+
+// job is one request for the goroutine that owns the model.
+type job struct {
+	conn   int
+	msg    []byte
+	framed bool
+	done   chan outcome
+}
+
+// outcome is what a connection does after a request: write reply (nil:
+// none) and, with close, end.
+type outcome struct {
+	reply []byte
+	close bool
+	stat  *sample // where the connection adds its wall-clock latency
+}
+
+// Start opens the model on a goroutine of its own, listens on cfg.Addr and
+// serves until Shutdown.
+func Start(cfg Config) (*Server, error) {
+	if cfg.Transport != Framed && cfg.Transport != Buffered {
+		return nil, fmt.Errorf("serve: transport %q: want %s or %s", cfg.Transport, Framed, Buffered)
+	}
+	if cfg.Log == nil {
+		cfg.Log = os.Stderr
+	}
+	s := &Server{
+		cfg: cfg, log: log.New(cfg.Log, "serve: ", log.LstdFlags|log.Lmicroseconds),
+		store: NewStore(cfg.Clock), jobs: make(chan *job), runID: regress.NewRunID(),
+		conns: map[net.Conn]struct{}{}, simDone: make(chan error, 1), stats: newCollector(),
+	}
+	if cfg.Record != "" {
+		f, err := os.Create(cfg.Record)
+		if err != nil {
+			return nil, fmt.Errorf("serve: --record: %w", err)
+		}
+		w, err := vectors.NewWriter(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("serve: --record %s: %w", cfg.Record, err)
+		}
+		s.rec, s.recF = w, f
+	}
+	opened := make(chan error, 1)
+	go s.simulate(opened)
+	if err := <-opened; err != nil {
+		s.closeRecord()
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		close(s.jobs)
+		<-s.simDone
+		s.closeRecord()
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	s.ln = ln
+	s.accepts.Add(1)
+	go s.accept()
+	return s, nil
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Store is the server's business logic, for tests and tools.
+func (s *Server) Store() *Store { return s.store }
+
+// Shutdown stops accepting, lets every request already handed to the model
+// finish and its reply go out, closes the connections, flushes the record
+// and returns the statistics. If ctx ends first, connections are closed
+// without waiting for their replies.
+func (s *Server) Shutdown(ctx context.Context) (Stats, error) {
+	s.closing.Store(true)
+	s.ln.Close()
+	s.accepts.Wait()
+	// A read in progress or to come fails at once; a request already
+	// read goes on to its reply, then its connection's next read fails.
+	s.mu.Lock()
+	for c := range s.conns {
+		c.SetReadDeadline(time.Now())
+	}
+	s.mu.Unlock()
+	idle := make(chan struct{})
+	go func() { s.connWG.Wait(); close(idle) }()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+		s.mu.Lock()
+		for c := range s.conns {
+			c.Close()
+		}
+		s.mu.Unlock()
+		<-idle
+	}
+	close(s.jobs)
+	err := <-s.simDone
+	return s.stats.snapshot(), errors.Join(err, s.closeRecord())
+}
+
+// closeRecord writes the record's end marker and closes its file.
+func (s *Server) closeRecord() error {
+	if s.rec == nil {
+		return nil
+	}
+	err := errors.Join(s.rec.Close(), s.recF.Close())
+	s.rec = nil
+	if err != nil {
+		return fmt.Errorf("serve: record %s: %w", s.cfg.Record, err)
+	}
+	return nil
+}
+
+func (s *Server) accept() {
+	defer s.accepts.Done()
+	id := 0
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			if !s.closing.Load() {
+				s.log.Printf("accept: %v; no more connections are taken", err)
+			}
+			return
+		}
+		id++
+		s.mu.Lock()
+		s.conns[c] = struct{}{}
+		s.connWG.Add(1)
+		s.mu.Unlock()
+		go s.serveConn(c, id)
+	}
+}
+
+// serveConn reads requests from one connection, one at a time: each is
+// answered before the next is read, so replies keep the requests' order.
+func (s *Server) serveConn(c net.Conn, id int) {
+	defer s.connWG.Done()
+	defer func() {
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+		c.Close()
+	}()
+	framed := s.cfg.Transport == Framed
+	r := bufio.NewReaderSize(c, 64<<10)
+	for {
+		var msg []byte
+		var err error
+		if framed {
+			msg, err = readFrame(r)
+		} else {
+			msg, err = readBuffered(r)
+		}
+		start := time.Now()
+		if err != nil {
+			if s.closing.Load() || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			var f *fault
+			if !errors.As(err, &f) {
+				s.log.Printf("connection %d (%s): read: %v", id, c.RemoteAddr(), err)
+				return
+			}
+			s.stats.fault()
+			s.log.Printf("connection %d (%s): %v%s", id, c.RemoteAddr(), f.err, faultAction(f))
+			if f.reply != nil {
+				if _, err := c.Write(f.reply); err != nil {
+					return
+				}
+			}
+			if f.close {
+				return
+			}
+			continue
+		}
+		j := &job{conn: id, msg: msg, framed: framed, done: make(chan outcome, 1)}
+		s.jobs <- j
+		o := <-j.done
+		if o.reply != nil {
+			if _, err := c.Write(o.reply); err != nil {
+				s.log.Printf("connection %d (%s): writing the reply: %v", id, c.RemoteAddr(), err)
+				return
+			}
+		}
+		if o.stat != nil {
+			s.stats.latency(o.stat, time.Since(start))
+		}
+		if o.close {
+			return
+		}
+	}
+}
+
+// faultAction says what the server does about f, for its log line.
+func faultAction(f *fault) string {
+	switch {
+	case f.reply != nil && f.close:
+		return "; sent an exception and closed the connection"
+	case f.reply != nil:
+		return "; sent an exception"
+	case f.close:
+		return "; closed the connection"
+	}
+	return ""
+}
+
+// simulate owns the model: it opens it on this goroutine's thread (the
+// model is used from the goroutine that opened it), reports the result on
+// opened, then runs the requests of every connection one at a time.
+func (s *Server) simulate(opened chan<- error) {
+	acc, err := tb.OpenWindowed(s.cfg.Model, tb.MemConfig{Latency: s.cfg.MemLatency, Seed: s.cfg.Seed})
+	opened <- err
+	if err != nil {
+		s.simDone <- nil
+		return
+	}
+	e := &engine{s: s, acc: acc}
+	for j := range s.jobs {
+		j.done <- e.run(j)
+	}
+	s.simDone <- acc.Close()
+}
+
+// engine is the simulated accelerator with what the model's goroutine
+// keeps between requests.
+type engine struct {
+	s   *Server
+	acc *tb.Accel
+	n   int // requests run so far: the next one's index
+}
+
+// run sends one request through the RTL and the business logic and
+// returns what its connection does next.
+func (e *engine) run(j *job) outcome {
+	s, idx := e.s, e.n
+	e.n++
+	source := fmt.Sprintf("serve/%s/conn-%d", s.cfg.Transport, j.conn)
+	if s.rec != nil {
+		if err := s.rec.Write(vectors.Record{Source: source, Meta: map[string]any{"conn": j.conn}, Msg: j.msg}); err != nil {
+			s.log.Printf("record %s: %v", s.cfg.Record, err)
+		}
+	}
+	start := e.acc.Cycle()
+	o, err := e.receive(idx, source, j.msg)
+	smp := &sample{cycles: e.acc.Cycle() - start}
+	if err != nil {
+		s.log.Printf("connection %d request %d: the simulation failed (%v); the engine was reset and software answers", j.conn, idx, err)
+	} else {
+		smp.rxCycles = o.Cycles
+	}
+	out, hw := e.hardware(j, idx, o, err)
+	if !hw {
+		out = e.software(j, idx)
+	}
+	smp.method, smp.rtl = out.method, hw
+	out.stat = smp
+	s.stats.request(smp)
+	return out.outcome
+}
+
+// receive is tb's Receive as `arcalis run` places vector idx (start offset
+// idx mod 64, memory reseeded from Seed+idx), scored with --check.
+func (e *engine) receive(idx int, source string, msg []byte) (tb.Outcome, error) {
+	s := e.s
+	if !s.cfg.Check {
+		e.acc.Mem.Reseed(s.cfg.Seed + int64(idx))
+		o, err := e.acc.Receive(tb.Request{Msg: msg, Offset: idx % tb.LineSize})
+		if err != nil {
+			if rerr := e.acc.Restart(); rerr != nil {
+				err = fmt.Errorf("%w; reset after it failed: %v", err, rerr)
+			}
+		}
+		return o, err
+	}
+	file, record := s.cfg.Record, idx
+	if file == "" {
+		// The replay needs the message in a file of its own.
+		file, record = filepath.Join(s.cfg.WaveDir, fmt.Sprintf("serve-%s-r%d.vec", s.runID, idx)), 0
+	}
+	opt := regress.Options{RunOptions: tb.RunOptions{Offset: -1, WaveDir: s.cfg.WaveDir}, Latency: s.cfg.MemLatency, Seed: s.cfg.Seed, Model: s.cfg.Model, RunID: s.runID}
+	ro := opt.RunOptions
+	ro.WaveName = regress.WaveName(file, record, idx, s.runID)
+	run := e.acc.RunVector(idx, source, msg, ro)
+	if !run.OK() {
+		s.stats.mismatch()
+		if file != s.cfg.Record {
+			if err := os.MkdirAll(filepath.Dir(file), 0o755); err == nil {
+				err = vectors.WriteFile(file, []vectors.Record{{Source: source, Msg: msg}})
+				if err != nil {
+					s.log.Printf("request %d: writing its replay file: %v", idx, err)
+				}
+			}
+		}
+		res := regress.Describe(idx, file, record, run, opt)
+		if s.cfg.Mismatch != nil {
+			s.cfg.Mismatch(res)
+		} else {
+			s.log.Printf("MISMATCH request %d (%s): RTL %s, reference %s: %v; waveform %s; replay: %s", idx, source, res.Status, res.Expected, res.Diffs, res.Wave, res.Replay)
+		}
+	}
+	return run.Outcome, run.Err
+}
+
+// answer is an outcome and the method it answered, for the statistics.
+type answer struct {
+	outcome
+	method string
+}
+
+// hardware is the business logic on what the RTL wrote, if the RTL says
+// it handled the request (result OK: a Set deserialized into App.Recv).
+// The request is read from the App.Recv image, never from the message;
+// a CALL's reply is the TxEngine's bytes from Net.Resp.
+func (e *engine) hardware(j *job, idx int, o tb.Outcome, simErr error) (answer, bool) {
+	if simErr != nil || golden.Code(o.Status.Result()) != golden.CodeOK {
+		return answer{}, false
+	}
+	h, err := golden.ParseHeader(o.Image)
+	if err == nil && (h.Method != golden.MethodSet || h.KeyLen > golden.KeyMax || golden.ValueOffset+int(h.ValueLen) > len(o.Image)) {
+		err = fmt.Errorf("method %d, key %d bytes, value %d bytes in a %d-byte App.Recv", h.Method, h.KeyLen, h.ValueLen, len(o.Image))
+	}
+	if err != nil {
+		e.s.log.Printf("connection %d request %d: RTL result OK but its App.Recv header is unusable (%v); software answers", j.conn, idx, err)
+		return answer{}, false
+	}
+	key := o.Image[golden.KeyOffset : golden.KeyOffset+int(h.KeyLen)]
+	value := o.Image[golden.ValueOffset : golden.ValueOffset+int(h.ValueLen)]
+	e.s.store.Set(key, value, h.Flags, h.Exptime)
+	a := answer{method: "Set"}
+	if h.MsgType == golden.MsgOneway {
+		return a, true
+	}
+	if n := int(o.ReplyStatus.Detail()); o.Replied && golden.Code(o.ReplyStatus.Result()) == golden.CodeRespOK && n <= len(o.Reply) {
+		a.reply = frame(o.Reply[:n], j.framed)
+	} else {
+		e.s.log.Printf("connection %d request %d: the RTL took the Set but its reply status is %s (replied %v); software writes the reply", j.conn, idx, golden.Code(o.ReplyStatus.Result()), o.Replied)
+		a.reply = e.reply(golden.MethodSet, h.SeqID, nil, j.framed)
+	}
+	return a, true
+}
+
+// frame copies reply, behind its frame length if the request was framed
+// (the TxEngine writes the bare message today).
+func frame(reply []byte, framed bool) []byte {
+	out := make([]byte, 0, golden.FrameHeaderSize+len(reply))
+	if framed {
+		out = append(out, byte(len(reply)>>24), byte(len(reply)>>16), byte(len(reply)>>8), byte(len(reply)))
+	}
+	return append(out, reply...)
+}
+
+// software is the NetCore's software stack: the original message decoded
+// in software, the business logic, and the reply from the reference
+// serializer (golden.BuildAppResp, golden.Reply), or Apache's exception.
+func (e *engine) software(j *job, idx int) answer {
+	c, err := decode(j.msg, j.framed)
+	if err != nil {
+		var f *fault
+		errors.As(err, &f)
+		e.s.stats.fault()
+		e.s.log.Printf("connection %d request %d: %v%s", j.conn, idx, f.err, faultAction(f))
+		return answer{outcome: outcome{reply: f.reply, close: f.close}, method: "other"}
+	}
+	h := Handler{e.s.store}
+	var value []byte
+	a := answer{method: c.name}
+	if c.method == golden.MethodSet {
+		_ = h.Set(context.Background(), c.set.ReqID, c.set.Key, c.set.Value, c.set.Flags, c.set.Exptime)
+	} else {
+		value, _ = h.Get(context.Background(), c.get.ReqID, c.get.Key)
+	}
+	if c.typ != golden.MsgOneway {
+		a.reply = e.reply(c.method, c.seqid, value, j.framed)
+	}
+	return a
+}
+
+// reply is the reference serializer's reply to a method's result. A Get
+// value over golden.RespDataMax (1 MiB, the App.Resp limit of docs/abi.md
+// section 11) has no App.Resp image: Apache's generated result struct
+// writes that reply.
+func (e *engine) reply(method uint8, seqid int32, value []byte, framed bool) []byte {
+	if len(value) > golden.RespDataMax {
+		return apacheGetReply(seqid, value, framed)
+	}
+	img, err := golden.BuildAppResp(method, value, nil)
+	if err == nil {
+		out, res := golden.Reply(golden.ReplyRequest{Method: method, SeqID: seqid, Framed: framed}, img)
+		if res.Code == golden.CodeRespOK {
+			return out
+		}
+		err = fmt.Errorf("reply code %s detail %d", res.Code, res.Detail)
+	}
+	e.s.log.Printf("reply to seqid %d: %v", seqid, err)
+	return nil
+}
