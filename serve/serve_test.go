@@ -306,12 +306,14 @@ func message(name string, typ byte, seqid int32, body ...byte) []byte {
 	return append(b, body...)
 }
 
-func framed(msg []byte) []byte { return append(binary.BigEndian.AppendUint32(nil, uint32(len(msg))), msg...) }
+func framed(msg []byte) []byte {
+	return append(binary.BigEndian.AppendUint32(nil, uint32(len(msg))), msg...)
+}
 
 // setBody is Set's arguments: req_id, key, value, flags, exptime, STOP.
 func setBody(key, value string) []byte {
 	b := []byte{10, 0, 1, 0, 0, 0, 0, 0, 0, 0, 9}
-	b = append(append([]byte{11, 0, 2}, binary.BigEndian.AppendUint32(nil, uint32(len(key)))...), key...)
+	b = append(append(append(b, 11, 0, 2), binary.BigEndian.AppendUint32(nil, uint32(len(key)))...), key...)
 	b = append(append(append(b, 11, 0, 3), binary.BigEndian.AppendUint32(nil, uint32(len(value)))...), value...)
 	return append(b, 8, 0, 4, 0, 0, 0, 1, 8, 0, 5, 0, 0, 0, 0, 0)
 }

@@ -29,11 +29,13 @@ import (
 
 // Config says how to serve.
 type Config struct {
-	Addr       string // listen address, e.g. 127.0.0.1:9090 (port 0: any)
-	Transport  string // Framed or Buffered
-	Model      string // the Verilated model library
-	MemLatency int    // memory latency in cycles
-	Seed       int64  // seed of the memory model; request i runs with Seed+i, as `arcalis run` runs vector i
+	Addr      string // listen address, e.g. 127.0.0.1:9090 (port 0: any)
+	Transport string // Framed or Buffered
+	Model     string // the Verilated model library
+	// ReplayModel, if set, is passed as --model in replay commands.
+	ReplayModel string
+	MemLatency  int   // memory latency in cycles
+	Seed        int64 // seed of the memory model; request i runs with Seed+i, as `arcalis run` runs vector i
 
 	// Check scores every request against the reference (tb.Score) and
 	// reports each disagreement to Mismatch, with a waveform in WaveDir.
@@ -122,7 +124,7 @@ func Start(cfg Config) (*Server, error) {
 		close(s.jobs)
 		<-s.simDone
 		s.closeRecord()
-		return nil, fmt.Errorf("serve: %w", err)
+		return nil, fmt.Errorf("serve: --addr %s: %w", cfg.Addr, err)
 	}
 	s.ln = ln
 	s.accepts.Add(1)
@@ -347,7 +349,7 @@ func (e *engine) receive(idx int, source string, msg []byte) (tb.Outcome, error)
 		// The replay needs the message in a file of its own.
 		file, record = filepath.Join(s.cfg.WaveDir, fmt.Sprintf("serve-%s-r%d.vec", s.runID, idx)), 0
 	}
-	opt := regress.Options{RunOptions: tb.RunOptions{Offset: -1, WaveDir: s.cfg.WaveDir}, Latency: s.cfg.MemLatency, Seed: s.cfg.Seed, Model: s.cfg.Model, RunID: s.runID}
+	opt := regress.Options{RunOptions: tb.RunOptions{Offset: -1, WaveDir: s.cfg.WaveDir}, Latency: s.cfg.MemLatency, Seed: s.cfg.Seed, Model: s.cfg.Model, ReplayModel: s.cfg.ReplayModel, RunID: s.runID}
 	ro := opt.RunOptions
 	ro.WaveName = regress.WaveName(file, record, idx, s.runID)
 	run := e.acc.RunVector(idx, source, msg, ro)

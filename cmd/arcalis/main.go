@@ -99,6 +99,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			runCommand(),
 			mergeCommand(), workerCommand(), // sharded results: merge_cmd.go; run --jobs worker: run_cmd.go
 			reportCommand(), // resources and power: report_cmd.go
+
+			// ---- a Thrift server on the simulated RTL: serve_cmd.go ----
+			serveCommand(),
 		},
 	}
 	setUsageErrors(app.Commands)
