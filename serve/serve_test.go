@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -507,5 +508,68 @@ func TestRecordAndShutdown(t *testing.T) {
 	}
 	if codes["ok"] != 21 || codes[golden.CodePassToSW.String()] != 20 || codes[golden.CodeBadType.String()] != 1 {
 		t.Errorf("arcalis run's statuses %v: want 21 ok, 20 PASS_TO_SW, 1 BAD_TYPE", codes)
+	}
+}
+
+// TestEmptyFrame: a frame of length 0 reaches the engine as an empty
+// message (TRUNCATED at offset 0) and closes the connection (docs/serve.md).
+func TestEmptyFrame(t *testing.T) {
+	s, logs := start(t, Config{Transport: Framed, Check: true, WaveDir: t.TempDir()})
+	got, closed := exchange(t, s.Addr(), []byte{0, 0, 0, 0})
+	if !closed || len(got) != 0 {
+		t.Errorf("empty frame: got % x, closed %v; want the connection closed without a reply", got, closed)
+	}
+	st, err := s.Shutdown(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Requests != 1 || st.Mismatches != 0 || st.Faults != 1 {
+		t.Errorf("%d requests, %d mismatches, %d faults: want 1, 0, 1\n%s", st.Requests, st.Mismatches, st.Faults, logs.String())
+	}
+}
+
+// TestCheckMismatch: with a memory that answers loads with errors the RTL
+// ends with LOAD_FAULT where the reference says OK; --check reports each
+// such request with a waveform and a replay command, and the client is
+// still answered (by software).
+func TestCheckMismatch(t *testing.T) {
+	testMemory = func(m *tb.MemConfig) { m.LoadFault = 1 }
+	defer func() { testMemory = nil }()
+	waves := t.TempDir()
+	var got []regress.Result
+	s, _ := start(t, Config{Transport: Framed, Check: true, WaveDir: waves, Seed: 5,
+		Mismatch: func(r regress.Result) { got = append(got, r) }})
+	c, done := client(t, s, Framed)
+	defer done()
+	if err := c.Set(context.Background(), 1, []byte("f"), []byte("faulty"), 0, 0); err != nil {
+		t.Fatalf("Set through a faulty memory: %v", err)
+	}
+	if v, err := c.Get(context.Background(), 2, []byte("f")); err != nil || string(v) != "faulty" {
+		t.Fatalf("Get: %q, %v", v, err)
+	}
+	st, err := s.Shutdown(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mismatches == 0 || len(got) != st.Mismatches || st.Method("Set").Software != 1 {
+		t.Fatalf("%d mismatches, %d reported, Set %+v: want the Set reported and handled by software", st.Mismatches, len(got), st.Method("Set"))
+	}
+	r := got[0]
+	if r.Status != golden.CodeLoadFault.String() || r.Expected != "ok" {
+		t.Errorf("reported RTL %s, reference %s; want LOAD_FAULT and ok", r.Status, r.Expected)
+	}
+	// The replay names a one-record file holding the request, run as request 0 was.
+	file := filepath.Join(waves, fmt.Sprintf("serve-%s-r0.vec", s.runID))
+	if want := fmt.Sprintf("arcalis run --record 0 --offset 0 --mem-latency 4 --seed 5 --wave %s %s", waves, file); r.Replay != want {
+		t.Errorf("replay %q, want %q", r.Replay, want)
+	}
+	recs, err := vectors.ReadFile(file)
+	if err != nil || len(recs) != 1 || !bytes.HasPrefix(recs[0].Msg, []byte{0x80, 1, 0, 1, 0, 0, 0, 3, 'S', 'e', 't'}) {
+		t.Errorf("replay file: %d records, %v; want the Set", len(recs), err)
+	}
+	if r.Wave == "" {
+		t.Errorf("no waveform: %v", r.Diffs)
+	} else if fi, err := os.Stat(r.Wave); err != nil || fi.Size() == 0 {
+		t.Errorf("waveform %s: %v", r.Wave, err)
 	}
 }

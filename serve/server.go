@@ -280,7 +280,11 @@ func faultAction(f *fault) string {
 // model is used from the goroutine that opened it), reports the result on
 // opened, then runs the requests of every connection one at a time.
 func (s *Server) simulate(opened chan<- error) {
-	acc, err := tb.OpenWindowed(s.cfg.Model, tb.MemConfig{Latency: s.cfg.MemLatency, Seed: s.cfg.Seed})
+	mem := tb.MemConfig{Latency: s.cfg.MemLatency, Seed: s.cfg.Seed}
+	if testMemory != nil {
+		testMemory(&mem)
+	}
+	acc, err := tb.OpenWindowed(s.cfg.Model, mem)
 	opened <- err
 	if err != nil {
 		s.simDone <- nil
@@ -292,6 +296,10 @@ func (s *Server) simulate(opened chan<- error) {
 	}
 	s.simDone <- acc.Close()
 }
+
+// testMemory, set only by this package's tests, changes the memory model's
+// configuration (a faulty memory makes the RTL disagree, for --check).
+var testMemory func(*tb.MemConfig)
 
 // engine is the simulated accelerator with what the model's goroutine
 // keeps between requests.
