@@ -464,8 +464,38 @@ func TestRecordAndShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	sent++
-	time.Sleep(200 * time.Millisecond) // read by the server: in the model or about to be
-	st, err := s.Shutdown(context.Background())
+	// Shutdown begins while the Set is in the model's goroutine.
+	inModel, release := make(chan struct{}), make(chan struct{})
+	testRun = func(msg []byte) {
+		if len(msg) == len(big) {
+			close(inModel)
+			<-release
+		}
+	}
+	defer func() { testRun = nil }()
+	<-inModel
+	type stopped struct {
+		st  Stats
+		err error
+	}
+	stop := make(chan stopped)
+	go func() {
+		st, err := s.Shutdown(context.Background())
+		stop <- stopped{st, err}
+	}()
+	select {
+	case <-stop:
+		t.Fatal("Shutdown returned with a request in the model")
+	case <-time.After(200 * time.Millisecond):
+	}
+	// No new connection is taken once Shutdown has begun.
+	if c, err := net.Dial("tcp", s.Addr().String()); err == nil {
+		c.Close()
+		t.Error("a connection was accepted during Shutdown")
+	}
+	close(release)
+	res := <-stop
+	st, err := res.st, res.err
 	if err != nil {
 		t.Fatal(err)
 	}

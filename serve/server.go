@@ -69,6 +69,10 @@ type Server struct {
 	stats *collector
 	rec   *vectors.Writer
 	recF  *os.File
+
+	stopOnce sync.Once
+	stopped  Stats
+	stopErr  error
 }
 
 // job is one request for the goroutine that owns the model.
@@ -76,6 +80,7 @@ type job struct {
 	conn   int
 	msg    []byte
 	framed bool
+	read   time.Time // when its last byte was read
 	done   chan outcome
 }
 
@@ -141,8 +146,13 @@ func (s *Server) Store() *Store { return s.store }
 // Shutdown stops accepting, lets every request already handed to the model
 // finish and its reply go out, closes the connections, flushes the record
 // and returns the statistics. If ctx ends first, connections are closed
-// without waiting for their replies.
+// without waiting for their replies. Later calls return the same.
 func (s *Server) Shutdown(ctx context.Context) (Stats, error) {
+	s.stopOnce.Do(func() { s.stopped, s.stopErr = s.shutdown(ctx) })
+	return s.stopped, s.stopErr
+}
+
+func (s *Server) shutdown(ctx context.Context) (Stats, error) {
 	s.closing.Store(true)
 	s.ln.Close()
 	s.accepts.Wait()
@@ -245,7 +255,7 @@ func (s *Server) serveConn(c net.Conn, id int) {
 			}
 			continue
 		}
-		j := &job{conn: id, msg: msg, framed: framed, done: make(chan outcome, 1)}
+		j := &job{conn: id, msg: msg, framed: framed, read: start, done: make(chan outcome, 1)}
 		s.jobs <- j
 		o := <-j.done
 		if o.reply != nil {
@@ -301,6 +311,10 @@ func (s *Server) simulate(opened chan<- error) {
 // configuration (a faulty memory makes the RTL disagree, for --check).
 var testMemory func(*tb.MemConfig)
 
+// testRun, set only by this package's tests, is called with each request
+// as the model's goroutine takes it.
+var testRun func(msg []byte)
+
 // engine is the simulated accelerator with what the model's goroutine
 // keeps between requests.
 type engine struct {
@@ -314,6 +328,9 @@ type engine struct {
 func (e *engine) run(j *job) outcome {
 	s, idx := e.s, e.n
 	e.n++
+	if testRun != nil {
+		testRun(j.msg)
+	}
 	source := fmt.Sprintf("serve/%s/conn-%d", s.cfg.Transport, j.conn)
 	if s.rec != nil {
 		if err := s.rec.Write(vectors.Record{Source: source, Meta: map[string]any{"conn": j.conn}, Msg: j.msg}); err != nil {
@@ -332,7 +349,7 @@ func (e *engine) run(j *job) outcome {
 	if !hw {
 		out = e.software(j, idx)
 	}
-	smp.method, smp.rtl = out.method, hw
+	smp.method, smp.rtl, smp.read = out.method, hw, j.read
 	out.stat = smp
 	s.stats.request(smp)
 	return out.outcome

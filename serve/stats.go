@@ -15,6 +15,7 @@ type sample struct {
 	rtl      bool   // the RTL handled it (else software did)
 	cycles   uint64 // simulated cycles of the whole exchange: commands, receive, reply
 	rxCycles uint64 // from CMD_SEND_NET_LEN to the ready status (tb.Outcome.Cycles)
+	read     time.Time
 }
 
 // MethodStats are one method's statistics.
@@ -73,12 +74,11 @@ func (c *collector) method(name string) *MethodStats {
 func (c *collector) request(s *sample) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	now := time.Now()
-	if c.requests == 0 {
-		c.first = now
+	if c.requests == 0 || s.read.Before(c.first) {
+		c.first = s.read
 	}
 	c.requests++
-	c.last = now
+	c.last = time.Now()
 	m := c.method(s.method)
 	m.Requests++
 	if s.rtl {
