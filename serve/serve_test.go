@@ -275,13 +275,22 @@ func TestManyConnections(t *testing.T) {
 // (else it was still open after a quiet second).
 func exchange(t *testing.T, addr net.Addr, req []byte) ([]byte, bool) {
 	t.Helper()
-	c, err := net.Dial("tcp", addr.String())
+	got, closed, err := exchangeErr(addr, req)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return got, closed
+}
+
+// exchangeErr is exchange for any goroutine.
+func exchangeErr(addr net.Addr, req []byte) ([]byte, bool, error) {
+	c, err := net.Dial("tcp", addr.String())
+	if err != nil {
+		return nil, false, err
+	}
 	defer c.Close()
 	if _, err := c.Write(req); err != nil {
-		t.Fatalf("writing to %s: %v", addr, err)
+		return nil, false, fmt.Errorf("writing to %s: %w", addr, err)
 	}
 	var got []byte
 	buf := make([]byte, 4096)
@@ -291,9 +300,9 @@ func exchange(t *testing.T, addr net.Addr, req []byte) ([]byte, bool) {
 		got = append(got, buf[:n]...)
 		if err != nil {
 			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				return got, false
+				return got, false, nil
 			}
-			return got, true // EOF or reset: closed
+			return got, true, nil // EOF or reset: closed
 		}
 	}
 }
@@ -339,6 +348,8 @@ func TestMalformedLikeApache(t *testing.T) {
 		{"key over 256 bytes (RTL KEY_TOO_LONG, software)", message("Set", 1, 11, setBody(longKey, "v")...)},
 		{"non-strict header (RTL BAD_VERSION, software)", oldStyle},
 		{"nested field in Set (RTL NESTED_UNSUPPORTED, software)", message("Set", 1, 12, append([]byte{12, 0, 9, 0}, setBody("n", "v")...)...)},
+		{"Set as a REPLY message (RTL BAD_MSG_TYPE, software)", message("Set", 2, 13, setBody("r", "v")...)},
+		{"Get of a key no Set stored", message("Get", 1, 14, 11, 0, 2, 0, 0, 0, 1, 'x', 0)},
 	}
 	for _, tr := range transports {
 		t.Run(tr, func(t *testing.T) {
@@ -353,8 +364,17 @@ func TestMalformedLikeApache(t *testing.T) {
 				if tr == Framed {
 					req = framed(req)
 				}
-				want, wantClosed := exchange(t, ap.Addr(), req)
+				// Both at once: each waits a quiet second on a connection left open.
+				var want []byte
+				var wantClosed bool
+				var aerr error
+				apache := make(chan struct{})
+				go func() { want, wantClosed, aerr = exchangeErr(ap.Addr(), req); close(apache) }()
 				got, closed := exchange(t, s.Addr(), req)
+				<-apache
+				if aerr != nil {
+					t.Fatalf("%s: Apache's server: %v", c.name, aerr)
+				}
 				if !bytes.Equal(got, want) || closed != wantClosed {
 					t.Errorf("%s: reply % x (closed %v), Apache's % x (closed %v)", c.name, got, closed, want, wantClosed)
 				}
