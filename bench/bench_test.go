@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,15 +8,10 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"arcalis/bench/workload"
-	"arcalis/golden"
 )
 
-// TestLineCounts checks the bound's line counts against the reference: the
-// lines a Set of each size touches in Net.Recv, and the App.Recv lines the
-// reference writes (every line with a byte that differs from the filler).
-func TestLineCounts(t *testing.T) {
+// TestTouchedLines checks the rate's line counts.
+func TestTouchedLines(t *testing.T) {
 	for _, tc := range []struct{ offset, size, touched int }{
 		{0, 64, 1}, {1, 64, 2}, {63, 1, 1}, {63, 2, 2}, {0, 65, 2}, {32, 4096, 65}, {0, 65536, 1024},
 	} {
@@ -25,23 +19,28 @@ func TestLineCounts(t *testing.T) {
 			t.Errorf("touchedLines(%d, %d) = %d, want %d", tc.offset, tc.size, got, tc.touched)
 		}
 	}
-	for _, size := range lineRateSizes() {
-		msg, err := workload.SetOfSize(size, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		img := bytes.Repeat([]byte{0xA5}, 1030*64)
-		if r := golden.Deserialize(msg, img); r.Code != golden.CodeOK {
-			t.Fatalf("%d-byte Set: %v", size, r.Code)
-		}
-		written := 0
-		for l := 0; l < len(img); l += 64 {
-			if !bytes.Equal(img[l:l+64], bytes.Repeat([]byte{0xA5}, 64)) {
-				written++
-			}
-		}
-		if want := writtenLines(size - workload.MinSetSize); written != want {
-			t.Errorf("%d-byte Set: the reference writes %d lines, writtenLines says %d", size, written, want)
+}
+
+// TestSetSchedule checks setSchedule against sums worked by hand from the
+// step table of docs/abi.md section 10. memc-tiny (71 bytes, 8-byte key and
+// value) at offset 0, 16 B/cycle: 1 + 6 + 4 (start) + 4 x 5 (header) +
+// 5 + 5 (req_id) + 5 + 6 + 6 + 1 (key: header, length, one chunk, after)
+// + the same for the value + 4 x 5 (flags, exptime) + 5 (STOP) + 10 + 64/16.
+func TestSetSchedule(t *testing.T) {
+	for _, tc := range []struct{ size, offset, width, want int }{
+		{71, 0, 16, 116},
+		{71, 62, 16, 117}, // the version word spans two lines
+		{71, 0, 64, 113},  // the header line is one chunk
+		{71, 0, 8, 120},   // eight
+		{63, 0, 16, 108},  // empty value: no body, and one cycle less
+		// A 64-byte value from byte 48: chunks at 48, 64, 80, 96, the
+		// second in a later line: 116 - 6 + (6 + 3 + 1).
+		{127, 0, 16, 120},
+		// The same value from byte 0 of line 1 (offset 16): no crossing.
+		{127, 16, 16, 119},
+	} {
+		if got := setSchedule(tc.size, tc.offset, tc.width); got != tc.want {
+			t.Errorf("setSchedule(%d, %d, %d) = %d, want %d", tc.size, tc.offset, tc.width, got, tc.want)
 		}
 	}
 }

@@ -9,10 +9,6 @@ import (
 	"arcalis/tb"
 )
 
-// PipelineDepth is the fixed part of the line-rate bound, in cycles: the
-// stages every request crosses once whatever its size (see lineBound).
-const PipelineDepth = 8
-
 // streamBound is the datapath's streaming rate in lines per cycle: one
 // chunk of width bytes a cycle, and one cycle lost each time the head
 // crosses into the next line (docs/abi.md section 10): width/(64 + width).
@@ -39,24 +35,12 @@ func lineRateSizes() []int {
 // linePoint is one request of the line-rate sweep.
 type linePoint struct {
 	Size, Offset, Latency int
-	Touched, Written      int // lines of Net.Recv holding the message; App.Recv lines written
-	Stores                int // line stores the engine issued to App.Recv
+	Touched               int // lines of Net.Recv holding the message
 	Cycles                int // CMD_SEND_NET_LEN to ready
 }
 
-// Bound is the lower bound: lines touched + lines written + depth.
-func (p linePoint) Bound() int { return p.Touched + p.Written + PipelineDepth }
-
-// StreamBound is the bound of a pipeline that loads and stores in the same
-// cycles: the larger line count + depth.
-func (p linePoint) StreamBound() int { return max(p.Touched, p.Written) + PipelineDepth }
-
 // touchedLines is how many lines [offset, offset+size) spans.
 func touchedLines(offset, size int) int { return (offset%64 + size + 63) / 64 }
-
-// writtenLines is how many App.Recv lines a Set with an 8-byte key and a
-// value of v bytes writes: the header line, the key's line, the value's.
-func writtenLines(v int) int { return 2 + (v+63)/64 }
 
 // runLineRate sends one Set of every size at every start offset through the
 // engine at the given memory latency and checks each against the reference.
@@ -71,7 +55,6 @@ func runLineRate(a *tb.Accel, sizes, offsets []int, latency int) ([]linePoint, e
 			return nil, err
 		}
 		for _, off := range offsets {
-			stores := a.Mem.StoreCount
 			r := a.RunVector(i, fmt.Sprintf("set-%d", size), msg, tb.RunOptions{Offset: off})
 			if !r.OK() {
 				return nil, fmt.Errorf("line rate: %d-byte Set at offset %d, latency %d: %v %v", size, off, latency, r.Err, r.Verdict.Diffs)
@@ -79,43 +62,40 @@ func runLineRate(a *tb.Accel, sizes, offsets []int, latency int) ([]linePoint, e
 			if r.Verdict.Ref.Code != golden.CodeOK {
 				return nil, fmt.Errorf("line rate: %d-byte Set at offset %d: reference says %s", size, off, r.Verdict.Ref.Code)
 			}
-			v := size - workload.MinSetSize
-			out = append(out, linePoint{
-				Size: size, Offset: off, Latency: latency,
-				Touched: touchedLines(off, size), Written: writtenLines(v),
-				Stores: a.Mem.StoreCount - stores - 1, // the reply's store to Net.Resp is not App.Recv's
-				Cycles: int(r.Outcome.Cycles),
-			})
+			out = append(out, linePoint{Size: size, Offset: off, Latency: latency,
+				Touched: touchedLines(off, size), Cycles: int(r.Outcome.Cycles)})
 		}
 	}
 	return out, nil
 }
 
-// sizeSummary is the worst case over start offsets of one size.
+// sizeSummary is one size over every start offset, against setSchedule
+// (the points must be at latency 0).
 type sizeSummary struct {
 	Size                 int
 	MinCycles, MaxCycles int
-	WorstOver            int // max over offsets of cycles - bound
-	WorstOverStream      int // max over offsets of cycles - stream bound
+	MinSched, MaxSched   int
+	WorstOver            int // max over offsets of cycles - schedule
+	BestOver             int // min over offsets of cycles - schedule
 	WorstOffset          int
-	Touched, Written     int // at the worst offset
-	Stores               int
 }
 
-func summarizeSizes(pts []linePoint) []sizeSummary {
+func summarizeSizes(pts []linePoint, width int) []sizeSummary {
 	by := map[int]*sizeSummary{}
 	for _, p := range pts {
 		s := by[p.Size]
-		over, overS := p.Cycles-p.Bound(), p.Cycles-p.StreamBound()
+		sched := setSchedule(p.Size, p.Offset, width)
+		over := p.Cycles - sched
 		if s == nil {
-			s = &sizeSummary{Size: p.Size, MinCycles: p.Cycles, MaxCycles: p.Cycles, WorstOver: over, WorstOverStream: overS,
-				WorstOffset: p.Offset, Touched: p.Touched, Written: p.Written, Stores: p.Stores}
+			s = &sizeSummary{Size: p.Size, MinCycles: p.Cycles, MaxCycles: p.Cycles, MinSched: sched, MaxSched: sched,
+				WorstOver: over, BestOver: over, WorstOffset: p.Offset}
 			by[p.Size] = s
 		}
 		s.MinCycles, s.MaxCycles = min(s.MinCycles, p.Cycles), max(s.MaxCycles, p.Cycles)
-		s.WorstOverStream = max(s.WorstOverStream, overS)
+		s.MinSched, s.MaxSched = min(s.MinSched, sched), max(s.MaxSched, sched)
+		s.BestOver = min(s.BestOver, over)
 		if over > s.WorstOver {
-			s.WorstOver, s.WorstOffset, s.Touched, s.Written, s.Stores = over, p.Offset, p.Touched, p.Written, p.Stores
+			s.WorstOver, s.WorstOffset = over, p.Offset
 		}
 	}
 	var out []sizeSummary
@@ -164,12 +144,14 @@ func runRates(a *tb.Accel, latencies []int) ([]rateResult, error) {
 }
 
 // tinyResult is the memc-tiny Set (8-byte key, 8-byte value: 71 bytes) at
-// zero memory latency over every start offset.
+// zero memory latency over every start offset, against its schedule.
 type tinyResult struct {
-	Size, Min, Max int
+	Size, Min, Max      int
+	MinSched, MaxSched  int
+	WorstOver, BestOver int // max and min over offsets of cycles - schedule
 }
 
-func memcTiny(a *tb.Accel) (tinyResult, error) {
+func memcTiny(a *tb.Accel, width int) (tinyResult, error) {
 	offs := make([]int, 64)
 	for i := range offs {
 		offs[i] = i
@@ -179,9 +161,7 @@ func memcTiny(a *tb.Accel) (tinyResult, error) {
 	if err != nil {
 		return tinyResult{}, err
 	}
-	t := tinyResult{Size: size, Min: pts[0].Cycles, Max: pts[0].Cycles}
-	for _, p := range pts {
-		t.Min, t.Max = min(t.Min, p.Cycles), max(t.Max, p.Cycles)
-	}
-	return t, nil
+	s := summarizeSizes(pts, width)[0]
+	return tinyResult{Size: size, Min: s.MinCycles, Max: s.MaxCycles, MinSched: s.MinSched, MaxSched: s.MaxSched,
+		WorstOver: s.WorstOver, BestOver: s.BestOver}, nil
 }

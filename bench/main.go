@@ -160,11 +160,11 @@ func run() error {
 			return err
 		}
 		r.LinePoints = pts
-		r.Sizes = summarizeSizes(pts)
+		r.Sizes = summarizeSizes(pts, o.width)
 		if r.Rates, err = runRates(a, []int{0, 1, 2, 4, 8, 16, 24, 30, 31, 32, 33}); err != nil {
 			return err
 		}
-		if r.Tiny, err = memcTiny(a); err != nil {
+		if r.Tiny, err = memcTiny(a, o.width); err != nil {
 			return err
 		}
 		done()

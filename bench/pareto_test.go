@@ -240,7 +240,7 @@ func TestBenchNanoseconds(t *testing.T) {
 		Clock: &clock{MHz: 250, Path: "reports/timing.json", Date: "2026-12-02T04:13:47Z", Host: "vm"},
 		Tiny:  tinyResult{Size: 71, Min: 100, Max: 102},
 		Sweep: []sweepPoint{{Mix: "memc-tiny", Latency: 5, PerReq: 100}, {Mix: "memc-tiny", Latency: 10, PerReq: 125}},
-		Sizes: []sizeSummary{{Size: 64, MinCycles: 20, MaxCycles: 25, Touched: 1, Written: 2}},
+		Sizes: []sizeSummary{{Size: 64, MinCycles: 20, MaxCycles: 25, MinSched: 20, MaxSched: 26, WorstOver: -1, BestOver: -2, WorstOffset: 3}},
 		Rates: []rateResult{{Latency: 0, Small: linePoint{Size: 32768, Cycles: 2656}, Big: linePoint{Size: 65536, Cycles: 5216},
 			Marginal: 0.2, Overall: 0.196, LittleBound: 1}},
 	}
@@ -253,8 +253,8 @@ func TestBenchNanoseconds(t *testing.T) {
 	md := b.String()
 	for _, want := range []string{
 		"**Nanoseconds are cycles at this width's estimated Fmax,\n250.0 MHz** (4.000 ns per cycle), read from reports/timing.json ([timing.md](timing.md), written 2026-12-02T04:13:47Z on vm)",
-		"100..102 cycles over the 64 start offsets (400..408 ns at the estimated Fmax)",
-		"| 64 | 1 | 2 | 11 | 20..25 | 80..100 |",              // 20 and 25 cycles at 4 ns
+		"100..102 cycles (400..408 ns at the estimated Fmax)",
+		"| 64 | 20..26 | 20..25 | 80..100 | -2..-1 | 3 |",     // 20 and 25 cycles at 4 ns
 		"| 0 | 5216 | 0.200 | 0.196 | 1.000 | 12.80 | 3.20 |", // 32768 B / 2560 cycles x 250 MHz
 		"| memc-tiny | 32 | 400 | 500 |",
 	} {

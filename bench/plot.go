@@ -93,8 +93,8 @@ func plotSweep(pts []sweepPoint, absPath, normPath string) error {
 	return nil
 }
 
-// plotLineRate draws cycles against message size at zero latency, with the
-// issue's bound and the streaming bound, worst start offset of each size.
+// plotLineRate draws cycles against message size at zero latency beside the
+// schedule, worst start offset of each size.
 func plotLineRate(sums []sizeSummary, path string) error {
 	p := plot.New()
 	p.Title.Text = "Set: CMD_SEND_NET_LEN to ready at zero memory latency (worst start offset)"
@@ -103,12 +103,11 @@ func plotLineRate(sums []sizeSummary, path string) error {
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	p.Legend.Top, p.Legend.Left = true, true
-	var got, sum, stream plotter.XYs
+	var got, sched plotter.XYs
 	for _, s := range sums {
 		x := float64(s.Size)
 		got = append(got, plotter.XY{X: x, Y: float64(s.MaxCycles)})
-		sum = append(sum, plotter.XY{X: x, Y: float64(s.Touched + s.Written + PipelineDepth)})
-		stream = append(stream, plotter.XY{X: x, Y: float64(max(s.Touched, s.Written) + PipelineDepth)})
+		sched = append(sched, plotter.XY{X: x, Y: float64(s.MaxSched)})
 	}
 	for _, l := range []struct {
 		name   string
@@ -117,8 +116,7 @@ func plotLineRate(sums []sizeSummary, path string) error {
 		dashed bool
 	}{
 		{"measured (max over offsets)", got, mixColors["memc-tiny"], false},
-		{"bound: touched + written + 8", sum, mixColors["memc-small"], true},
-		{"streaming bound: max(touched, written) + 8", stream, mixColors["etc"], true},
+		{"schedule (docs/abi.md section 10, max over offsets)", sched, mixColors["memc-small"], true},
 	} {
 		if err := addLine(p, l.name, l.xys, l.c, l.dashed); err != nil {
 			return err

@@ -18,8 +18,22 @@ package arcalis_pkg;
   localparam int unsigned MinCapLines = ValueOffset / LineBytes;
   // Thrift's MaxFrameSize: the longest message the engine accepts.
   localparam logic [LenW-1:0] MaxMessage = 24'd16384000;
-  // Lines the store queue holds: the output buffer's credits.
-  localparam int unsigned StoreSlots  = 2;
+  // Lines the store queue holds: the output buffer's credits. A credit
+  // comes back about eight cycles after the engine counts on it (output
+  // buffer, FIFO, port, the registered pop and count), and at 64 bytes per
+  // cycle a line ends every second cycle: four would be just enough, six
+  // leave room (two kept up at 16 B/cycle only). Slots are LUT RAM.
+  localparam int unsigned StoreSlots  = 6;
+  localparam int unsigned CreditW     = 3;   // bits of a count 0..StoreSlots
+
+  // A credit or slot count plus and minus one, bit by bit: one LUT a bit,
+  // no carry chain, where the count feeds a handshake.
+  function automatic logic [CreditW-1:0] count_up(input logic [CreditW-1:0] c);
+    return {c[2] ^ (c[1] & c[0]), c[1] ^ c[0], ~c[0]};
+  endfunction
+  function automatic logic [CreditW-1:0] count_down(input logic [CreditW-1:0] c);
+    return {c[2] ^ (~c[1] & ~c[0]), c[1] ^ ~c[0], ~c[0]};
+  endfunction
 
   // Command opcodes, bits [3:0] of the UC store word (paper Table III).
   typedef enum logic [3:0] {

@@ -48,7 +48,7 @@ module recv_set
   // Key and value chunks to the output buffer: len_o bytes land at App.Recv
   // offset dst_o (a multiple of Width). All registers.
   input  logic [LinesW-1:0]    app_base_lo_i, // the App.Recv base line's low bits
-  input  logic [1:0]           credits_i,     // store-queue slots free, before this cycle's take_o
+  input  logic [CreditW-1:0]   credits_i,     // store-queue slots free, before this cycle's take_o
   output logic                 take_o,
   output logic                 give_o,        // a chunk that took a credit was dropped
   output logic                 out_valid_o,
@@ -187,9 +187,12 @@ module recv_set
   end
 
   // Credits: what is free after the takes in flight and this chunk's.
-  logic credit_now, credit_after;
-  assign credit_now   = credits_i > {1'b0, take_q};
-  assign credit_after = {1'b0, credits_i} > {2'b0, take_q} + {2'b0, copy_q && lane_last_q};
+  logic credit_now, credit_after, cr1, cr2, cr3;
+  assign cr1          = credits_i != '0;          // at least 1, 2, 3 free
+  assign cr2          = credits_i >= CreditW'(2);
+  assign cr3          = credits_i >= CreditW'(3);
+  assign credit_now   = take_q ? cr2 : cr1;
+  assign credit_after = (take_q && copy_q && lane_last_q) ? cr3 : (take_q || (copy_q && lane_last_q)) ? cr2 : cr1;
 
   logic bulk_ok_d, tail_ok_d;
   always_comb begin

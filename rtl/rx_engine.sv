@@ -309,22 +309,21 @@ module rx_engine
 
   // ---- Credits: one per store-queue slot (the TxEngine has its own set:
   // the two never run at once, and DRAIN gives every credit back between) ----
-  logic [1:0] credits_q, credits_d;
+  logic [CreditW-1:0] credits_q, credits_d;
   logic       taken, credit_ok;
   assign taken     = s_take || h_take_q;             // spent last cycle, not yet counted
-  assign credit_ok = credits_q > {1'b0, taken};
-  // One cycle's spend and returns, as a table: no adder.
+  assign credit_ok = credits_q > CreditW'(taken);
+  // One cycle's spend and returns: -1, +1 or +2.
   always_comb begin
     unique case ({taken, pop_i, s_give})
-      3'b000, 3'b101, 3'b110: credits_d = credits_q;
-      3'b001, 3'b010:         credits_d = (credits_q == 2'd0) ? 2'd1 : 2'd2;
-      3'b011:                 credits_d = 2'd2;
-      3'b100:                 credits_d = (credits_q == 2'd2) ? 2'd1 : 2'd0;
-      default:                credits_d = (credits_q == 2'd0) ? 2'd1 : 2'd2;   // spent one, two back
+      3'b001, 3'b010, 3'b111: credits_d = count_up(credits_q);
+      3'b011:                 credits_d = count_up(count_up(credits_q));
+      3'b100:                 credits_d = count_down(credits_q);
+      default:                credits_d = credits_q;   // none, or one spent and one back
     endcase
   end
   always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) credits_q <= 2'(StoreSlots);
+    if (!rst_ni) credits_q <= CreditW'(StoreSlots);
     else         credits_q <= credits_d;
   end
 

@@ -16,7 +16,7 @@ module store_queue
   input  logic [LineAddrW-1:0] in_line_i,
   input  logic [LineBits-1:0]  in_data_i,
   input  logic [LineBytes-1:0] in_strb_i,
-  output logic                 pop_o,          // a store left for memory: a credit comes back
+  output logic                 pop_o,          // a store left for memory last cycle: a credit comes back (a register)
 
   output logic                 st_req_valid_o,
   input  logic                 st_req_ready_i,
@@ -33,29 +33,29 @@ module store_queue
   if (Depth < 2 || (Depth & (Depth - 1)) != 0) begin : g_check_depth
     $error("store_queue: Depth must be a power of two >= 2, not %0d", Depth);
   end
-  if (StoreSlots != 2) begin : g_check_slots
-    $error("store_queue: written for two FIFO slots, StoreSlots is %0d", StoreSlots);
+  if (StoreSlots < 2 || StoreSlots >= (1 << CreditW)) begin : g_check_slots
+    $error("store_queue: StoreSlots must be 2..%0d (CreditW bits), not %0d", (1 << CreditW) - 1, StoreSlots);
   end
 
   // Plain arrays, not an array of a packed struct: Yosys 0.23 drops the
   // size of the latter without a word (notes/yosys-0.23.md).
-  logic [LineAddrW-1:0] line_q [2];
-  logic [LineBits-1:0]  data_q [2];
-  logic [LineBytes-1:0] strb_q [2];
-  logic [1:0]           count_q, count_d;
-  logic                 rd_q, rd_d, wr_q, wr_d;   // FIFO pointers
+  logic [LineAddrW-1:0] line_q [StoreSlots];
+  logic [LineBits-1:0]  data_q [StoreSlots];
+  logic [LineBytes-1:0] strb_q [StoreSlots];
+  logic [CreditW-1:0]   count_q, count_d;         // 0..StoreSlots
+  logic [CreditW-1:0]   rd_q, rd_d, wr_q, wr_d;   // FIFO pointers, 0..StoreSlots-1
   logic [TagW:0]        inflight_q, inflight_d;
   logic                 room_q, room_d;           // a store may be offered: fewer than Depth in flight
   logic [TagW-1:0]      tag_q, tag_d;
-  logic                 issue, idle_q;
+  logic                 issue, idle_q, pop_q;
 
-  assign st_req_valid_o = (count_q != 2'd0) && room_q;
+  assign st_req_valid_o = (count_q != '0) && room_q;
   assign st_req_addr_o  = {line_q[rd_q], 6'b0};
   assign st_req_data_o  = data_q[rd_q];
   assign st_req_strb_o  = strb_q[rd_q];
   assign st_req_tag_o   = tag_q;
   assign issue          = st_req_valid_o && st_req_ready_i;
-  assign pop_o          = issue;
+  assign pop_o          = pop_q;   // registered: the engines' credit counts start from registers
 
   // inflight_q + 1 and - 1 bit by bit: each bit a function of the bits
   // below it, so the counter steps without a carry chain.
@@ -67,10 +67,18 @@ module store_queue
     end
   end
 
+  function automatic logic [CreditW-1:0] next_slot(input logic [CreditW-1:0] p);
+    return (p == CreditW'(StoreSlots - 1)) ? '0 : count_up(p);
+  endfunction
+
   always_comb begin
-    count_d    = count_q + 2'(in_valid_i) - 2'(issue);
-    wr_d       = wr_q ^ in_valid_i;
-    rd_d       = rd_q ^ issue;
+    unique case ({in_valid_i, issue})
+      2'b10:   count_d = count_up(count_q);
+      2'b01:   count_d = count_down(count_q);
+      default: count_d = count_q;
+    endcase
+    wr_d       = in_valid_i ? next_slot(wr_q) : wr_q;
+    rd_d       = issue ? next_slot(rd_q) : rd_q;
     tag_d      = tag_q + TagW'(issue);
     // Both sums run from the register; the handshake only picks one.
     unique case ({issue, st_ack_valid_i})
@@ -86,15 +94,17 @@ module store_queue
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       count_q    <= '0;
-      rd_q       <= 1'b0;
-      wr_q       <= 1'b0;
+      rd_q       <= '0;
+      wr_q       <= '0;
       inflight_q <= '0;
       room_q     <= 1'b1;
       tag_q      <= '0;
       idle_q     <= 1'b1;
+      pop_q      <= 1'b0;
     end else begin
+      pop_q      <= issue;
       // count_d == 0 && inflight_d == 0, from small compares of the registers.
-      idle_q     <= ((count_q == 2'd0 && !in_valid_i) || (count_q == 2'd1 && issue && !in_valid_i)) &&
+      idle_q     <= ((count_q == '0 && !in_valid_i) || (count_q == CreditW'(1) && issue && !in_valid_i)) &&
                     ((inflight_q == '0 && (!issue || st_ack_valid_i)) ||
                      (inflight_q == (TagW+1)'(1) && st_ack_valid_i && !issue));
       count_q    <= count_d;
@@ -125,7 +135,7 @@ module store_queue
   always_ff @(posedge clk_i) begin
     if (rst_ni && st_ack_valid_i) assert (inflight_q != '0)
       else $error("store_queue: acknowledgement with no store in flight");
-    if (rst_ni && in_valid_i) assert (count_q != 2'd2 || issue)
+    if (rst_ni && in_valid_i) assert (count_q != CreditW'(StoreSlots) || issue)
       else $error("store_queue: push into a full FIFO (credits out of step)");
   end
 

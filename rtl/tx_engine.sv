@@ -43,19 +43,19 @@ module tx_engine
 
   assign last = (chunk_q == LaneW'(Chunks - 1));
   // One credit per store-queue slot, spent on the chunk that ends the line.
-  logic [1:0] credits_q, credits_d;
+  logic [CreditW-1:0] credits_q, credits_d;
   always_comb begin
     unique case ({take_q, pop_i})
-      2'b01:   credits_d = (credits_q == 2'd0) ? 2'd1 : 2'd2;
-      2'b10:   credits_d = (credits_q == 2'd2) ? 2'd1 : 2'd0;
+      2'b01:   credits_d = count_up(credits_q);
+      2'b10:   credits_d = count_down(credits_q);
       default: credits_d = credits_q;
     endcase
   end
   always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) credits_q <= 2'(StoreSlots);
+    if (!rst_ni) credits_q <= CreditW'(StoreSlots);
     else         credits_q <= credits_d;
   end
-  assign fire = busy_q && (!last || credits_q > {1'b0, take_q});
+  assign fire = busy_q && (!last || credits_q > CreditW'(take_q));
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
