@@ -51,7 +51,7 @@ run: verilate
 
 ## make vectors     regenerate vectors/default.vec
 vectors:
-	$(GO) run ./vectors/defaultset
+	$(GO) run ./vectors/defaultset -o vectors/default.vec
 
 ## make thrift-gen  regenerate internal/memcached from idl/memcached.thrift (thrift 0.17.0)
 thrift-gen:

@@ -42,16 +42,17 @@ type decoded struct {
 	name     string
 	typ      thrift.TMessageType
 	seq      int32
-	args     memcached.MemcachedServiceSetArgs
-	consumed int   // bytes read up to and including the STOP
-	present  uint8 // Present* bits of the fields the generated code read
-	maxKey   int   // longest key among all occurrences
-	maxValue int   // longest value among all occurrences
-	nested   bool  // a top-level field of a nested type was skipped
+	args     memcached.MemcachedServiceSetArgs // for a message named Set (or any other name)
+	getArgs  memcached.MemcachedServiceGetArgs // for a message named Get
+	consumed int                               // bytes read up to and including the STOP
+	present  uint8                             // Present* bits of the fields the generated code read
+	maxKey   int                               // longest key among all occurrences
+	maxValue int                               // longest value among all occurrences
+	nested   bool                              // a top-level field of a nested type was skipped
 }
 
-// spy passes every call to Apache's binary protocol, and records which Set
-// fields the generated code reads and whether it skips a nested value.
+// spy passes every call to Apache's binary protocol, and records which
+// argument fields the generated code reads and whether it skips a nested value.
 type spy struct {
 	thrift.TProtocol
 	d        *decoded
@@ -77,7 +78,8 @@ func (s *spy) Skip(ctx context.Context, t thrift.TType) error {
 	return thrift.SkipDefaultDepth(ctx, s, t) // recurse through s, not the wrapped protocol
 }
 
-// Outside Skip, only the generated ReadField1..5 read these types.
+// Outside Skip, only the generated ReadField1..5 read these types (Get's
+// ReadField1 and 2; it skips 3 to 5).
 func (s *spy) ReadI64(ctx context.Context) (int64, error) {
 	v, err := s.TProtocol.ReadI64(ctx)
 	if err == nil && !s.skipping {
@@ -115,7 +117,8 @@ func (s *spy) ReadBinary(ctx context.Context) ([]byte, error) {
 }
 
 // apacheDecode reads msg as Apache's server side would: ReadMessageBegin,
-// then the generated Set args Read. strict is TBinaryStrictRead.
+// then the generated Get args Read for a Get, else Set's (for any other name
+// too, to see its fields). strict is TBinaryStrictRead.
 func apacheDecode(msg []byte, strict bool) (decoded, error) {
 	ctx := context.Background()
 	var d decoded
@@ -126,7 +129,11 @@ func apacheDecode(msg []byte, strict bool) (decoded, error) {
 	if d.name, d.typ, d.seq, err = p.ReadMessageBegin(ctx); err != nil {
 		return d, err
 	}
-	if err := d.args.Read(ctx, p); err != nil {
+	args := thrift.TStruct(&d.args)
+	if d.name == "Get" {
+		args = &d.getArgs
+	}
+	if err := args.Read(ctx, p); err != nil {
 		return d, err
 	}
 	if err := p.ReadMessageEnd(ctx); err != nil {
@@ -145,11 +152,15 @@ func checkAgree(t *testing.T, d decoded, r Result, img []byte) {
 		ReqID: d.args.ReqID, Flags: d.args.Flags, Exptime: d.args.Exptime,
 		KeyLen: uint32(len(d.args.Key)), ValueLen: uint32(len(d.args.Value)), Offset: uint32(d.consumed),
 	}
+	key := d.args.Key
+	if d.name == "Get" {
+		want.Method, want.ReqID, want.KeyLen, key = MethodGet, d.getArgs.ReqID, uint32(len(d.getArgs.Key)), d.getArgs.Key
+	}
 	if r != want {
 		t.Fatalf("Deserialize and Apache disagree:\n golden %+v\n apache %+v", r, want)
 	}
-	if key := img[KeyOffset : KeyOffset+r.KeyLen]; !bytes.Equal(key, d.args.Key) {
-		t.Fatalf("image key %q, Apache key %q", key, d.args.Key)
+	if got := img[KeyOffset : KeyOffset+r.KeyLen]; !bytes.Equal(got, key) {
+		t.Fatalf("image key %q, Apache key %q", got, key)
 	}
 	if value := img[ValueOffset : ValueOffset+r.ValueLen]; !bytes.Equal(value, d.args.Value) {
 		t.Fatalf("image value differs from Apache's (%d bytes)", len(value))
@@ -346,7 +357,7 @@ func TestApacheProperty(t *testing.T) {
 		d, err := apacheDecode(m, false)
 		within := err == nil &&
 			len(m) >= 4 && m[0] == 0x80 && m[1] == 0x01 && m[2] == 0 && // strict header, reserved byte 0
-			(d.typ == thrift.CALL || d.typ == thrift.ONEWAY) && d.name == "Set" &&
+			(d.typ == thrift.CALL || d.typ == thrift.ONEWAY) && (d.name == "Set" || d.name == "Get") &&
 			!d.nested && d.maxKey <= KeyMax && d.maxValue <= c-ValueOffset && len(m) <= MaxMessage
 		fail := func(format string, args ...any) {
 			t.Helper()

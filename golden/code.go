@@ -8,9 +8,9 @@ type Code uint8
 
 // The result codes, with the values of the ABI table.
 const (
-	CodeNone              Code = 0x00 // no request has finished yet
-	CodeOK                Code = 0x01 // a Set was deserialized into App.Recv
-	CodePassToSW          Code = 0x02 // a Get: left to the software path
+	CodeNone Code = 0x00 // no request has finished yet
+	CodeOK   Code = 0x01 // a Set or Get was deserialized into App.Recv
+	// 0x02 is reserved: PASS_TO_SW, a Get left to software before its recvFunction.
 	CodeRespOK            Code = 0x03 // the TxEngine wrote the Set reply
 	CodeTruncated         Code = 0x10 // an item extends past the message length
 	CodeBadVersion        Code = 0x11 // not a strict version-1 header
@@ -28,7 +28,6 @@ const (
 var codeNames = [...]string{
 	CodeNone:              "NONE",
 	CodeOK:                "OK",
-	CodePassToSW:          "PASS_TO_SW",
 	CodeRespOK:            "RESP_OK",
 	CodeTruncated:         "TRUNCATED",
 	CodeBadVersion:        "BAD_VERSION",
@@ -43,7 +42,7 @@ var codeNames = [...]string{
 	CodeLoadFault:         "LOAD_FAULT",
 }
 
-// String returns the code's ABI name ("OK", "PASS_TO_SW", ...), or
+// String returns the code's ABI name ("OK", "TRUNCATED", ...), or
 // "CODE_0xNN" for a value the ABI does not define.
 func (c Code) String() string {
 	if int(c) < len(codeNames) && codeNames[c] != "" {

@@ -120,9 +120,7 @@ func parse(msg, img []byte) (r Result) {
 		return r.end(CodeTruncated, 11)
 	}
 	r.SeqID = int32(be.Uint32(msg[11:]))
-	if r.Method == MethodGet {
-		return r.end(CodePassToSW, 15)
-	}
+	set := r.Method == MethodSet // Get_args has fields 1 and 2 only: 3 to 5 are unknown to it
 
 	p := 15
 	for {
@@ -149,10 +147,10 @@ func parse(msg, img []byte) (r Result) {
 			case id == 1 && t == typeI64:
 				r.ReqID = int64(be.Uint64(v))
 				r.Present |= PresentReqID
-			case id == 4 && t == typeI32:
+			case id == 4 && t == typeI32 && set:
 				r.Flags = int32(be.Uint32(v))
 				r.Present |= PresentFlags
-			case id == 5 && t == typeI32:
+			case id == 5 && t == typeI32 && set:
 				r.Exptime = int32(be.Uint32(v))
 				r.Present |= PresentExptime
 			}
@@ -170,15 +168,15 @@ func parse(msg, img []byte) (r Result) {
 				return r.end(CodeTruncated, p+7)
 			}
 			body := msg[p+7 : p+7+int(l)]
-			switch id {
-			case 2:
+			switch {
+			case id == 2:
 				if l > KeyMax {
 					return r.end(CodeKeyTooLong, p+3)
 				}
 				copy(img[KeyOffset:], body)
 				r.KeyLen = uint32(l)
 				r.Present |= PresentKey
-			case 3:
+			case id == 3 && set:
 				if int(l) > len(img)-ValueOffset {
 					return r.end(CodeValueTooLong, p+3)
 				}

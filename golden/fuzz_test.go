@@ -56,7 +56,7 @@ func FuzzDeserialize(f *testing.F) {
 			return
 		}
 		switch r.Code {
-		case CodeOK, CodePassToSW, CodeTruncated, CodeBadVersion, CodeBadMsgType, CodeUnknownMethod,
+		case CodeOK, CodeTruncated, CodeBadVersion, CodeBadMsgType, CodeUnknownMethod,
 			CodeBadLength, CodeBadType, CodeNestedUnsupported, CodeKeyTooLong, CodeValueTooLong, CodeMsgTooLarge:
 		default:
 			t.Fatalf("Deserialize returned code %v", r.Code)

@@ -51,7 +51,7 @@ type Result struct {
 	Exptime  int32
 	KeyLen   uint32
 	ValueLen uint32
-	Offset   uint32 // bytes consumed for OK and PASS_TO_SW, else where the failing item starts
+	Offset   uint32 // bytes consumed for OK, else where the failing item starts
 }
 
 // PutHeader writes r as the 64-byte little-endian header line into dst[:64],

@@ -80,7 +80,7 @@ func TestCodeNames(t *testing.T) {
 		code Code
 		name string
 	}{
-		{0x00, "NONE"}, {0x01, "OK"}, {0x02, "PASS_TO_SW"}, {0x03, "RESP_OK"},
+		{0x00, "NONE"}, {0x01, "OK"}, {0x03, "RESP_OK"},
 		{0x10, "TRUNCATED"}, {0x11, "BAD_VERSION"}, {0x12, "BAD_MSG_TYPE"}, {0x13, "UNKNOWN_METHOD"},
 		{0x14, "BAD_LENGTH"}, {0x15, "BAD_TYPE"}, {0x16, "NESTED_UNSUPPORTED"}, {0x17, "KEY_TOO_LONG"},
 		{0x18, "VALUE_TOO_LONG"}, {0x19, "MSG_TOO_LARGE"}, {0x1A, "LOAD_FAULT"},
@@ -103,7 +103,7 @@ func TestCodeNames(t *testing.T) {
 		})
 	}
 	named := []Code{
-		CodeNone, CodeOK, CodePassToSW, CodeRespOK, CodeTruncated, CodeBadVersion, CodeBadMsgType, CodeUnknownMethod,
+		CodeNone, CodeOK, CodeRespOK, CodeTruncated, CodeBadVersion, CodeBadMsgType, CodeUnknownMethod,
 		CodeBadLength, CodeBadType, CodeNestedUnsupported, CodeKeyTooLong, CodeValueTooLong, CodeMsgTooLarge, CodeLoadFault,
 	}
 	for i, c := range named {

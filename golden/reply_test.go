@@ -99,8 +99,7 @@ func referenceServe(t testing.TB, call []byte, framed bool, value []byte, appErr
 	}
 	img := make([]byte, MinCapacity+64)
 	r := Deserialize(msg, img)
-	// A Get is PASS_TO_SW until the Get recvFunction lands, OK after.
-	if r.Method == MethodUnknown || (r.Code != CodeOK && r.Code != CodePassToSW) {
+	if r.Method == MethodUnknown || r.Code != CodeOK {
 		t.Fatalf("Deserialize of the client's CALL: %v, method %d", r.Code, r.Method)
 	}
 	req := ReplyRequest{Method: r.Method, SeqID: r.SeqID, Framed: framed}

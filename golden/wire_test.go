@@ -14,6 +14,7 @@ import (
 type wire struct {
 	b      []byte
 	chunks []chunk
+	get    bool // the header named Get: fields 3 to 5 are not its arguments
 }
 
 type chunk struct {
@@ -45,6 +46,7 @@ func (w *wire) head(ver uint32, name string, seq int32) *wire {
 	case "Get":
 		method = MethodGet
 	}
+	w.get = method == MethodGet
 	w.add(func(r *Result, _ []byte) { r.MsgType = uint8(ver) }, be32(ver)...)
 	w.add(nil, be32(uint32(len(name)))...)
 	w.add(func(r *Result, _ []byte) { r.Method = method }, []byte(name)...)
@@ -71,12 +73,14 @@ func (w *wire) i64(id int16, v int64) *wire {
 
 func (w *wire) i32(id int16, v int32) *wire {
 	w.field(typeI32, id)
+	get := w.get
 	return w.add(func(r *Result, _ []byte) {
-		switch id {
-		case 4:
+		switch {
+		case get:
+		case id == 4:
 			r.Flags = v
 			r.Present |= PresentFlags
-		case 5:
+		case id == 5:
 			r.Exptime = v
 			r.Present |= PresentExptime
 		}
@@ -93,13 +97,14 @@ func (w *wire) fixed(t byte, id int16, size int) *wire {
 func (w *wire) bin(id int16, b []byte) *wire {
 	w.field(typeBinary, id)
 	w.add(nil, be32(uint32(len(b)))...)
+	get := w.get
 	return w.add(func(r *Result, img []byte) {
-		switch id {
-		case 2:
+		switch {
+		case id == 2:
 			copy(img[KeyOffset:], b)
 			r.KeyLen = uint32(len(b))
 			r.Present |= PresentKey
-		case 3:
+		case id == 3 && !get:
 			copy(img[ValueOffset:], b)
 			r.ValueLen = uint32(len(b))
 			r.Present |= PresentValue

@@ -65,7 +65,7 @@ package arcalis_pkg;
   typedef enum logic [7:0] {
     ResNone              = 8'h00,
     ResOk                = 8'h01,
-    ResPassToSw          = 8'h02,
+    // 8'h02 reserved: PASS_TO_SW, a Get before its recvFunction
     ResRespOk            = 8'h03,
     ResTruncated         = 8'h10,
     ResBadVersion        = 8'h11,

@@ -17,6 +17,7 @@ module recv_set
 
   input  logic                 clear_i,       // a new request: operands back to 0
   input  logic                 start_i,       // dispatched by the Deserializer
+  input  logic                 get_i,         // the method is Get (a register, steady while fields are read)
 
   // The window (line buffer), and what the message has left (rx_engine).
   input  logic [Width*8-1:0]   win_i,
@@ -105,6 +106,7 @@ module recv_set
   schema_table u_schema_table (
     .type_i        (x_type),
     .id_i          (x_id),
+    .get_i,
     .type_valid_o  (type_valid),
     .type_nested_o (type_nested),
     .type_binary_o (type_binary),

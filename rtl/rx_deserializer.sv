@@ -1,6 +1,6 @@
 // RxEngine Deserializer: reads the strict Thrift message header as four
 // parser steps (version word, name length, name, seqid) and dispatches on
-// the method name: Set goes to its recvFunction, Get is handed to software
+// the method name to the recvFunction, which reads Set's or Get's arguments
 // (docs/abi.md 5.1-5.5). A step is a read cycle (the bytes leave the
 // window), a wait cycle and a check cycle; its result is a register. As in
 // recv_set, a read state's first cycle registers whether the read can go,
@@ -24,7 +24,7 @@ module rx_deserializer
   output logic            go_o,         // a read step takes its bytes now (a register)
 
   output logic            done_o,       // the header ended the request, or dispatched it
-  output logic            dispatch_o,   // with done_o: start the Set recvFunction
+  output logic            dispatch_o,   // with done_o: start the recvFunction
   output result_e         result_o,     // with done_o and not dispatch_o
   output logic [3:0]      offset_o,     // with done_o: the failing item's offset (0, 4, 8, 11 or 15)
   output logic [7:0]      msg_type_o,   // 0 until the version check passed
@@ -142,8 +142,8 @@ module rx_deserializer
         DSeqB: begin
           done_q   <= 1'b1;
           state_q  <= DIdle;
-          result_q <= fault_q ? ResLoadFault : (method_q == 8'd2) ? ResPassToSw : ResNone;
-          dispatch_q <= !fault_q && method_q == 8'd1;
+          result_q <= fault_q ? ResLoadFault : ResNone;
+          dispatch_q <= !fault_q;
           if (!fault_q) begin
             seqid_q  <= word_q;
             item_q   <= 3'd4;

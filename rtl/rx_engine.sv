@@ -90,7 +90,7 @@ module rx_engine
   result_e          result_q;
   logic [LenW-1:0]  offset_q;
   logic             done_q;
-  logic             reply_q;                // a Set CALL that succeeded: the TxEngine answers it
+  logic             reply_q;                // a Set CALL that succeeded: the TxEngine answers it (a Get's reply is software's until its respFunction)
   logic             lq_start_q, lq_stop_q;  // registered decodes for the load queue
   logic             in_init_q, in_offw_q;   // the state is EInit, EOffW (registered decodes)
 
@@ -243,6 +243,7 @@ module rx_engine
     .rst_ni,
     .clear_i       (in_init_q),
     .start_i       (d_dispatch),        // (only ever with d_done)
+    .get_i         (d_method == 8'd2),
     .win_i         (win),
     .win_err_i     (win_err),
     .off_i         (off),
@@ -363,7 +364,7 @@ module rx_engine
       step_q   <= step_d;
       done_q   <= hdr_fire && hdr_last;
       h_take_q <= hdr_fire && hdr_last;
-      reply_q  <= (result_q == ResOk) && (d_msg_type == MsgCall);
+      reply_q  <= (result_q == ResOk) && (d_msg_type == MsgCall) && (d_method == 8'd1);
       // The load queue starts with EStart and stops one cycle after the
       // parse ends (a line more may be loaded: docs/abi.md section 9).
       lq_start_q <= (state_q == ECarry) && !too_large_q;

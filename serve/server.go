@@ -2,9 +2,9 @@
 // is the simulated RTL: each request read from a socket is placed in
 // simulated Net.Recv and handed to the engine as the NetCore would, the
 // business logic reads what the RTL wrote to App.Recv, and a Set the RTL
-// handled is answered with the TxEngine's reply bytes. What the RTL passes
-// to software (today every Get) is decoded and answered in software, and
-// counted as such.
+// handled is answered with the TxEngine's reply bytes (a Get's reply is the
+// reference serializer's until the TxEngine's respFunction). What the RTL
+// rejects is decoded and answered in software, and counted as such.
 package serve
 
 import (
@@ -405,15 +405,16 @@ type answer struct {
 }
 
 // hardware is the business logic on what the RTL wrote, if the RTL says
-// it handled the request (result OK: a Set deserialized into App.Recv).
-// The request is read from the App.Recv image, never from the message;
-// a CALL's reply is the TxEngine's bytes from Net.Resp.
+// it handled the request (result OK: a Set or Get deserialized into
+// App.Recv). The request is read from the App.Recv image, never from the
+// message; a Set CALL's reply is the TxEngine's bytes from Net.Resp, a Get
+// CALL's the reference serializer's (the TxEngine writes Set's only).
 func (e *engine) hardware(j *job, idx int, o tb.Outcome, simErr error) (answer, bool) {
 	if simErr != nil || golden.Code(o.Status.Result()) != golden.CodeOK {
 		return answer{}, false
 	}
 	h, err := golden.ParseHeader(o.Image)
-	if err == nil && (h.Method != golden.MethodSet || h.KeyLen > golden.KeyMax || golden.ValueOffset+int(h.ValueLen) > len(o.Image)) {
+	if err == nil && (h.Method != golden.MethodSet && h.Method != golden.MethodGet || h.KeyLen > golden.KeyMax || golden.ValueOffset+int(h.ValueLen) > len(o.Image)) {
 		err = fmt.Errorf("method %d, key %d bytes, value %d bytes in a %d-byte App.Recv", h.Method, h.KeyLen, h.ValueLen, len(o.Image))
 	}
 	if err != nil {
@@ -421,6 +422,14 @@ func (e *engine) hardware(j *job, idx int, o tb.Outcome, simErr error) (answer, 
 		return answer{}, false
 	}
 	key := o.Image[golden.KeyOffset : golden.KeyOffset+int(h.KeyLen)]
+	if h.Method == golden.MethodGet {
+		value, _ := Handler{e.s.store}.Get(context.Background(), h.ReqID, key)
+		a := answer{method: "Get"}
+		if h.MsgType != golden.MsgOneway {
+			a.reply = e.reply(golden.MethodGet, h.SeqID, value, j.framed)
+		}
+		return a, true
+	}
 	value := o.Image[golden.ValueOffset : golden.ValueOffset+int(h.ValueLen)]
 	e.s.store.Set(key, value, h.Flags, h.Exptime)
 	a := answer{method: "Set"}

@@ -210,7 +210,7 @@ type Field struct {
 var fixedSizes = [256]int{2: 1, 3: 1, 4: 8, 6: 2, 8: 4, 10: 8, 16: 16}
 
 // Fields returns the field headers the RxEngine reads of msg, in order: it
-// walks section 5 from byte 15 of a message whose header dispatches to Set,
+// walks section 5 from byte 15 of a message whose header dispatches (Set or Get),
 // and stops after the STOP or the first field header it cannot step over
 // (cut short, not a Thrift type, nested, a negative or over-long length, or
 // a body past the end). A message that does not reach the fields has none.
@@ -223,9 +223,10 @@ func appendFields(out []Field, msg []byte, valueCap int) []Field {
 		return out
 	}
 	be := binary.BigEndian
-	if ver := be.Uint32(msg); ver != 0x80010001 && ver != 0x80010004 || be.Uint32(msg[4:]) != 3 || string(msg[8:11]) != "Set" {
+	if ver := be.Uint32(msg); ver != 0x80010001 && ver != 0x80010004 || be.Uint32(msg[4:]) != 3 || string(msg[8:11]) != "Set" && string(msg[8:11]) != "Get" {
 		return out
 	}
+	set := string(msg[8:11]) == "Set" // Get has no value: its field 3 is skipped
 	for p := 15; p < n; {
 		f := Field{Pos: p, Type: msg[p], Len: -1}
 		if f.Type == 0 || p+3 > n {
@@ -243,7 +244,7 @@ func appendFields(out []Field, msg []byte, valueCap int) []Field {
 				f.Len = int(l)
 			}
 			out = append(out, f)
-			if l < 0 || int(l) > n-p-7 || f.ID == 2 && l > golden.KeyMax || f.ID == 3 && int(l) > valueCap {
+			if l < 0 || int(l) > n-p-7 || f.ID == 2 && l > golden.KeyMax || f.ID == 3 && set && int(l) > valueCap {
 				return out
 			}
 			p += 7 + int(l)

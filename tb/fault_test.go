@@ -25,8 +25,8 @@ import (
 //     can fail: the version word (4) for BAD_VERSION and BAD_MSG_TYPE, the
 //     name length (4) or name (3) for a header BAD_LENGTH or UNKNOWN_METHOD,
 //     type and id (3) for BAD_TYPE and NESTED_UNSUPPORTED, the length word
-//     (4) for a field's BAD_LENGTH, KEY_TOO_LONG and VALUE_TOO_LONG. For OK
-//     and PASS_TO_SW, r = Offset, the bytes consumed; for TRUNCATED, r = Offset.
+//     (4) for a field's BAD_LENGTH, KEY_TOO_LONG and VALUE_TOO_LONG. For OK,
+//     r = Offset, the bytes consumed; for TRUNCATED, r = Offset.
 //   - w, the bytes a parser may look at to decide: r, except for
 //     TRUNCATED, where the parser may read the type byte of a field header
 //     that is short of 3 bytes (it must, to see a T_STOP there): w =
@@ -64,7 +64,7 @@ func (c faultClass) String() string { return faultClassNames[c] }
 func readWindow(ref golden.Result, n int) (r, w int) {
 	c := int(ref.Offset)
 	switch ref.Code {
-	case golden.CodeOK, golden.CodePassToSW:
+	case golden.CodeOK:
 		return c, c
 	case golden.CodeMsgTooLarge:
 		return 0, 0
@@ -157,7 +157,7 @@ func checkFaulted(t *T, name string, req Request, o Outcome, faulted []uint64) f
 	cutDst, cutLo, cutLen := -1, 0, 0
 	for _, fl := range Fields(msg, len(o.Before)-golden.ValueOffset) {
 		lo := fl.Pos + 7
-		if fl.Type == 11 && fl.Len >= 0 && lo <= f && f < lo+fl.Len && (fl.ID == 2 || fl.ID == 3) {
+		if fl.Type == 11 && fl.Len >= 0 && lo <= f && f < lo+fl.Len && (fl.ID == 2 || fl.ID == 3 && string(msg[8:11]) == "Set") {
 			cutDst, cutLo, cutLen = golden.KeyOffset, lo, f-lo
 			if fl.ID == 3 {
 				cutDst = golden.ValueOffset

@@ -181,8 +181,10 @@ func TestHeaderErrors(t *testing.T) {
 			{"name length 4", header("Sets", 1, 1).stop(), golden.CodeUnknownMethod},
 			{"name length 0", header("", 1, 1).stop(), golden.CodeUnknownMethod},
 			{"negative name length", patch(4, 0xFF, 0xFF, 0xFF, 0xFD), golden.CodeBadLength},
-			{"Get", header("Get", 1, 9).i64(1, 1).bin(2, []byte("k")).stop(), golden.CodePassToSW},
-			{"Get oneway", header("Get", 4, 9).stop(), golden.CodePassToSW},
+			{"Get", header("Get", 1, 9).i64(1, 1).bin(2, []byte("k")).stop(), golden.CodeOK},
+			{"Get oneway", header("Get", 4, 9).stop(), golden.CodeOK},
+			{"Get with Set's other fields", header("Get", 1, 9).bin(3, []byte("v")).i32(4, 1).bin(2, []byte("k")).i32(5, 2).stop(), golden.CodeOK},
+			{"Get's key too long", header("Get", 1, 9).bin(2, make([]byte, 257)).stop(), golden.CodeKeyTooLong},
 		}
 		for i, c := range cases {
 			t.Run(c.name, func(t *T) {

@@ -93,7 +93,8 @@ func Score(msg []byte, o Outcome) Verdict {
 		diff("... %d App.Recv bytes differ in all", n)
 	}
 
-	wantReply := v.Ref.Code == golden.CodeOK && v.Ref.MsgType == golden.MsgCall
+	// A Get's reply is the software's until the TxEngine's respFunction.
+	wantReply := v.Ref.Code == golden.CodeOK && v.Ref.MsgType == golden.MsgCall && v.Ref.Method == golden.MethodSet
 	switch {
 	case wantReply != o.Replied:
 		diff("engine waited for a reply: %v, reference expects one: %v", o.Replied, wantReply)

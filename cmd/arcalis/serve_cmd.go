@@ -23,9 +23,10 @@ func serveCommand() *cli.Command {
 		Description: "Listens for Thrift binary-protocol requests (MemcachedService: Set, Get) and runs\n" +
 			"each through the Verilated receive path as the NetCore would: placed in Net.Recv,\n" +
 			"parsed by the RxEngine into App.Recv, where the key-value store reads it; a Set the\n" +
-			"RTL handled is answered with the TxEngine's reply bytes. A Get (PASS_TO_SW) and\n" +
-			"anything else the RTL does not handle is decoded and answered in software, and\n" +
-			"counted as such. One model serves every connection, one request at a time.\n\n" +
+			"RTL handled is answered with the TxEngine's reply bytes, a Get with the reference\n" +
+			"serializer's (the TxEngine writes Set's reply only). What the RTL rejects is\n" +
+			"decoded and answered in software, and counted as such. One model serves every\n" +
+			"connection, one request at a time.\n\n" +
 			"Malformed input gets what Apache Thrift 0.17's TSimpleServer does for it (an\n" +
 			"exception reply or a closed connection) and a log line on stderr; a frame or\n" +
 			"message longer than 16,384,000 bytes is refused. SIGINT or SIGTERM stops it:\n" +

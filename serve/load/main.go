@@ -237,8 +237,9 @@ func report(conns, each, latency int, oursAll, theirsAll []result, took time.Dur
 			float64(m.Cycles)/float64(max(m.Requests, 1)), serve.Percentile(m.RxCycles, 50), serve.Percentile(m.RxCycles, 99))
 	}
 	p("\nSimulated cycles per request count the whole exchange (commands, receive, the Set's\n" +
-		"reply); RxEngine cycles run from CMD_SEND_NET_LEN to the ready status. Every Get is\n" +
-		"PASS_TO_SW today (the RTL's Get recvFunction is not written) and is answered in software.\n")
+		"reply); RxEngine cycles run from CMD_SEND_NET_LEN to the ready status. The RTL\n" +
+		"deserializes Sets and Gets; a Get's reply is the reference serializer's (the TxEngine\n" +
+		"writes Set's only).\n")
 	return b.String()
 }
 

@@ -84,7 +84,6 @@ const (
 // ABI result codes (docs/abi.md section 4), by name.
 const (
 	rOK          = "OK"
-	rPassToSW    = "PASS_TO_SW"
 	rTruncated   = "TRUNCATED"
 	rBadVersion  = "BAD_VERSION"
 	rBadMsgType  = "BAD_MSG_TYPE"
@@ -521,18 +520,18 @@ func (g *gen) keyOffsets() {
 	}
 }
 
-// gets: Get has no hardware recvFunction: PASS_TO_SW right after the seqid,
-// whatever follows.
+// gets: Get's recvFunction, with Set's rules and its own two argument slots.
 func (g *gen) gets() {
 	args := &memcached.MemcachedServiceGetArgs{ReqID: 77, Key: []byte("key:0001")}
-	g.add("get/call", rPassToSW, accept, g.apache("Get", thrift.CALL, g.seq(), args))
-	g.add("get/oneway", rPassToSW, accept, g.apache("Get", thrift.ONEWAY, g.seq(), args))
+	g.add("get/call", rOK, accept, g.apache("Get", thrift.CALL, g.seq(), args))
+	g.add("get/oneway", rOK, accept, g.apache("Get", thrift.ONEWAY, g.seq(), args))
 	long := &memcached.MemcachedServiceGetArgs{ReqID: 78, Key: g.rng.Bytes(250)}
-	g.add("get/call/key-250", rPassToSW, accept, g.apache("Get", thrift.CALL, g.seq(), long))
-	// Header only, then a byte that is not a type id: still PASS_TO_SW.
-	g.add("get/bad-fields-after-seqid", rPassToSW, reject, new(builder).header(mCall, "Get", g.seq()).raw(0xff, 0xff, 0xff).b)
-	g.add("get/no-args", rPassToSW, reject, new(builder).header(mCall, "Get", g.seq()).b)
-	// The seqid is needed before PASS_TO_SW.
+	g.add("get/call/key-250", rOK, accept, g.apache("Get", thrift.CALL, g.seq(), long))
+	g.add("get/bad-fields-after-seqid", rBadType, reject, new(builder).header(mCall, "Get", g.seq()).raw(0xff, 0xff, 0xff).b)
+	// Set's fields 3 to 5 are unknown to Get_args: skipped, as Apache does.
+	set := base()
+	g.add("get/set-fields-skipped", rOK, accept, new(builder).header(mCall, "Get", g.seq()).
+		setField(3, set).setField(4, set).setField(2, set).setField(5, set).setField(1, set).stop().b)
 	g.add("get/truncated/at-13", rTruncated, reject, g.apache("Get", thrift.CALL, g.seq(), args)[:13])
 	g.add("get/reply", rBadMsgType, accept, g.apache("Get", thrift.REPLY, g.seq(), args))
 }
