@@ -29,6 +29,7 @@ module rx_deserializer
   output logic [3:0]      offset_o,     // with done_o: the failing item's offset (0, 4, 8, 11 or 15)
   output logic [7:0]      msg_type_o,   // 0 until the version check passed
   output logic [7:0]      method_o,
+  output logic            get_o,        // the method is Get (a register of its own: the schema table's input)
   output logic [31:0]     seqid_o
 );
 
@@ -42,6 +43,7 @@ module rx_deserializer
   logic        fault_q;                // a byte it took came from a faulty line
   logic        ver_ok_q, type_ok_q, len_neg_q, len_three_q, is_set_q, is_get_q;
   logic [7:0]  msg_type_q, method_q;
+  logic        get_q;
   logic [31:0] seqid_q;
   logic        done_q, dispatch_q;
   result_e     result_q;
@@ -88,6 +90,7 @@ module rx_deserializer
       state_q    <= DIdle;
       msg_type_q <= '0;
       method_q   <= '0;
+      get_q      <= 1'b0;
       seqid_q    <= '0;
       done_q     <= 1'b0;
       dispatch_q <= 1'b0;
@@ -136,6 +139,7 @@ module rx_deserializer
             state_q  <= DIdle;
           end else begin
             method_q  <= is_set_q ? 8'd1 : 8'd2;
+            get_q     <= !is_set_q;
             state_q   <= DSeqA;
           end
         end
@@ -154,6 +158,7 @@ module rx_deserializer
       if (clear_i) begin
         msg_type_q <= '0;
         method_q   <= '0;
+        get_q      <= 1'b0;
         seqid_q    <= '0;
       end
       if (start_i) state_q <= DVerA;
@@ -196,6 +201,7 @@ module rx_deserializer
   end
   assign msg_type_o = msg_type_q;
   assign method_o   = method_q;
+  assign get_o      = get_q;
   assign seqid_o    = seqid_q;
 
 endmodule

@@ -201,6 +201,7 @@ module rx_engine
   logic [3:0]  d_offset;
   logic [6:0]  d_amt;
   logic [7:0]  d_msg_type, d_method;
+  logic        d_get;
   logic [31:0] d_seqid;
 
   rx_deserializer u_rx_deserializer (
@@ -222,6 +223,7 @@ module rx_engine
     .offset_o   (d_offset),
     .msg_type_o (d_msg_type),
     .method_o   (d_method),
+    .get_o      (d_get),
     .seqid_o    (d_seqid)
   );
 
@@ -243,7 +245,7 @@ module rx_engine
     .rst_ni,
     .clear_i       (in_init_q),
     .start_i       (d_dispatch),        // (only ever with d_done)
-    .get_i         (d_method == 8'd2),
+    .get_i         (d_get),
     .win_i         (win),
     .win_err_i     (win_err),
     .off_i         (off),
