@@ -93,12 +93,12 @@ func (r Requiredness) String() string {
 
 // Field is a struct field, a function argument or a declared exception.
 type Field struct {
-	Pos      Pos
-	ID       int
-	Name     string
-	Req      Requiredness
-	Type     *Type
-	Default  *ConstValue // nil when none
+	Pos     Pos
+	ID      int
+	Name    string
+	Req     Requiredness
+	Type    *Type
+	Default *ConstValue // nil when none
 }
 
 // StructKind distinguishes struct, union and exception.

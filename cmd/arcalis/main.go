@@ -102,6 +102,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 
 			// ---- a Thrift server on the simulated RTL: serve_cmd.go ----
 			serveCommand(),
+			idlCommand(), // Thrift IDL to schema tables: idl_cmd.go
 		},
 	}
 	setUsageErrors(app.Commands)
