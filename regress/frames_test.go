@@ -12,7 +12,7 @@ import (
 // that a worker's reader rejects truncated and malformed input.
 func TestJobFrames(t *testing.T) {
 	jobs := []workerJob{
-		{Index: 0, Record: 7, File: "a.vec", Source: "gen/etc", Msg: []byte{0x80, 1, 0, 1}},
+		{Index: 0, Record: 7, File: "a.vec", Source: "gen/etc", Msg: []byte{0x80, 1, 0, 1}, Reply: bytes.Repeat([]byte{7}, 32)},
 		{Index: 1 << 20, Record: 0, File: "", Source: "", Msg: nil},
 		{Index: 3, Record: 9, File: "dir/b.vec", Source: "pcap", Msg: bytes.Repeat([]byte{0xA5}, 70000)},
 	}

@@ -3,6 +3,7 @@
 package regress
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -64,6 +65,8 @@ type Result struct {
 	ValueSHA256 string   `json:"value_sha256"`
 	Flags       int32    `json:"flags"`
 	Exptime     int32    `json:"exptime"`
+	ReplySHA256 string   `json:"reply_sha256,omitempty"` // the TxEngine's reply, if the engine replied
+	ReplyMatch  *bool    `json:"reply_match,omitempty"`  // it is the recorded reply, or without one the reference's
 	Cycles      uint64   `json:"cycles"`
 	Offset      int      `json:"start_offset"`
 	Diffs       []string `json:"diffs,omitempty"`
@@ -123,6 +126,9 @@ func Load(files []string, opt Options) (*Plan, error) {
 		}
 		for _, r := range recs {
 			if opt.Record < 0 || r.Index == opt.Record {
+				if _, _, err := r.ReplySHA256(); err != nil {
+					return nil, fmt.Errorf("%s: %w", f, err)
+				}
 				all = append(all, Vector{len(all), f, r})
 			}
 		}
@@ -261,12 +267,45 @@ func openAccel(s *setup) (*tb.Accel, error) {
 	return tb.OpenWindowed(s.Model, mem)
 }
 
-// runVector runs one vector on acc and describes it.
-func runVector(acc *tb.Accel, index, record int, file, source string, msg []byte, s *setup) Result {
+// runVector runs one vector on acc and describes it; recorded is the
+// record's reply hash (vectors.MetaReplySHA256), nil if it has none.
+func runVector(acc *tb.Accel, index, record int, file, source string, msg, recorded []byte, s *setup) Result {
 	ro := s.runOptions()
 	ro.WaveName = WaveName(file, record, index, s.RunID)
+	ro.RecordedReply = recorded
 	r := acc.RunVector(index, source, msg, ro)
-	return describe(index, file, record, r, s)
+	res := describe(index, file, record, r, s)
+	res.replyFields(r, recorded)
+	return res
+}
+
+// recordedReply is a record's reply hash as runVector takes it.
+func recordedReply(rec vectors.Record) []byte {
+	if sum, ok, _ := rec.ReplySHA256(); ok { // Load checked it
+		return sum[:]
+	}
+	return nil
+}
+
+// replyFields sets the reply fields of a vector the engine replied to: the
+// hash of the TxEngine's bytes and whether they are the expected reply, the
+// recorded one if the record has it (what a real server sent), else the
+// reference's (tb's scoreboard has failed the vector if not).
+func (res *Result) replyFields(r tb.Run, recorded []byte) {
+	reply := r.Outcome.WrittenReply()
+	if r.Err != nil || reply == nil {
+		return
+	}
+	sum := sha256.Sum256(reply)
+	res.ReplySHA256 = hex.EncodeToString(sum[:])
+	want := recorded
+	if want == nil {
+		ref := golden.SetReply(r.Verdict.Ref.SeqID)
+		s := sha256.Sum256(ref[:])
+		want = s[:]
+	}
+	match := bytes.Equal(sum[:], want)
+	res.ReplyMatch = &match
 }
 
 // runHere runs the vectors on a model in this process and returns the
@@ -280,7 +319,7 @@ func runHere(sel []Vector, s *setup, put func(int, Result, []byte)) (uint64, err
 	var cycles uint64
 	for pos, v := range sel {
 		start, cyc := time.Now(), acc.Cycle()
-		res := runVector(acc, v.Index, v.Rec.Index, v.File, v.Rec.Source, v.Rec.Msg, s)
+		res := runVector(acc, v.Index, v.Rec.Index, v.File, v.Rec.Source, v.Rec.Msg, recordedReply(v.Rec), s)
 		res.seconds = time.Since(start).Seconds()
 		cycles += acc.Cycle() - cyc
 		put(pos, res, nil)

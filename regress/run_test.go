@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"arcalis/tb"
+	"arcalis/vectors"
 )
 
 // lines is the results' JSON lines.
@@ -319,5 +320,48 @@ func TestWaveName(t *testing.T) {
 	}
 	if a, b := NewRunID(), NewRunID(); a == b || len(a) != len("20261202T021100Z-abcdef") {
 		t.Errorf("run ids %q and %q", a, b)
+	}
+}
+
+// TestRecordedReply: a Set CALL's reply is held to the record's
+// reply_sha256 (Apache's processor's reply, in the default set): the same
+// bytes match; a record whose recorded reply differs fails with a diff, a
+// waveform and a replay line; a malformed one stops the run at Load, naming
+// the file, record and key.
+func TestRecordedReply(t *testing.T) {
+	recs, err := vectors.ReadFile(defaultSet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := recs[0] // set/canonical: a Set CALL the engine answers
+	if _, ok, err := set.ReplySHA256(); !ok || err != nil {
+		t.Fatalf("record 0 (%s) has no recorded reply: %v", set.Source, err)
+	}
+	wrong := set
+	wrong.Meta = map[string]any{vectors.MetaReplySHA256: strings.Repeat("ab", 32)}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "replies.vec")
+	if err := vectors.WriteFile(path, []vectors.Record{set, wrong}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := runAll(t, options(t), path)
+	if r := got[0]; !r.Match || r.ReplyMatch == nil || !*r.ReplyMatch || r.ReplySHA256 != set.Meta[vectors.MetaReplySHA256] {
+		t.Errorf("the recorded reply: match %v, reply_match %v, reply_sha256 %s; want both true and the recorded hash %v",
+			r.Match, r.ReplyMatch, r.ReplySHA256, set.Meta[vectors.MetaReplySHA256])
+	}
+	r := got[1]
+	if r.Match || r.ReplyMatch == nil || *r.ReplyMatch || r.Wave == "" || !strings.Contains(r.Replay, "--record 1 ") ||
+		!strings.Contains(strings.Join(r.Diffs, "\n"), "not the recorded reply") {
+		t.Errorf("a wrong recorded reply: match %v, reply_match %v, wave %q, replay %q, diffs %q", r.Match, r.ReplyMatch, r.Wave, r.Replay, r.Diffs)
+	}
+
+	wrong.Meta = map[string]any{vectors.MetaReplySHA256: "not hex"}
+	bad := filepath.Join(dir, "bad.vec")
+	if err := vectors.WriteFile(bad, []vectors.Record{set, wrong}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load([]string{bad}, options(t))
+	if err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "record 1") || !strings.Contains(err.Error(), `"reply_sha256"`) {
+		t.Errorf("Load of a malformed reply_sha256: %v; want an error naming the file, record 1 and the key", err)
 	}
 }

@@ -52,6 +52,15 @@ type Outcome struct {
 	Violations    []string
 }
 
+// WrittenReply is the reply the TxEngine wrote to Net.Resp, its length the
+// reply status's detail; nil if the engine did not reply, or not RESP_OK.
+func (o *Outcome) WrittenReply() []byte {
+	if !o.Replied || golden.Code(o.ReplyStatus.Result()) != golden.CodeRespOK || int(o.ReplyStatus.Detail()) > len(o.Reply) {
+		return nil
+	}
+	return o.Reply[:o.ReplyStatus.Detail()]
+}
+
 // Command issues a UC store of a command word into the window.
 func (a *Accel) Command(op uint8, payload uint64) error {
 	return a.commands(command{op, payload})

@@ -2,6 +2,7 @@ package tb
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,10 @@ type RunOptions struct {
 	CapLines int    // App.Recv capacity (0: DefaultCapLines)
 	WaveDir  string // if set, a failing vector is replayed alone into WaveDir/WaveName
 	WaveName string // the waveform's file name in WaveDir; "": vector-N.fst
+	// RecordedReply, if set, is the SHA-256 of the reply a server sent for
+	// the message (vectors.MetaReplySHA256): a reply the engine writes must
+	// be those bytes too.
+	RecordedReply []byte
 }
 
 // Run is one vector's full record: what went in, what the RTL did, the verdict.
@@ -42,6 +47,12 @@ func (a *Accel) RunVector(index int, source string, msg []byte, opt RunOptions) 
 	r.Outcome, r.Err = a.Receive(req)
 	if r.Err == nil {
 		r.Verdict = Score(msg, r.Outcome)
+		if reply := r.Outcome.WrittenReply(); reply != nil && opt.RecordedReply != nil {
+			if sum := sha256.Sum256(reply); !bytes.Equal(sum[:], opt.RecordedReply) {
+				r.Verdict.Diffs = append(r.Verdict.Diffs, fmt.Sprintf("Net.Resp reply % x (SHA-256 %x) is not the recorded reply (SHA-256 %x)", reply, sum, opt.RecordedReply))
+				r.Verdict.Match = false
+			}
+		}
 	}
 	if !r.OK() && opt.WaveDir != "" {
 		// The replay's snapshots would take the buffers of these.

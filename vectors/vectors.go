@@ -5,6 +5,7 @@ package vectors
 //go:generate go run ./defaultset -o default.vec
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -114,4 +115,24 @@ func (e *FormatError) InRecord() bool {
 // metadata JSON, missing source).
 func (e *FormatError) Resumable() bool {
 	return e.InRecord() && (e.Err == ErrCRCMismatch || e.Err == ErrBadMeta || e.Err == ErrMissingSource)
+}
+
+// MetaReplySHA256 is the metadata key of a request's recorded reply: the
+// SHA-256 (64 hex digits) of the reply message a server sent for it,
+// transport framing removed (from a capture, or Apache's processor).
+const MetaReplySHA256 = "reply_sha256"
+
+// ReplySHA256 returns the record's recorded reply hash, if it has one. A
+// value that is not 64 hex digits is an error naming the record and key.
+func (r Record) ReplySHA256() (sum [32]byte, ok bool, err error) {
+	v, ok := r.Meta[MetaReplySHA256]
+	if !ok {
+		return sum, false, nil
+	}
+	s, isString := v.(string)
+	if b, derr := hex.DecodeString(s); isString && derr == nil && len(b) == len(sum) {
+		copy(sum[:], b)
+		return sum, true, nil
+	}
+	return sum, false, fmt.Errorf("record %d (%s): metadata %q is %s, want 64 hex digits", r.Index, r.Source, MetaReplySHA256, jsonText(v))
 }

@@ -23,15 +23,16 @@ func fromPcapCommand() *cli.Command {
 		Description: "Reassembles every TCP direction (out-of-order, retransmitted and overlapping\n" +
 			"segments; connections open before the capture), tells framed from buffered\n" +
 			"transport per stream and cuts out each complete Thrift binary-protocol message.\n" +
-			"Requests (CALL, ONEWAY) become records, replies too with --replies; each record\n" +
-			"holds the flow, the transport, the packet numbers (1-based, as Wireshark's), the\n" +
-			"packet that completed it and its capture time. What could not be used is counted\n" +
+			"Requests (CALL, ONEWAY) become records, replies too with --replies (then a CALL\n" +
+			"also carries its reply's SHA-256, reply_sha256, which arcalis run holds the\n" +
+			"TxEngine's reply to); each record holds the flow, the transport, the packet\n" +
+			"numbers (1-based, as Wireshark's), the packet that completed it and its capture time. What could not be used is counted\n" +
 			"by reason. A damaged capture is an error naming the file and the packet, and\n" +
 			"nothing is written unless --keep-partial.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "vector file to write", TakesFile: true},
 			&cli.IntFlag{Name: "port", Usage: "keep only TCP traffic to or from `PORT` (default: every port)"},
-			&cli.BoolFlag{Name: "replies", Usage: "keep REPLY and EXCEPTION messages too"},
+			&cli.BoolFlag{Name: "replies", Usage: "keep REPLY and EXCEPTION messages too, and give each CALL its reply's reply_sha256"},
 			&cli.BoolFlag{Name: "keep-partial", Usage: "on a damaged capture, keep the messages of the packets before the damage"},
 		},
 		Action: vectorsFromPcap,
@@ -68,9 +69,7 @@ func vectorsFromPcap(c *cli.Context) error {
 		case err != nil:
 			return fmt.Errorf("vectors from-pcap: %w (nothing written)", err)
 		}
-		for _, m := range res.Messages {
-			recs = append(recs, m.Record(path))
-		}
+		recs = append(recs, pcap.Records(res.Messages, path)...)
 		reportCapture(w, path, res)
 	}
 	if err := vectors.WriteFile(out, recs); err != nil {

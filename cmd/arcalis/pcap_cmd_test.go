@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -185,4 +187,53 @@ func TestFromPcapBadInput(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestFromPcapReplies: with --replies each CALL of the capture (a real
+// Apache Thrift client and server) carries its reply's hash, and `arcalis
+// run --json` holds the TxEngine's reply to each Set CALL to the reply the
+// server sent: reply_match on every one.
+func TestFromPcapReplies(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "replies.vec")
+	if _, err := runApp(t, "vectors", "from-pcap", "--replies", "-o", out, framedCapture); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := vectors.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replies := map[string]bool{} // hashes of the capture's REPLY messages
+	for _, rec := range recs {
+		if rec.Meta["type"] == "REPLY" {
+			sum := sha256.Sum256(rec.Msg)
+			replies[hex.EncodeToString(sum[:])] = true
+		}
+	}
+	calls := 0
+	for _, rec := range recs {
+		if rec.Meta["type"] != "CALL" {
+			continue
+		}
+		calls++
+		if h, _ := rec.Meta[vectors.MetaReplySHA256].(string); !replies[h] {
+			t.Errorf("record %d (%v seqid %v): reply_sha256 %q is no REPLY of the capture", rec.Index, rec.Meta["method"], rec.Meta["seqid"], h)
+		}
+	}
+	run := arcalis(t, "run", "--json", out)
+	if run.code != 0 {
+		t.Fatalf("arcalis run: exit status %d\n%s", run.code, run.stderr)
+	}
+	compared := 0
+	for _, r := range results(t, run.stdout) {
+		if r.ReplyMatch == nil {
+			continue
+		}
+		compared++
+		if !*r.ReplyMatch || r.Method != "Set" {
+			t.Errorf("record %d (%s): reply_match %v, reply_sha256 %s", r.Record, r.Method, *r.ReplyMatch, r.ReplySHA256)
+		}
+	}
+	if calls == 0 || compared == 0 {
+		t.Errorf("%d CALLs, %d replies compared: the capture holds Set CALLs", calls, compared)
+	}
 }

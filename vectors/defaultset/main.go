@@ -5,7 +5,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -47,15 +49,48 @@ func main() {
 //   - "apache": "accept" or "reject": whether Apache Thrift's Go library
 //     (default configuration) reads it as exactly one message
 //     (vectors.CheckMessage; `arcalis vectors verify` checks this).
+//   - "reply_sha256" (vectors.MetaReplySHA256), on every Set CALL Apache's
+//     generated processor answers: the SHA-256 of its reply, which `arcalis
+//     run` holds the TxEngine's reply to.
 func generate(path string) error {
 	recs, err := buildSet()
 	if err != nil {
 		return err
 	}
+	for i := range recs {
+		if reply := apacheReply(recs[i].Msg); reply != nil {
+			sum := sha256.Sum256(reply)
+			recs[i].Meta[vectors.MetaReplySHA256] = hex.EncodeToString(sum[:])
+		}
+	}
 	return vectors.WriteFile(path, recs)
 }
 
-// Thrift type ids on the wire (thrift-facts.md).
+// voidHandler is the business logic of the replies: a Set that succeeds.
+type voidHandler struct{}
+
+func (voidHandler) Set(context.Context, int64, []byte, []byte, int32, int32) error { return nil }
+func (voidHandler) Get(context.Context, int64, []byte) ([]byte, error)             { return nil, nil }
+
+// apacheReply is what Apache's generated processor writes for a Set CALL
+// msg, or nil if msg is not one it answers with a REPLY.
+func apacheReply(msg []byte) []byte {
+	if len(msg) < 15 || msg[3] != mCall || string(msg[8:11]) != "Set" {
+		return nil
+	}
+	in, out := thrift.NewTMemoryBuffer(), thrift.NewTMemoryBuffer()
+	in.Write(msg)
+	conf := &thrift.TConfiguration{TBinaryStrictWrite: thrift.BoolPtr(true)}
+	ok, err := memcached.NewMemcachedServiceProcessor(voidHandler{}).Process(context.Background(),
+		thrift.NewTBinaryProtocolConf(in, conf), thrift.NewTBinaryProtocolConf(out, conf))
+	reply := out.Bytes()
+	if !ok || err != nil || len(reply) < 4 || reply[3] != mReply {
+		return nil
+	}
+	return bytes.Clone(reply)
+}
+
+// Thrift type ids on the wire (Apache Thrift's binary protocol).
 const (
 	tStop   = 0
 	tVoid   = 1

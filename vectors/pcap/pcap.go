@@ -4,7 +4,9 @@ package pcap
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +14,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
@@ -567,6 +570,33 @@ func (m Message) Record(capture string) vectors.Record {
 		},
 		Msg: m.Msg,
 	}
+}
+
+// Records turns the messages into vector records in their order. A CALL
+// whose reply the messages hold (REPLY or EXCEPTION with its seqid, the
+// first after it on the reverse flow: kept with Options.Replies) carries
+// the reply's SHA-256 (vectors.MetaReplySHA256), which `arcalis run` holds
+// the TxEngine's reply to.
+func Records(msgs []Message, capture string) []vectors.Record {
+	recs := make([]vectors.Record, len(msgs))
+	open := map[string]int{} // flow and seqid of a CALL waiting for its reply -> its index
+	key := func(flow string, seq int32) string { return fmt.Sprint(flow, " ", seq) }
+	for i, m := range msgs {
+		recs[i] = m.Record(capture)
+		switch m.Type {
+		case thrift.CALL:
+			open[key(m.Flow, m.SeqID)] = i
+		case thrift.REPLY, thrift.EXCEPTION:
+			src, dst, ok := strings.Cut(m.Flow, "->")
+			k := key(dst+"->"+src, m.SeqID)
+			if c, waiting := open[k]; ok && waiting {
+				sum := sha256.Sum256(m.Msg)
+				recs[c].Meta[vectors.MetaReplySHA256] = hex.EncodeToString(sum[:])
+				delete(open, k)
+			}
+		}
+	}
+	return recs
 }
 
 // TypeName is "CALL", "REPLY", "EXCEPTION" or "ONEWAY".
