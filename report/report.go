@@ -169,7 +169,7 @@ var Labels = map[string]string{
 	"line_buffer":     "Line buffer",
 	"byte_selector":   "Byte selector",
 	"rx_deserializer": "Deserializer / dispatch",
-	"recv_set":        "Set recvFunction",
+	"recv_set":        "recvFunction (Set, Get)",
 	"schema_table":    "Schema table",
 	"field_extractor": "Field extractor",
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -233,8 +234,10 @@ func TestExitStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Cut 10 bytes into record 0's message: after the file header (8), the
+	// record's two length words (8) and its metadata.
 	corrupt := filepath.Join(dir, "corrupt.vec")
-	os.WriteFile(corrupt, data[:100], 0o644)
+	os.WriteFile(corrupt, data[:16+binary.BigEndian.Uint32(data[8:])+10], 0o644)
 	notVec := filepath.Join(dir, "not.vec")
 	os.WriteFile(notVec, []byte("hello\n"), 0o644)
 	fail := failingLines(t, dir)
