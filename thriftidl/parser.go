@@ -60,6 +60,12 @@ func (p *parser) skipSeparator() error {
 	return nil
 }
 
+// topLevel are the keywords that start a definition.
+var topLevel = map[string]bool{
+	"namespace": true, "include": true, "cpp_include": true, "const": true, "typedef": true,
+	"enum": true, "struct": true, "union": true, "exception": true, "service": true,
+}
+
 var keywords = map[string]bool{
 	"namespace": true, "include": true, "cpp_include": true, "const": true, "typedef": true,
 	"enum": true, "struct": true, "union": true, "exception": true, "service": true,
@@ -291,7 +297,7 @@ func (p *parser) structDef() error {
 func (p *parser) fields(end, owner string) ([]*Field, error) {
 	var fs []*Field
 	for !p.is(end) {
-		if p.tok.kind == tEOF {
+		if p.tok.kind == tEOF || p.tok.kind == tIdent && topLevel[p.tok.text] {
 			return nil, p.expected(fmt.Sprintf("field or %q closing %s", end, owner))
 		}
 		f, err := p.field()
@@ -311,7 +317,7 @@ func (p *parser) field() (*Field, error) {
 	f := &Field{Pos: p.tok.pos}
 	if p.tok.kind != tInt {
 		if p.tok.kind == tIdent {
-			return nil, errorf(p.tok.pos, "expected field id, found %s (implicit field ids are not supported: write \"N: %s ...\" with N from 1 to 32767)", p.tok.describe(), p.tok.text)
+			return nil, errorf(p.tok.pos, "expected field id, found %s (implicit field ids are not supported: number every field, 1 to 32767)", p.tok.describe())
 		}
 		return nil, p.expected("field id")
 	}
@@ -560,7 +566,7 @@ func (p *parser) service() error {
 		return err
 	}
 	for !p.is("}") {
-		if p.tok.kind == tEOF {
+		if p.tok.kind == tEOF || p.tok.kind == tIdent && topLevel[p.tok.text] {
 			return p.expected(fmt.Sprintf("function or \"}\" closing service %s", s.Name))
 		}
 		f, err := p.function(s)
