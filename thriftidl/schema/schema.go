@@ -6,9 +6,10 @@
 // unless oneway, its result struct "Method_result" (field 0 "success"
 // unless void, then the declared exceptions with their ids, every field
 // optional, as Apache's generated code builds them); after all methods, the
-// IDL's structs, unions and exceptions in the order a depth-first walk of
-// those fields first reaches them. Fields lie in one flat list, struct by
-// struct, each struct's in ascending id order.
+// IDL's structs, unions and exceptions in the order they are first reached,
+// breadth first: structs in index order, each one's fields in id order.
+// Fields lie in one flat list, struct by struct, each struct's in ascending
+// id order.
 //
 // Slot rule: within a struct, taking fields in ascending id order, a
 // fixed-size field (BOOL, BYTE, I16, I32, I64, DOUBLE, UUID) gets the next
