@@ -160,12 +160,20 @@ func idlCheck(c *cli.Context) error {
 			for _, m := range t.Methods {
 				argsDepth, resultDepth = max(argsDepth, m.ArgsDepth), max(resultDepth, m.ResultDepth)
 			}
-			fmt.Fprintf(c.App.Writer, "%s: service %s: %d methods, %d structs, max depth %d in args, %d in results\n",
-				f, s.Name, len(t.Methods), len(t.Structs), argsDepth, resultDepth)
+			fmt.Fprintf(c.App.Writer, "%s: service %s: %s, %s, max depth %d in args, %d in results\n",
+				f, s.Name, plural(len(t.Methods), "method"), plural(len(t.Structs), "struct"), argsDepth, resultDepth)
 		}
 	}
 	if len(bad) > 0 {
 		return findingsf("idl check: errors in %d of %d files", len(bad), len(files))
 	}
 	return nil
+}
+
+// plural is "1 method", "2 methods".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
