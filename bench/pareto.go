@@ -99,7 +99,12 @@ func parseWidthSpecs(s string) ([]widthSpec, error) {
 type widthRun struct {
 	Mixes []sweepPoint // paretoMixes at paretoLatency, the RTL's own limit in flight
 	Rates []rateResult // large Sets at latency 0 and paretoLatency
+	Sched []linePoint  // scheduleSizes at every start offset, latency 0
 }
+
+// scheduleSizes are the Sets the Pareto report holds to the schedule at
+// every width: memc-tiny, one line, around a line, and several lines.
+var scheduleSizes = []int{workload.MinSetSize, workload.MinSetSize + 8, 64, 127, 128, 129, 1000, 4096}
 
 // measureWidth runs the Pareto report's workloads on the model in a.
 func measureWidth(a *tb.Accel, requests int) (widthRun, error) {
@@ -119,7 +124,14 @@ func measureWidth(a *tb.Accel, requests int) (widthRun, error) {
 		}
 		w.Mixes = append(w.Mixes, p)
 	}
+	offsets := make([]int, tb.LineSize)
+	for i := range offsets {
+		offsets[i] = i
+	}
 	var err error
+	if w.Sched, err = runLineRate(a, scheduleSizes, offsets, 0); err != nil {
+		return w, err
+	}
 	w.Rates, err = runRates(a, []int{0, paretoLatency})
 	return w, err
 }
@@ -396,6 +408,22 @@ func (rep paretoReport) markdown(out string) string {
 		q0, q1 := r.rate(0), r.rate(paretoLatency)
 		p("| %d | %.2f | %.2f | %.2f | %.2f |\n", r.Width, q0.BytesPerCycle(), r.Clock.GBPerSec(q0.BytesPerCycle()),
 			q1.BytesPerCycle(), r.Clock.GBPerSec(q1.BytesPerCycle()))
+	}
+	p("\n**Against the schedule.** The cycles docs/abi.md section 10's step costs add up to\n"+
+		"(`bench/schedule.go`), and what the RTL took: Sets of %s bytes at every start offset 0..63,\n"+
+		"memory latency 0, every request checked against the reference. A positive difference is a\n"+
+		"cycle lost somewhere.\n\n", strings.Trim(strings.Join(strings.Fields(fmt.Sprint(scheduleSizes)), ", "), "[]"))
+	p("| width (B/cycle) | requests | cycles - schedule (min..max) | |\n|---:|---:|---:|---|\n")
+	for _, r := range rep.Rows {
+		lo, hi := 1<<30, -1<<30
+		for _, s := range summarizeSizes(r.Run.Sched, r.Width) {
+			lo, hi = min(lo, s.BestOver), max(hi, s.WorstOver)
+		}
+		if len(r.Run.Sched) == 0 {
+			p("| %d | 0 | | not measured |\n", r.Width)
+			continue
+		}
+		p("| %d | %d | %s | %s |\n", r.Width, len(r.Run.Sched), overSpan(lo, hi), passFail(hi <= 0))
 	}
 	p("\n**Requests.** %d requests of each mix (half Set, half Get: the same requests as `make bench`'s\n"+
 		"latency sweep), memory latency %d engine cycles, the RTL's own limit on loads in flight, every\n"+
