@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"arcalis/report/yosys"
 	"arcalis/thriftidl"
 	"arcalis/thriftidl/gen"
 	"arcalis/thriftidl/schema"
@@ -276,5 +277,93 @@ func TestGoOutput(t *testing.T) {
 	}
 	if strings.TrimSpace(string(got)) != string(wantJSON) {
 		t.Errorf("generated tables:\n%s\nwant:\n%s", got, wantJSON)
+	}
+}
+
+// TestSVYosysValues: Yosys 0.23, reading the package through the lowering
+// of report/yosys (it does not read pkg::name itself) inside a module that
+// looks every field up by (struct, id), computes the same field index, wire
+// type, slot and variable flag as the tables.
+func TestSVYosysValues(t *testing.T) {
+	for _, c := range []struct{ path, service string }{services[2], services[5]} { // PostStorage, features
+		t.Run(c.service, func(t *testing.T) {
+			tab := build(t, c.path, c.service)
+			pkg := gen.SVPackage(tab.Service)
+			sW, fW := width(max(len(tab.Structs)-1, 0)), width(max(len(tab.Fields)-1, 0))
+			slotW := 1
+			for _, s := range tab.Structs {
+				slotW = max(slotW, width(max(s.FixedSlots, s.VarSlots)))
+			}
+			use := fmt.Sprintf(`module use_schema
+  import %s::*;
+(
+  input  logic [%d:0] struct_i,
+  input  logic [15:0] id_i,
+  output logic [%d:0] find_o,
+  output logic [4:0] wire_o,
+  output logic [%d:0] slot_o,
+  output logic var_o
+);
+  assign find_o = field_find(struct_i, id_i);
+  assign wire_o = field_wire(find_o[%d:0]);
+  assign slot_o = field_slot(find_o[%d:0]);
+  assign var_o  = field_var(find_o[%d:0]);
+endmodule
+`, pkg, sW-1, fW, slotW-1, fW-1, fW-1, fW-1)
+			low, err := yosys.Lower([]yosys.Source{
+				{Name: gen.SVFile(tab.Service), Text: string(gen.SV(tab, options(c.path, c.service)))},
+				{Name: "use_schema.sv", Text: use},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			var files []string
+			for _, f := range low {
+				p := filepath.Join(dir, f.Name)
+				if err := os.WriteFile(p, []byte(f.Text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				files = append(files, p)
+			}
+			script := "read_verilog -sv " + strings.Join(files, " ") + "; hierarchy -top use_schema; proc; flatten; memory; opt"
+			type point struct{ s, id, find, wire, slot, isVar int }
+			var points []point
+			for si, s := range tab.Structs {
+				for k, f := range tab.StructFields(si) {
+					points = append(points, point{si, int(f.ID), 1<<fW | (s.First + k), int(f.Wire), f.Slot, b2i(f.Var)})
+				}
+				points = append(points, point{si, 999, 0, int(tab.Fields[0].Wire), tab.Fields[0].Slot, b2i(tab.Fields[0].Var)}) // a miss reads field 0
+			}
+			for _, p := range points {
+				script += fmt.Sprintf("; sat -set struct_i %d -set id_i %d -show find_o,wire_o,slot_o,var_o", p.s, p.id)
+			}
+			out, err := exec.Command("yosys", "-p", script).CombinedOutput()
+			if err != nil {
+				t.Fatalf("yosys: %v\n%s", err, out)
+			}
+			// Each sat prints its model as rows "\name  dec  hex  bin".
+			var got []map[string]int
+			for _, block := range strings.Split(string(out), "SAT solving finished")[1:] {
+				m := map[string]int{}
+				for _, line := range strings.Split(block, "\n") {
+					var name string
+					var dec int
+					if n, _ := fmt.Sscanf(strings.TrimSpace(line), "\\%s %d", &name, &dec); n == 2 {
+						m[name] = dec
+					}
+				}
+				got = append(got, m)
+			}
+			if len(got) != len(points) {
+				t.Fatalf("%d models from Yosys, want %d\n%s", len(got), len(points), out)
+			}
+			for i, p := range points {
+				want := map[string]int{"find_o": p.find, "wire_o": p.wire, "slot_o": p.slot, "var_o": p.isVar}
+				if fmt.Sprint(got[i]) != fmt.Sprint(want) {
+					t.Errorf("struct %d id %d: Yosys %v, tables %v", p.s, p.id, got[i], want)
+				}
+			}
+		})
 	}
 }

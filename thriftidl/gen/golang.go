@@ -18,9 +18,10 @@ func Go(t *schema.Table, o Options) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(header(o))
 	fmt.Fprintf(&b, `
-// Package %s is the schema table of the Thrift service %s: its methods,
-// their args and result structs and the structs they hold, every field with
-// its wire type and slot (docs/idl.md explains the layout and the slot rule).
+// Package %s is the schema table of the Thrift service
+// %s: its methods, their args and result structs and the structs
+// they hold, every field with its wire type and slot (docs/idl.md explains
+// the layout and the slot rule).
 package %s
 
 // Thrift type ids as on the wire.
