@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"arcalis/internal/machine"
 	"arcalis/tb"
 )
 
@@ -78,7 +79,7 @@ func run() error {
 		if err := os.MkdirAll(o.out, 0o755); err != nil {
 			return err
 		}
-		return runPareto(widths, o.sweepN, o.out, describeMachine())
+		return runPareto(widths, o.sweepN, o.out, machine.Describe())
 	}
 	if _, err := os.Stat(o.native); err != nil {
 		return fmt.Errorf("native testbench: %w (build it with `make bench-native`)", err)
@@ -91,7 +92,7 @@ func run() error {
 		return err
 	}
 	start := time.Now()
-	r := &report{Date: start.UTC(), Machine: describeMachine(), Out: o.out, Width: o.width}
+	r := &report{Date: start.UTC(), Machine: machine.Describe(), Out: o.out, Width: o.width}
 	if o.timing != "" {
 		c, err := readClock(o.timing)
 		if err != nil {

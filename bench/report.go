@@ -3,9 +3,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"os"
-	"os/exec"
-	"runtime"
 	"strings"
 	"time"
 )
@@ -36,29 +33,6 @@ type report struct {
 	Latencies  []latencyPoint
 	Profiles   []namedSplit
 	Calls      []callSplit
-}
-
-// describeMachine names the CPU, the cores and the tools.
-func describeMachine() string {
-	cpu := "unknown CPU"
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				cpu = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	ver := "verilator: unknown"
-	if out, err := exec.Command("verilator", "--version").Output(); err == nil {
-		ver = strings.TrimSpace(string(out))
-	}
-	gcc := ""
-	if out, err := exec.Command("gcc", "-dumpfullversion").Output(); err == nil {
-		gcc = ", gcc " + strings.TrimSpace(string(out))
-	}
-	return fmt.Sprintf("%s, %d cores (GOMAXPROCS %d), %s/%s; %s; %s%s",
-		cpu, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version(), ver, gcc)
 }
 
 // meanCycles is the mean simulated cycles per request of a harness workload.

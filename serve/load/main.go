@@ -18,7 +18,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -26,6 +25,7 @@ import (
 
 	"arcalis/bench/workload"
 	"arcalis/golden"
+	"arcalis/internal/machine"
 	"arcalis/serve"
 	"arcalis/tb"
 )
@@ -205,7 +205,7 @@ func report(conns, each, latency int, oursAll, theirsAll []result, took time.Dur
 	n := conns * each
 	p("# arcalis serve under load\n\n")
 	p("Written by `make serve-load` (`go run ./serve/load`) on %s in %s.\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"), took.Round(time.Second))
-	p("Machine: %s; commit %s.\n\n", machine(), commit())
+	p("Machine: %s; commit %s.\n\n", machine.Describe(), commit())
 	p("Load: %d connections x %d requests (%d in all) over loopback, framed transport, the `etc`\n"+
 		"mix of bench/workload (Facebook ETC key and value sizes, Zipf 0.99 key popularity, half\n"+
 		"Sets and half Gets: the paper's mid write intensity), seed 1. Each connection sends a\n"+
@@ -262,21 +262,3 @@ func commit() string {
 }
 
 func us(d time.Duration) string { return fmt.Sprintf("%d µs", d.Microseconds()) }
-
-// machine names the CPU, the cores and the tools, as the other reports do.
-func machine() string {
-	cpu := "unknown CPU"
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				cpu = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	ver := "Verilator unknown"
-	if o, err := exec.Command("verilator", "--version").Output(); err == nil {
-		ver = strings.TrimSpace(string(o))
-	}
-	return fmt.Sprintf("%s, %d cores (GOMAXPROCS %d), %s/%s; %s; %s", cpu, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version(), ver)
-}
