@@ -100,6 +100,12 @@ var protoConf = &thrift.TConfiguration{MaxMessageSize: MaxFrame, MaxFrameSize: M
 // exception serializes x as Apache's processor writes it: an EXCEPTION
 // message named name with seqid, framed if the request was.
 func exception(name string, seqid int32, x thrift.TApplicationException, framed bool) []byte {
+	return apacheMessage(name, thrift.EXCEPTION, seqid, x, framed)
+}
+
+// apacheMessage is one message with body st as Apache's binary protocol
+// writes it, framed or not.
+func apacheMessage(name string, typ thrift.TMessageType, seqid int32, st thrift.TStruct, framed bool) []byte {
 	ctx := context.Background()
 	buf := thrift.NewTMemoryBuffer()
 	var t thrift.TTransport = buf
@@ -107,7 +113,7 @@ func exception(name string, seqid int32, x thrift.TApplicationException, framed 
 		t = thrift.NewTFramedTransportConf(buf, protoConf)
 	}
 	p := thrift.NewTBinaryProtocolConf(t, protoConf)
-	_ = errors.Join(p.WriteMessageBegin(ctx, name, thrift.EXCEPTION, seqid), x.Write(ctx, p), p.WriteMessageEnd(ctx), p.Flush(ctx))
+	_ = errors.Join(p.WriteMessageBegin(ctx, name, typ, seqid), st.Write(ctx, p), p.WriteMessageEnd(ctx), p.Flush(ctx))
 	return buf.Bytes()
 }
 
@@ -192,14 +198,5 @@ func (t *recorder) RemainingBytes() uint64      { return ^uint64(0) } // unknown
 
 // apacheGetReply is Get's REPLY as the generated processor writes it.
 func apacheGetReply(seqid int32, value []byte, framed bool) []byte {
-	ctx := context.Background()
-	buf := thrift.NewTMemoryBuffer()
-	var t thrift.TTransport = buf
-	if framed {
-		t = thrift.NewTFramedTransportConf(buf, protoConf)
-	}
-	p := thrift.NewTBinaryProtocolConf(t, protoConf)
-	res := memcached.MemcachedServiceGetResult{Success: value}
-	_ = errors.Join(p.WriteMessageBegin(ctx, "Get", thrift.REPLY, seqid), res.Write(ctx, p), p.WriteMessageEnd(ctx), p.Flush(ctx))
-	return buf.Bytes()
+	return apacheMessage("Get", thrift.REPLY, seqid, &memcached.MemcachedServiceGetResult{Success: value}, framed)
 }
