@@ -173,7 +173,7 @@ type ConstValue struct {
 	Kind   ValueKind
 	Int    int64
 	Double float64
-	Text   string        // string literal, or the identifier of IdentValue
+	Text   string        // string literal, the identifier of IdentValue, or "true"/"false" (IntValue 1/0)
 	List   []*ConstValue // ListValue
 	Keys   []*ConstValue // MapValue, parallel to Values
 	Values []*ConstValue

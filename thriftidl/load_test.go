@@ -238,6 +238,9 @@ func TestLoadFeatures(t *testing.T) {
 	if c := consts["Weights"]; c == nil || len(c.Value.Keys) != 2 || c.Value.Keys[1].Text != "y" || c.Value.Values[1].Int != -2 {
 		t.Errorf("Weights = %+v, want {x: 1, y: -2}", c)
 	}
+	if c := consts["Enabled"]; c == nil || c.Value.Kind != thriftidl.IntValue || c.Value.Int != 1 || typeText(c.Type) != "bool" {
+		t.Errorf("Enabled = %+v, want true (1)", c)
+	}
 	if c := consts["Favourite"]; c == nil || c.Value.Kind != thriftidl.IdentValue || c.Value.Text != "Colour.BLUE" || typeText(c.Type) != "enum Colour" {
 		t.Errorf("Favourite = %+v, want Colour.BLUE", c)
 	}

@@ -440,6 +440,11 @@ func (p *parser) constValue() (*ConstValue, error) {
 		v.Kind, v.Double = DoubleValue, d
 	case p.tok.kind == tString:
 		v.Kind, v.Text = StringValue, p.tok.text
+	case p.isKeyword("true") || p.isKeyword("false"): // as Apache: the integers 1 and 0
+		v.Kind, v.Text = IntValue, p.tok.text
+		if p.tok.text == "true" {
+			v.Int = 1
+		}
 	case p.tok.kind == tIdent:
 		v.Kind, v.Text = IdentValue, p.tok.text
 	case p.is("["):

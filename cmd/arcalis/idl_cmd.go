@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,7 +77,7 @@ func idlCompile(c *cli.Context) error {
 		return errors.New("idl compile: -o DIR is required")
 	}
 	pkg := c.String("package")
-	if pkg != "" && !isGoIdent(pkg) {
+	if pkg != "" && !token.IsIdentifier(pkg) {
 		return fmt.Errorf("idl compile: --package %q is not a Go package name", pkg)
 	}
 	prog, err := loadIDL("idl compile", args[0])
@@ -84,8 +85,11 @@ func idlCompile(c *cli.Context) error {
 		return err
 	}
 	t, err := schema.Build(prog, svc)
-	if err != nil {
+	if errors.Is(err, schema.ErrNoService) { // a usage error; any other is an error in the IDL
 		return fmt.Errorf("idl compile: %w", err)
+	}
+	if err != nil {
+		return findingsf("idl compile: %v", err)
 	}
 	cmd := "arcalis idl compile " + args[0] + " --service " + svc
 	if pkg != "" {
@@ -111,15 +115,6 @@ func idlCompile(c *cli.Context) error {
 		fmt.Fprintln(c.App.Writer, "wrote", p)
 	}
 	return nil
-}
-
-func isGoIdent(s string) bool {
-	for i, r := range s {
-		if !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || i > 0 && '0' <= r && r <= '9') {
-			return false
-		}
-	}
-	return s != "" && s != "_"
 }
 
 func idlCheck(c *cli.Context) error {

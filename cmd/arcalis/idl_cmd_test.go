@@ -92,6 +92,10 @@ func TestIdlErrors(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("struct A {\n  1: i32 x,\n  string y\n}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	recursive := filepath.Join(dir, "recursive.thrift")
+	if err := os.WriteFile(recursive, []byte("struct Node { 1: list<Node> kids }\nservice S { Node Root() }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	good := filepath.Join("..", "..", "idl", "unique_id.thrift")
 	missing := filepath.Join(dir, "missing.thrift")
 	out := filepath.Join(dir, "out")
@@ -112,6 +116,8 @@ func TestIdlErrors(t *testing.T) {
 		{"compile a missing file", []string{"idl", "compile", missing, "--service", "S", "-o", out}, exitError, "missing.thrift: no such file or directory", "", out},
 		{"compile an unknown service", []string{"idl", "compile", good, "--service", "Nope", "-o", out}, exitError, `has no service "Nope" (it has UniqueIdService)`, "", out},
 		{"compile a bad package name", []string{"idl", "compile", good, "--service", "UniqueIdService", "--package", "9x", "-o", out}, exitError, `--package "9x" is not a Go package name`, "", out},
+		{"compile a keyword as package", []string{"idl", "compile", good, "--service", "UniqueIdService", "--package", "type", "-o", out}, exitError, `--package "type" is not a Go package name`, "", out},
+		{"compile a recursive struct", []string{"idl", "compile", recursive, "--service", "S", "-o", out}, exitFindings, "struct Node contains itself (Node > Node)", "", out},
 		{"compile a parse error", []string{"idl", "compile", bad, "--service", "S", "-o", out}, exitFindings, badMsg, "", out},
 		{"check without files", []string{"idl", "check"}, exitError, "no IDL files given", "", ""},
 		{"check a missing file", []string{"idl", "check", good, missing}, exitError, "missing.thrift: no such file or directory", "", ""},

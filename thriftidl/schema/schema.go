@@ -23,6 +23,7 @@
 package schema
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -129,6 +130,15 @@ func (t *Table) StructFields(i int) []Field {
 	return t.Fields[s.First : s.First+s.Count]
 }
 
+// ErrNoService is what Build's error wraps when the file has no service of
+// the name given.
+var ErrNoService = errors.New("no such service")
+
+type noService struct{ msg string }
+
+func (e noService) Error() string { return e.msg }
+func (e noService) Unwrap() error { return ErrNoService }
+
 // Build computes the table of the service named service ("prefix.Name" for
 // one in an included file) of a loaded program.
 func Build(prog *thriftidl.Program, service string) (*Table, error) {
@@ -139,9 +149,9 @@ func Build(prog *thriftidl.Program, service string) (*Table, error) {
 			names = append(names, s.Name)
 		}
 		if len(names) == 0 {
-			return nil, fmt.Errorf("%s defines no service", prog.Root.File)
+			return nil, noService{fmt.Sprintf("%s defines no service", prog.Root.File)}
 		}
-		return nil, fmt.Errorf("%s has no service %q (it has %s)", prog.Root.File, service, strings.Join(names, ", "))
+		return nil, noService{fmt.Sprintf("%s has no service %q (it has %s)", prog.Root.File, service, strings.Join(names, ", "))}
 	}
 	b := &builder{t: &Table{Service: svc.Name}, index: map[*thriftidl.Struct]int{}, types: map[Type]int{}}
 	funcs, err := methods(svc)

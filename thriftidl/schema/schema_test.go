@@ -1,6 +1,7 @@
 package schema_test
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -269,6 +270,9 @@ func TestBuildErrors(t *testing.T) {
 			_, err = schema.Build(prog, tc.service)
 			if want := strings.ReplaceAll(tc.want, "FILE", path); err == nil || err.Error() != want {
 				t.Fatalf("error %v\nwant  %s", err, want)
+			}
+			if noSuch := strings.Contains(tc.name, "service"); errors.Is(err, schema.ErrNoService) != noSuch {
+				t.Errorf("errors.Is(err, ErrNoService) = %t, want %t", !noSuch, noSuch)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ const i32 MaxItems = 0x40
 const double Ratio = 1.5e3;
 const list<string> Names = ["a", 'b'; "c"]
 const map<string, i32> Weights = {"x": 1, "y": -2}
+const bool Enabled = true
 
 enum Colour {
   RED,
