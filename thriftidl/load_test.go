@@ -114,7 +114,7 @@ var specServices = []struct {
 	}},
 }
 
-func TestLoadSpecServices(t *testing.T) {
+func TestIdlLoadSpecServices(t *testing.T) {
 	for _, sv := range specServices {
 		t.Run(sv.service, func(t *testing.T) {
 			prog, err := thriftidl.Load(filepath.Join("..", "idl", sv.file))
@@ -163,7 +163,7 @@ func TestLoadSpecServices(t *testing.T) {
 	}
 }
 
-func TestLoadSpecCommon(t *testing.T) {
+func TestIdlLoadSpecCommon(t *testing.T) {
 	prog, err := thriftidl.Load(filepath.Join("..", "idl", "social_network_common.thrift"))
 	if err != nil {
 		t.Fatal(err)
@@ -209,7 +209,7 @@ func TestLoadSpecCommon(t *testing.T) {
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 // TestLoadFeatures reads every construct of the subset.
-func TestLoadFeatures(t *testing.T) {
+func TestIdlLoadFeatures(t *testing.T) {
 	prog, err := thriftidl.Load(filepath.Join("testdata", "features.thrift"))
 	if err != nil {
 		t.Fatal(err)
@@ -304,7 +304,7 @@ func TestLoadFeatures(t *testing.T) {
 	checkFields(t, "Many arguments", s.Functions[2].Args, []field{{1, "ids", "list<i64>"}, {3, "how", "union Choice"}})
 }
 
-func TestLoadUUID(t *testing.T) {
+func TestIdlLoadUUID(t *testing.T) {
 	path := writeIDL(t, t.TempDir(), "u.thrift", "typedef uuid Id\nstruct S { 1: Id id; 2: list<uuid> ids }\n")
 	prog, err := thriftidl.Load(path)
 	if err != nil {
@@ -324,7 +324,7 @@ func writeIDL(t *testing.T, dir, name, src string) string {
 
 // TestLoadErrors checks each error's exact text: file, line and column
 // (1-based, bytes), and what was expected.
-func TestLoadErrors(t *testing.T) {
+func TestIdlLoadErrors(t *testing.T) {
 	tests := []struct {
 		name  string
 		files []string // name, source, name, source...; the first is loaded
@@ -413,7 +413,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
-func TestLoadMissingRoot(t *testing.T) {
+func TestIdlLoadMissingRoot(t *testing.T) {
 	_, err := thriftidl.Load(filepath.Join(t.TempDir(), "none.thrift"))
 	if !os.IsNotExist(err) {
 		t.Fatalf("error %v, want a not-exist error", err)

@@ -43,7 +43,7 @@ func options(path, service string) gen.Options {
 	return gen.Options{Command: "arcalis idl compile " + path + " --service " + service, IDL: path}
 }
 
-func TestNames(t *testing.T) {
+func TestIdlNames(t *testing.T) {
 	for _, c := range []struct{ in, snake, pkg string }{
 		{"UniqueIdService", "unique_id_service", "uniqueidservice"},
 		{"URLShortener", "url_shortener", "urlshortener"},
@@ -65,7 +65,7 @@ func TestNames(t *testing.T) {
 
 // TestRegenerate: two runs from scratch give the same bytes, and the first
 // line says what generated the file, how, and from which IDL.
-func TestRegenerate(t *testing.T) {
+func TestIdlRegenerate(t *testing.T) {
 	for _, c := range services {
 		o := options(c.path, c.service)
 		a, b := build(t, c.path, c.service), build(t, c.path, c.service)
@@ -95,7 +95,7 @@ func TestRegenerate(t *testing.T) {
 // TestSVTools: every generated package lints clean with verilator -Wall and
 // is read by Yosys; and a checker module, elaborated by Verilator, asserts
 // that every function returns the table's value for every index.
-func TestSVTools(t *testing.T) {
+func TestIdlSVTools(t *testing.T) {
 	for _, tool := range []string{"verilator", "yosys"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s not found: scripts/setup.sh installs it", tool)
@@ -231,7 +231,7 @@ func b2i(v bool) int {
 
 // TestGoOutput builds the generated Go packages in a module of their own
 // and checks that their tables, printed as JSON, are the tables.
-func TestGoOutput(t *testing.T) {
+func TestIdlGoOutput(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, src string) {
 		t.Helper()
@@ -284,7 +284,7 @@ func TestGoOutput(t *testing.T) {
 // of report/yosys (it does not read pkg::name itself) inside a module that
 // looks every field up by (struct, id), computes the same field index, wire
 // type, slot and variable flag as the tables.
-func TestSVYosysValues(t *testing.T) {
+func TestIdlSVYosysValues(t *testing.T) {
 	for _, c := range []struct{ path, service string }{services[2], services[5]} { // PostStorage, features
 		t.Run(c.service, func(t *testing.T) {
 			tab := build(t, c.path, c.service)

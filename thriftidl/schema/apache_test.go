@@ -201,7 +201,7 @@ func apacheName(tab *schema.Table, i int) string {
 // field ids, names, wire types (with element, key and value types) and
 // required flags of Apache's struct, and that Apache has no args or result
 // struct the tables lack.
-func TestApacheCrossCheck(t *testing.T) {
+func TestIdlApacheCrossCheck(t *testing.T) {
 	bin, err := exec.LookPath("thrift")
 	if err != nil {
 		t.Fatal("thrift not found: install Apache's compiler 0.17.0 (apt-get install -y thrift-compiler)")

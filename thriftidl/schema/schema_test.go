@@ -100,7 +100,7 @@ const (
 	carrierVar = "map<STRING,STRING> default var"
 )
 
-func TestBuildUniqueId(t *testing.T) {
+func TestIdlBuildUniqueId(t *testing.T) {
 	tab := build(t, idl("unique_id.thrift"), "UniqueIdService")
 	checkStructs(t, tab, []string{
 		"ComposeUniqueId_args args 2/1 depth 2: 1 req_id I64 default fixed0; 2 post_type I32 default fixed1; 3 carrier " + carrierVar + "0",
@@ -113,7 +113,7 @@ func TestBuildUniqueId(t *testing.T) {
 	}
 }
 
-func TestBuildPostStorage(t *testing.T) {
+func TestIdlBuildPostStorage(t *testing.T) {
 	tab := build(t, idl("post_storage.thrift"), "PostStorageService")
 	checkStructs(t, tab, []string{
 		"StorePost_args args 1/2 depth 4: 1 req_id I64 default fixed0; 2 post Post default var0; 3 carrier " + carrierVar + "1",
@@ -131,7 +131,7 @@ func TestBuildPostStorage(t *testing.T) {
 	})
 }
 
-func TestBuildMemcached(t *testing.T) {
+func TestIdlBuildMemcached(t *testing.T) {
 	tab := build(t, idl("memcached.thrift"), "MemcachedService")
 	checkStructs(t, tab, []string{
 		"Set_args args 3/2 depth 1: 1 req_id I64 default fixed0; 2 key STRING default var0; 3 value STRING default var1; 4 flags I32 default fixed1; 5 exptime I32 default fixed2",
@@ -144,7 +144,7 @@ func TestBuildMemcached(t *testing.T) {
 // TestDepths checks every method's depths against the spec's nesting table.
 // Depth counts struct, list, set and map levels from the args or result
 // struct (level 1); scalars add nothing.
-func TestDepths(t *testing.T) {
+func TestIdlDepths(t *testing.T) {
 	type d struct{ args, result int }
 	want := map[string]map[string]d{
 		"unique_id.thrift": {
@@ -185,7 +185,7 @@ func TestDepths(t *testing.T) {
 
 // TestBuildFeatures: inherited methods first, oneway without a result,
 // unions and exceptions, typedefs and enums resolved, nested containers.
-func TestBuildFeatures(t *testing.T) {
+func TestIdlBuildFeatures(t *testing.T) {
 	tab := build(t, filepath.Join("..", "testdata", "features.thrift"), "Store")
 	var ms []string
 	for _, m := range tab.Methods {
@@ -238,7 +238,7 @@ func TestBuildFeatures(t *testing.T) {
 	}
 }
 
-func TestBuildUUID(t *testing.T) {
+func TestIdlBuildUUID(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "u.thrift")
 	writeFile(t, path, "service U { uuid Next(1: uuid after, 2: list<uuid> seen) }\n")
@@ -249,7 +249,7 @@ func TestBuildUUID(t *testing.T) {
 	})
 }
 
-func TestBuildErrors(t *testing.T) {
+func TestIdlBuildErrors(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct{ name, src, service, want string }{
 		{"recursive struct", "struct Node { 1: i32 v, 2: list<Node> kids }\nservice S { Node Tree() }\n", "S",
