@@ -3,7 +3,7 @@
 # other tools from Debian's packages, and the Go modules. Safe to run again.
 set -euo pipefail
 
-packages=(verilator yosys lcov gtkwave g++ make zlib1g-dev)
+packages=(verilator yosys lcov gtkwave g++ make zlib1g-dev thrift-compiler)
 
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
