@@ -180,20 +180,13 @@ func Build(prog *thriftidl.Program, service string) (*Table, error) {
 		}
 		b.t.Methods = append(b.t.Methods, m)
 	}
-	for i, p := range bodies {
-		fs, err := b.fields(p.fields, p.result)
-		if err != nil {
-			return nil, err
-		}
-		b.t.Structs[i].FixedSlots, b.t.Structs[i].VarSlots = slots(fs)
-		b.bodies = append(b.bodies, fs)
-	}
-	// b.bodies grows as nested structs are reached (struct i's fields are b.bodies[i]).
-	for i := len(bodies); i < len(b.t.Structs); i++ {
-		s := b.src[i-len(bodies)]
-		fs, err := b.fields(s.Fields, false)
-		if err != nil {
-			return nil, err
+	// Struct i's fields are b.bodies[i]; the structs grow as fields reach new ones.
+	for i := 0; i < len(b.t.Structs); i++ {
+		var fs []Field
+		if i < len(bodies) {
+			fs = b.fields(bodies[i].fields, bodies[i].result)
+		} else {
+			fs = b.fields(b.src[i-len(bodies)].Fields, false)
 		}
 		b.t.Structs[i].FixedSlots, b.t.Structs[i].VarSlots = slots(fs)
 		b.bodies = append(b.bodies, fs)
@@ -245,7 +238,7 @@ type builder struct {
 }
 
 // fields turns IDL fields into table fields in ascending id order, with slots.
-func (b *builder) fields(in []*thriftidl.Field, result bool) ([]Field, error) {
+func (b *builder) fields(in []*thriftidl.Field, result bool) []Field {
 	sorted := append([]*thriftidl.Field{}, in...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
 	var out []Field
@@ -266,7 +259,7 @@ func (b *builder) fields(in []*thriftidl.Field, result bool) ([]Field, error) {
 		}
 		out = append(out, tf)
 	}
-	return out, nil
+	return out
 }
 
 func slots(fs []Field) (fixed, variable int) {
