@@ -49,14 +49,17 @@ test: verilate
 run: verilate
 	$(GO) run ./cmd/arcalis run $(VECTORS)
 
-## make vectors     regenerate vectors/default.vec
+## make vectors     regenerate vectors/default.vec and each DeathStarBench service's vectors/default-SERVICE.vec
+SERVICE_VECS := UniqueIdService=unique_id UrlShortenService=url_shorten PostStorageService=post_storage UserTimelineService=user_timeline
 vectors:
 	$(GO) run ./vectors/defaultset -o vectors/default.vec
+	for sv in $(SERVICE_VECS); do $(GO) run ./cmd/arcalis vectors gen --service $${sv%%=*} --count 64 --seed 1 -o vectors/default-$${sv#*=}.vec || exit 1; done
 
-## make thrift-gen  regenerate internal/memcached from idl/memcached.thrift (thrift 0.17.0)
+## make thrift-gen  regenerate Apache Thrift's Go code in internal/ from every service IDL in idl/ (thrift 0.17.0)
+THRIFT_IDL := memcached unique_id url_shorten post_storage user_timeline
 thrift-gen:
-	thrift --gen go:package_prefix=arcalis/internal/,skip_remote -out internal idl/memcached.thrift
-	gofmt -w internal/memcached
+	for f in $(THRIFT_IDL); do thrift -r --gen go:package_prefix=arcalis/internal/,skip_remote -out internal idl/$$f.thrift || exit 1; done
+	gofmt -w $(addprefix internal/,$(THRIFT_IDL) social_network)
 
 clean:
 	rm -rf build

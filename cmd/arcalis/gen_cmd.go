@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"arcalis/vectors"
+	"arcalis/vectors/services"
 	"arcalis/vectors/workload"
 )
 
@@ -21,16 +22,20 @@ func genCommand() *cli.Command {
 	}
 	return &cli.Command{
 		Name:      "gen",
-		Usage:     "generate Memcached request mixes (Set and Get serialized by Apache Thrift's Go library)",
-		ArgsUsage: "--workload NAME --count N --seed S -o OUT.vec",
+		Usage:     "generate Memcached request mixes, or a DeathStarBench service's requests (serialized by Apache Thrift's Go library)",
+		ArgsUsage: "(--workload NAME | --service NAME) --count N --seed S -o OUT.vec",
 		Description: "Workloads:\n" + strings.Join(names, "\n") + "\n" +
 			"Key popularity is Zipf (--zipf, 0.99 by default) over --keys keys. --set-ratio is\n" +
 			"low, mid, high (the Arcalís write intensities: SET 20, 50, 80 percent), SET/GET\n" +
 			"(5/95, 50/50: Dagger's read- and write-intense mixes) or a fraction. --sweep makes\n" +
 			"only Sets, --count of each value length 0, 1, 63, 64, 65, ... 4095, 4096 (both\n" +
-			"sides of every 64-byte line). The same seed gives the same bytes on every machine.",
+			"sides of every 64-byte line). The same seed gives the same bytes on every machine.\n\n" +
+			"--service makes CALLs of every method of one of " + strings.Join(services.Names(), ", ") + "\n" +
+			"(idl/), with lists of 0..64 elements, carriers of 0..8 entries and post texts of up to\n" +
+			"1 KiB (package vectors/services says how they are drawn); --count and --seed as above.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "workload", Aliases: []string{"w"}, Usage: "`NAME`: " + strings.Join(workload.Names(), ", ")},
+			&cli.StringFlag{Name: "service", Usage: "`NAME`: " + strings.Join(services.Names(), ", ") + " (instead of --workload)"},
 			&cli.IntFlag{Name: "count", Aliases: []string{"n"}, Value: 1000, Usage: "requests to make (with --sweep: per value length)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of every random choice"},
 			&cli.StringFlag{Name: "set-ratio", Value: "50/50", Usage: "share of Sets: low, mid, high, SET/GET or a fraction"},
@@ -52,10 +57,15 @@ func vectorsGen(c *cli.Context) error {
 	switch {
 	case len(args) > 0:
 		return fmt.Errorf("vectors gen: unexpected argument %q (see '%s --help')", args[0], commandPath(c))
-	case c.String("workload") == "":
-		return fmt.Errorf("vectors gen: missing --workload (one of %s)", strings.Join(workload.Names(), ", "))
+	case c.String("workload") != "" && c.String("service") != "":
+		return errors.New("vectors gen: --workload and --service: give one")
+	case c.String("workload") == "" && c.String("service") == "":
+		return fmt.Errorf("vectors gen: missing --workload (one of %s) or --service (one of %s)",
+			strings.Join(workload.Names(), ", "), strings.Join(services.Names(), ", "))
 	case out == "":
 		return errors.New("vectors gen: missing -o OUT.vec")
+	case c.String("service") != "":
+		return genService(c, out)
 	}
 	ratio, err := workload.ParseSetRatio(c.String("set-ratio"))
 	if err != nil {
@@ -76,6 +86,28 @@ func vectorsGen(c *cli.Context) error {
 	paint(c.App.Writer, okColor, "generated")
 	fmt.Fprintf(c.App.Writer, " %d records (%d Set, %d Get; %d message bytes) of %s, seed %d, into %s\n",
 		sets+gets, sets, gets, bytes, spec.Workload, spec.Seed, out)
+	return nil
+}
+
+// genService writes --count requests of --service to out.
+func genService(c *cli.Context, out string) error {
+	svc, n := c.String("service"), c.Int("count")
+	if n < 1 {
+		return fmt.Errorf("vectors gen: --count %d: want at least 1", n)
+	}
+	g, err := services.New(svc, c.Uint64("seed"))
+	if err != nil {
+		return fmt.Errorf("vectors gen: --service %q: want one of %s", svc, strings.Join(services.Names(), ", "))
+	}
+	recs, err := g.Generate(n)
+	if err == nil {
+		err = vectors.WriteFile(out, recs)
+	}
+	if err != nil {
+		return fmt.Errorf("vectors gen: %w", err)
+	}
+	paint(c.App.Writer, okColor, "generated")
+	fmt.Fprintf(c.App.Writer, " %d records of %s, seed %d, into %s\n", n, svc, c.Uint64("seed"), out)
 	return nil
 }
 
