@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,7 +18,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/thrift/lib/go/thrift"
+
 	"arcalis/golden"
+	"arcalis/internal/memcached"
 	"arcalis/tb"
 	"arcalis/vectors"
 )
@@ -50,31 +54,35 @@ type Options struct {
 
 // Result is one vector's line of `arcalis run --json`.
 type Result struct {
-	Index       int      `json:"index"`
-	File        string   `json:"file"`
-	Record      int      `json:"record"`
-	Source      string   `json:"source"`
-	Status      string   `json:"status"`
-	Match       bool     `json:"match"`
-	Expected    string   `json:"expected"` // the reference's status
-	Method      string   `json:"method"`
-	SeqID       int32    `json:"seqid"`
-	ReqID       int64    `json:"req_id"`
-	KeyHex      string   `json:"key_hex"`
-	ValueLen    uint32   `json:"value_len"`
-	ValueSHA256 string   `json:"value_sha256"`
-	Flags       int32    `json:"flags"`
-	Exptime     int32    `json:"exptime"`
-	ReplySHA256 string   `json:"reply_sha256,omitempty"` // the TxEngine's reply, if the engine replied
-	ReplyMatch  *bool    `json:"reply_match,omitempty"`  // it is the recorded reply, or without one the reference's
-	Cycles      uint64   `json:"cycles"`
-	Offset      int      `json:"start_offset"`
-	Diffs       []string `json:"diffs,omitempty"`
-	Wave        string   `json:"wave,omitempty"`
-	Replay      string   `json:"replay,omitempty"`
-	Total       int      `json:"total"`           // vectors in the whole (unsharded) run
-	Config      string   `json:"config"`          // the run's fingerprint: options and vector files
-	Shard       string   `json:"shard,omitempty"` // i/n, if this run was a shard
+	Index       int    `json:"index"`
+	File        string `json:"file"`
+	Record      int    `json:"record"`
+	Source      string `json:"source"`
+	Status      string `json:"status"`
+	Match       bool   `json:"match"`
+	Expected    string `json:"expected"` // the reference's status
+	Method      string `json:"method"`
+	SeqID       int32  `json:"seqid"`
+	ReqID       int64  `json:"req_id"`
+	KeyHex      string `json:"key_hex"`
+	ValueLen    uint32 `json:"value_len"`
+	ValueSHA256 string `json:"value_sha256"`
+	Flags       int32  `json:"flags"`
+	Exptime     int32  `json:"exptime"`
+	// Args is the argument struct read back from the App.Recv image the RTL
+	// wrote, as Apache Thrift's TSimpleJSONProtocol writes it (field names
+	// as keys, binary as base64); absent unless the result is OK.
+	Args        json.RawMessage `json:"args,omitempty"`
+	ReplySHA256 string          `json:"reply_sha256,omitempty"` // the TxEngine's reply, if the engine replied
+	ReplyMatch  *bool           `json:"reply_match,omitempty"`  // it is the recorded reply, or without one the reference's
+	Cycles      uint64          `json:"cycles"`
+	Offset      int             `json:"start_offset"`
+	Diffs       []string        `json:"diffs,omitempty"`
+	Wave        string          `json:"wave,omitempty"`
+	Replay      string          `json:"replay,omitempty"`
+	Total       int             `json:"total"`           // vectors in the whole (unsharded) run
+	Config      string          `json:"config"`          // the run's fingerprint: options and vector files
+	Shard       string          `json:"shard,omitempty"` // i/n, if this run was a shard
 
 	seconds float64 // wall time of the vector (JUnit only: not reproducible)
 }
@@ -353,10 +361,40 @@ func describe(index int, file string, record int, r tb.Run, s *setup) Result {
 		sum := sha256.Sum256(img[golden.ValueOffset : golden.ValueOffset+v])
 		res.ValueSHA256 = hex.EncodeToString(sum[:])
 	}
+	if r.Err == nil && golden.Code(r.Outcome.Status.Result()) == golden.CodeOK {
+		res.Args = argsJSON(h, img)
+	}
 	if !res.Match {
 		res.Replay = replayLine(record, r.Offset, index, file, s)
 	}
 	return res
+}
+
+// argsJSON is the method's argument struct as the application reads it
+// from the App.Recv image (docs/abi.md section 6), written by Apache's
+// TSimpleJSONProtocol; nil if the image does not hold one.
+func argsJSON(h golden.Result, img []byte) json.RawMessage {
+	k, v := int(h.KeyLen), int(h.ValueLen)
+	if k > golden.KeyMax || golden.KeyOffset+k > len(img) || golden.ValueOffset+v > len(img) {
+		return nil
+	}
+	key := img[golden.KeyOffset : golden.KeyOffset+k]
+	var args thrift.TStruct
+	switch h.Method {
+	case golden.MethodSet:
+		args = &memcached.MemcachedServiceSetArgs{ReqID: h.ReqID, Key: key,
+			Value: img[golden.ValueOffset : golden.ValueOffset+v], Flags: h.Flags, Exptime: h.Exptime}
+	case golden.MethodGet:
+		args = &memcached.MemcachedServiceGetArgs{ReqID: h.ReqID, Key: key}
+	default:
+		return nil
+	}
+	buf := thrift.NewTMemoryBuffer()
+	p := thrift.NewTSimpleJSONProtocolConf(buf, nil)
+	if err := errors.Join(args.Write(context.Background(), p), p.Flush(context.Background())); err != nil {
+		return nil
+	}
+	return json.RawMessage(bytes.Clone(buf.Bytes()))
 }
 
 // replayLine is the command that runs one vector alone exactly as it ran:

@@ -2,6 +2,9 @@ package regress
 
 import (
 	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"os"
@@ -11,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/thrift/lib/go/thrift"
+
+	"arcalis/internal/memcached"
 	"arcalis/tb"
 	"arcalis/vectors"
 )
@@ -364,4 +370,75 @@ func TestRecordedReply(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "record 1") || !strings.Contains(err.Error(), `"reply_sha256"`) {
 		t.Errorf("Load of a malformed reply_sha256: %v; want an error naming the file, record 1 and the key", err)
 	}
+}
+
+// TestArgsJSON: every vector the RTL takes (OK) carries its arguments as
+// read back from App.Recv, in TSimpleJSONProtocol form, and they are what
+// Apache's generated code reads from the message itself.
+func TestArgsJSON(t *testing.T) {
+	recs, err := vectors.ReadFile(defaultSet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := runAll(t, options(t), defaultSet)
+	checked := map[string]int{}
+	for i, r := range got {
+		if r.Status != "ok" {
+			if r.Args != nil {
+				t.Errorf("record %d (%s): args %s for a result %s", i, r.Source, r.Args, r.Status)
+			}
+			continue
+		}
+		var args map[string]any
+		dec := json.NewDecoder(bytes.NewReader(r.Args))
+		dec.UseNumber()
+		if err := dec.Decode(&args); err != nil {
+			t.Fatalf("record %d (%s): args %q: %v", i, r.Source, r.Args, err)
+		}
+		want, err := apacheArgs(recs[i].Msg)
+		if err != nil {
+			// Only the UUID divergence (docs/abi.md section 7): the set marks it.
+			if recs[i].Meta["apache"] != "reject" {
+				t.Errorf("record %d (%s): Apache cannot read it (%v), and the set says it can", i, r.Source, err)
+			}
+			checked["Apache rejects"]++
+			continue
+		}
+		if len(args) != len(want) {
+			t.Errorf("record %d (%s): args %v, Apache reads %v", i, r.Source, args, want)
+		}
+		for k, v := range want {
+			if fmt.Sprint(args[k]) != v {
+				t.Errorf("record %d (%s): %s = %v, Apache reads %s", i, r.Source, k, args[k], v)
+			}
+		}
+		checked[r.Method]++
+	}
+	if checked["Set"] == 0 || checked["Get"] == 0 {
+		t.Errorf("args checked %v: want Sets and Gets", checked)
+	}
+}
+
+// apacheArgs is what Apache's generated code reads from msg (a Set or Get
+// CALL), as the strings TSimpleJSONProtocol's fields decode to: numbers in
+// decimal, binary in base64.
+func apacheArgs(msg []byte) (map[string]string, error) {
+	ctx := context.Background()
+	buf := thrift.NewTMemoryBuffer()
+	buf.Write(msg)
+	p := thrift.NewTBinaryProtocolConf(buf, nil)
+	name, _, _, err := p.ReadMessageBegin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b64 := base64.StdEncoding.EncodeToString
+	if name == "Get" {
+		var a memcached.MemcachedServiceGetArgs
+		err := a.Read(ctx, p)
+		return map[string]string{"req_id": fmt.Sprint(a.ReqID), "key": b64(a.Key)}, err
+	}
+	var a memcached.MemcachedServiceSetArgs
+	err = a.Read(ctx, p)
+	return map[string]string{"req_id": fmt.Sprint(a.ReqID), "key": b64(a.Key), "value": b64(a.Value),
+		"flags": fmt.Sprint(a.Flags), "exptime": fmt.Sprint(a.Exptime)}, err
 }
