@@ -3,6 +3,7 @@ package vectors
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/apache/thrift/lib/go/thrift"
@@ -34,4 +35,21 @@ func CheckMessage(msg []byte) error {
 		return fmt.Errorf("%d bytes left over after the message, which ends at byte %d", left, at())
 	}
 	return nil
+}
+
+// EncodeCall writes one CALL of method with args through prot (a binary
+// protocol over buf, strict write, as Apache's generated client does) and
+// returns a copy of its bytes; buf is reset first.
+func EncodeCall(prot thrift.TProtocol, buf *thrift.TMemoryBuffer, method string, seqid int32, args thrift.TStruct) ([]byte, error) {
+	ctx := context.Background()
+	buf.Reset()
+	if err := errors.Join(
+		prot.WriteMessageBegin(ctx, method, thrift.CALL, seqid),
+		args.Write(ctx, prot),
+		prot.WriteMessageEnd(ctx),
+		prot.Flush(ctx),
+	); err != nil {
+		return nil, fmt.Errorf("serializing %s with Apache Thrift: %w", method, err)
+	}
+	return append([]byte(nil), buf.Bytes()...), nil
 }

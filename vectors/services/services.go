@@ -180,17 +180,7 @@ func (g *Generator) Generate(n int) ([]vectors.Record, error) {
 }
 
 func (g *Generator) encode(method string, seqid int32, args thrift.TStruct) ([]byte, error) {
-	ctx := context.Background()
-	g.buf.Reset()
-	if err := errors.Join(
-		g.prot.WriteMessageBegin(ctx, method, thrift.CALL, seqid),
-		args.Write(ctx, g.prot),
-		g.prot.WriteMessageEnd(ctx),
-		g.prot.Flush(ctx),
-	); err != nil {
-		return nil, fmt.Errorf("serializing %s with Apache Thrift: %w", method, err)
-	}
-	return append([]byte(nil), g.buf.Bytes()...), nil
+	return vectors.EncodeCall(g.prot, g.buf, method, seqid, args)
 }
 
 // listLen is a list's length: 0 with probability 1/8, else 1 + a

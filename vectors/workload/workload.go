@@ -3,9 +3,7 @@
 package workload
 
 import (
-	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -211,17 +209,7 @@ func (g *Generator) Next() (rec vectors.Record, ok bool, err error) {
 }
 
 func (g *Generator) encode(method string, seqid int32, args thrift.TStruct) ([]byte, error) {
-	ctx := context.Background()
-	g.buf.Reset()
-	if err := errors.Join(
-		g.prot.WriteMessageBegin(ctx, method, thrift.CALL, seqid),
-		args.Write(ctx, g.prot),
-		g.prot.WriteMessageEnd(ctx),
-		g.prot.Flush(ctx),
-	); err != nil {
-		return nil, fmt.Errorf("serializing %s with Apache Thrift: %w", method, err)
-	}
-	return append([]byte(nil), g.buf.Bytes()...), nil
+	return vectors.EncodeCall(g.prot, g.buf, method, seqid, args)
 }
 
 // key is the key of rank r, size bytes long: the rank in lowercase hex, a
