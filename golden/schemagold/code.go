@@ -1,0 +1,59 @@
+package schemagold
+
+import (
+	"fmt"
+
+	"arcalis/golden"
+)
+
+// Code is a result code of the generic recvFunction: byte 28 of the header
+// line. The codes it shares with the Memcached engine have golden's values
+// and names; the limits of the generic image are 0x30 to 0x33. They are not
+// in golden's table: golden.AllCodes is the list of codes the RTL must
+// produce (tb's coverage demands each one), and no RTL produces these yet.
+type Code uint8
+
+// The result codes Deserialize returns.
+const (
+	CodeNone          = Code(golden.CodeNone)          // nothing was deserialized (a capacity Deserialize refuses)
+	CodeOK            = Code(golden.CodeOK)            // the args struct was deserialized into the image
+	CodeTruncated     = Code(golden.CodeTruncated)     // an item extends past the message length
+	CodeBadVersion    = Code(golden.CodeBadVersion)    // not a strict version-1 header
+	CodeBadMsgType    = Code(golden.CodeBadMsgType)    // message type is not CALL or ONEWAY
+	CodeUnknownMethod = Code(golden.CodeUnknownMethod) // the name is none of the service's methods
+	CodeBadLength     = Code(golden.CodeBadLength)     // a negative name, string or container length
+	CodeBadType       = Code(golden.CodeBadType)       // a type id Apache's Go library 0.17.0 cannot read (UUID 16 included)
+	CodeMsgTooLarge   = Code(golden.CodeMsgTooLarge)   // message longer than golden.MaxMessage bytes
+
+	CodeDepthExceeded   Code = 0x30 // a struct, list, set or map at nesting level MaxDepth+1
+	CodeTooManyElements Code = 0x31 // a list, set or map of more than MaxElements elements
+	CodeAreaOverflow    Code = 0x32 // a record, array or string does not fit in the image
+	CodeRequiredMissing Code = 0x33 // a required field is absent at its struct's STOP
+)
+
+var ownNames = map[Code]string{
+	CodeDepthExceeded:   "DEPTH_EXCEEDED",
+	CodeTooManyElements: "TOO_MANY_ELEMENTS",
+	CodeAreaOverflow:    "AREA_OVERFLOW",
+	CodeRequiredMissing: "REQUIRED_MISSING",
+}
+
+// Codes returns every code Deserialize can return, in ascending order.
+func Codes() []Code {
+	return []Code{CodeNone, CodeOK, CodeTruncated, CodeBadVersion, CodeBadMsgType, CodeUnknownMethod,
+		CodeBadLength, CodeBadType, CodeMsgTooLarge,
+		CodeDepthExceeded, CodeTooManyElements, CodeAreaOverflow, CodeRequiredMissing}
+}
+
+// String returns the code's name: golden's for the shared codes ("OK",
+// "TRUNCATED"), DEPTH_EXCEEDED and the others for this package's, else
+// "CODE_0xNN".
+func (c Code) String() string {
+	if n, ok := ownNames[c]; ok {
+		return n
+	}
+	if c < 0x30 {
+		return golden.Code(c).String()
+	}
+	return fmt.Sprintf("CODE_0x%02X", uint8(c))
+}
