@@ -29,14 +29,24 @@ func randBytes(rng *rand.Rand, n int) []byte {
 	return b
 }
 
-// randArgs fills Apache's args struct of method mi with random values:
-// strings 0-300 bytes, lists 0-64 elements, maps 0-8 entries, every field
-// sometimes left unset.
-func randArgs(rng *rand.Rand, tab *schema.Table, mi int, args thrift.TStruct) {
-	randStruct(rng, tab, tab.Methods[mi].Args, reflect.ValueOf(args).Elem())
+// sizes bounds the random arguments' lengths.
+type sizes struct{ str, list, entries int }
+
+// full are the lengths of issue 17: strings 0-300 bytes, lists 0-64
+// elements, maps 0-8 entries. The fuzz seeds are smaller: the fuzzer
+// minimizes every new input it finds, byte by byte.
+var (
+	full  = sizes{300, 64, 8}
+	small = sizes{24, 4, 3}
+)
+
+// randArgs fills Apache's args struct of method mi with random values of
+// lengths up to lim, every field sometimes left unset.
+func randArgs(rng *rand.Rand, tab *schema.Table, mi int, args thrift.TStruct, lim sizes) {
+	randStruct(rng, tab, tab.Methods[mi].Args, reflect.ValueOf(args).Elem(), lim)
 }
 
-func randStruct(rng *rand.Rand, tab *schema.Table, st int, a reflect.Value) {
+func randStruct(rng *rand.Rand, tab *schema.Table, st int, a reflect.Value, lim sizes) {
 	byID := map[int16]int{}
 	for i := range a.NumField() {
 		if id, ok := thriftID(a.Type().Field(i)); ok {
@@ -48,41 +58,41 @@ func randStruct(rng *rand.Rand, tab *schema.Table, st int, a reflect.Value) {
 			continue
 		}
 		fv := a.Field(byID[f.ID])
-		fv.Set(randValue(rng, tab, f.Type, fv.Type()))
+		fv.Set(randValue(rng, tab, f.Type, fv.Type(), lim))
 	}
 }
 
 // randValue is a random value of table type ti as Go type gt.
-func randValue(rng *rand.Rand, tab *schema.Table, ti int, gt reflect.Type) reflect.Value {
+func randValue(rng *rand.Rand, tab *schema.Table, ti int, gt reflect.Type, lim sizes) reflect.Value {
 	ty := tab.Types[ti]
 	v := reflect.New(gt).Elem()
 	switch gt.Kind() {
 	case reflect.Pointer:
 		if ty.Wire == schema.Struct {
 			p := reflect.New(gt.Elem())
-			randStruct(rng, tab, ty.Struct, p.Elem())
+			randStruct(rng, tab, ty.Struct, p.Elem(), lim)
 			return p
 		}
 		p := reflect.New(gt.Elem())
-		p.Elem().Set(randValue(rng, tab, ti, gt.Elem()))
+		p.Elem().Set(randValue(rng, tab, ti, gt.Elem(), lim))
 		return p
 	case reflect.Slice:
 		if gt.Elem().Kind() == reflect.Uint8 {
-			v.SetBytes(randBytes(rng, randLen(rng, 300)))
+			v.SetBytes(randBytes(rng, randLen(rng, lim.str)))
 			return v
 		}
-		n := randLen(rng, 64)
+		n := randLen(rng, lim.list)
 		v.Set(reflect.MakeSlice(gt, n, n))
 		for i := range n {
-			v.Index(i).Set(randValue(rng, tab, ty.Elem, gt.Elem()))
+			v.Index(i).Set(randValue(rng, tab, ty.Elem, gt.Elem(), lim))
 		}
 	case reflect.Map:
 		v.Set(reflect.MakeMap(gt))
-		for range randLen(rng, 8) {
-			v.SetMapIndex(randValue(rng, tab, ty.Key, gt.Key()), randValue(rng, tab, ty.Elem, gt.Elem()))
+		for range randLen(rng, lim.entries) {
+			v.SetMapIndex(randValue(rng, tab, ty.Key, gt.Key(), lim), randValue(rng, tab, ty.Elem, gt.Elem(), lim))
 		}
 	case reflect.String:
-		v.SetString(string(randBytes(rng, randLen(rng, 300))))
+		v.SetString(string(randBytes(rng, randLen(rng, lim.str))))
 	case reflect.Bool:
 		v.SetBool(rng.IntN(2) == 1)
 	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:

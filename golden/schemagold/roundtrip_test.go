@@ -27,7 +27,7 @@ func TestSchemagoldApacheRoundTrip(t *testing.T) {
 				injected := 0
 				for i := range 150 {
 					args := svc.args[m.Name]()
-					randArgs(rng, tab, mi, args)
+					randArgs(rng, tab, mi, args, full)
 					typ := thrift.TMessageType(thrift.CALL)
 					if i%5 == 0 {
 						typ = thrift.ONEWAY
