@@ -24,7 +24,7 @@ func TestSchemagoldApacheRoundTrip(t *testing.T) {
 		for mi, m := range tab.Methods {
 			t.Run(svc.name+"/"+m.Name, func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(mi), uint64(len(svc.name))))
-				injected := 0
+				injected, deepest, longest := 0, 0, 0
 				for i := range 150 {
 					args := svc.args[m.Name]()
 					randArgs(rng, tab, mi, args, full)
@@ -51,6 +51,7 @@ func TestSchemagoldApacheRoundTrip(t *testing.T) {
 					if inj == nil && !looseEqual(reflect.ValueOf(args), reflect.ValueOf(d.args)) {
 						t.Fatalf("message %d: Apache reads back other arguments than it wrote", i)
 					}
+					deepest, longest = max(deepest, d.maxDepth), max(longest, len(msg))
 					if d.maxDepth > schemagold.MaxDepth {
 						t.Fatalf("message %d: %d levels; the generator keeps to %d", i, d.maxDepth, schemagold.MaxDepth)
 					}
@@ -64,9 +65,10 @@ func TestSchemagoldApacheRoundTrip(t *testing.T) {
 						checkAgree(t, tab, d, r, img)
 					}()
 				}
-				if injected < 100 {
-					t.Errorf("only %d fields injected", injected)
+				if injected < 100 || deepest < schemagold.MaxDepth {
+					t.Errorf("only %d fields injected, %d levels at most", injected, deepest)
 				}
+				t.Logf("%d fields injected, %d levels at most, longest message %d bytes", injected, deepest, longest)
 			})
 		}
 	}
