@@ -115,7 +115,7 @@ func (w *walker) header() bool {
 	}
 	name := msg[8 : 8+int(l)]
 	for i, m := range w.t.Methods {
-		if m.Name == string(name) {
+		if m.Name == string(name) && i < MaxMethods {
 			w.r.Method = uint8(i + 1)
 			break
 		}

@@ -19,6 +19,7 @@ const (
 	MaxDepth    = 8                  // nesting levels of the hardware stack; the args struct is level 1
 	MaxElements = 65535              // most elements of one list or set, entries of one map
 	SlotSize    = 8                  // a fixed slot, a descriptor, a presence word
+	MaxMethods  = 255                // methods the header's method byte can name; later ones are UNKNOWN_METHOD
 )
 
 // Result is the header line of the image: what the recvFunction reports for

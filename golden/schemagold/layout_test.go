@@ -3,6 +3,7 @@ package schemagold_test
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -325,5 +326,34 @@ func TestSchemagoldCapacity(t *testing.T) {
 		if r.Code != want {
 			t.Errorf("capacity %d: %v, want %v", c, r.Code, want)
 		}
+	}
+}
+
+// TestSchemagoldManyMethods checks the header's method byte on a service of
+// 256 methods: the 255th is method 255, the 256th UNKNOWN_METHOD at 8.
+func TestSchemagoldManyMethods(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("service S {\n")
+	for i := range 256 {
+		fmt.Fprintf(&b, "  void m%03d(1: i64 x)\n", i)
+	}
+	b.WriteString("}\n")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.thrift"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prog, err := thriftidl.Load(filepath.Join(dir, "s.thrift"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := schema.Build(prog, "S")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := result(t, tab, call("m254", 1).i64(1, 2).stop().b, 128); r.Code != schemagold.CodeOK || r.Method != 255 {
+		t.Errorf("m254: %v, method %d; want OK, 255", r.Code, r.Method)
+	}
+	if r := result(t, tab, call("m255", 1).i64(1, 2).stop().b, 128); r.Code != schemagold.CodeUnknownMethod || r.Offset != 8 || r.Method != 0 {
+		t.Errorf("m255: %v at %d, method %d; want UNKNOWN_METHOD at 8, 0", r.Code, r.Offset, r.Method)
 	}
 }
