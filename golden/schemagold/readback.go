@@ -52,6 +52,9 @@ type Message struct {
 // STRING or BINARY) for the wire types of the same names, []any for a list
 // or set, []MapEntry for a map and *Struct for a struct.
 //
+// An absent field is left out, also one with a default value in the IDL:
+// the tables hold no defaults, and the reader applies them.
+//
 // ReadBack checks what it reads: a header whose code is not OK, a record,
 // array or string outside [AreaStart, AreaEnd), a presence bit of no field,
 // or more elements in all than the area could hold is an error, never a
