@@ -27,7 +27,7 @@ MODEL := $(VPI_SO)
 export ARCALIS_MODEL := $(if $(WSUFFIX),$(abspath $(MODEL)),$(ARCALIS_MODEL))
 
 .DEFAULT_GOAL := help
-.PHONY: help verilate lint test run vectors thrift-gen clean
+.PHONY: help verilate lint test run vectors thrift-gen abi-sv clean
 
 # Each target's line in `make help` is the "## " comment above it; targets of
 # the reports, benchmarks and regressions live in mk/*.mk.
@@ -54,6 +54,10 @@ SERVICE_VECS := UniqueIdService=unique_id UrlShortenService=url_shorten PostStor
 vectors:
 	$(GO) run ./vectors/defaultset -o vectors/default.vec
 	for sv in $(SERVICE_VECS); do $(GO) run ./cmd/arcalis vectors gen --service $${sv%%=*} --count 64 --seed 1 -o vectors/default-$${sv#*=}.vec || exit 1; done
+
+## make abi-sv      rewrite rtl/arcalis_pkg.sv's generated block from the Go ABI (go test ./internal/abisv checks it)
+abi-sv:
+	$(GO) test ./internal/abisv -run TestPkgCurrent -update
 
 ## make thrift-gen  regenerate Apache Thrift's Go code in internal/ from every service IDL in idl/ (thrift 0.17.0)
 THRIFT_IDL := memcached unique_id url_shorten post_storage user_timeline

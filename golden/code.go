@@ -6,7 +6,8 @@ import "fmt"
 // byte 28 of the App.Recv header line.
 type Code uint8
 
-// The result codes, with the values of the ABI table.
+// The result codes, with the values of the ABI table (the RTL's result_e is
+// generated from them: internal/abisv).
 const (
 	CodeNone Code = 0x00 // no request has finished yet
 	CodeOK   Code = 0x01 // a Set or Get was deserialized into App.Recv

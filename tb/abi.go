@@ -1,7 +1,8 @@
 package tb
 
 // Numbers of docs/abi.md that the testbench speaks: opcodes, states and the
-// status word's fields.
+// status word's fields. The RTL's opcodes, states and command errors are
+// generated from these (internal/abisv, make abi-sv).
 
 // Command opcodes (docs/abi.md section 2).
 const (

@@ -33,6 +33,7 @@ import (
 
 // Thrift type ids as on the wire.
 const (
+	Stop   = 0 // the type byte that closes a struct
 	Bool   = 2
 	Byte   = 3
 	Double = 4
