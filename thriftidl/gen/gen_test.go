@@ -229,10 +229,18 @@ func b2i(v bool) int {
 	return 0
 }
 
-// TestGoOutput builds the generated Go packages in a module of their own
-// and checks that their tables, printed as JSON, are the tables.
+// TestGoOutput builds the generated Go packages (in build/, inside this
+// module, since they import package schema) and checks that their tables,
+// printed as JSON, are the tables.
 func TestIdlGoOutput(t *testing.T) {
-	dir := t.TempDir()
+	if err := os.MkdirAll("../../build", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("../../build", "idl-gencheck-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	write := func(name, src string) {
 		t.Helper()
 		p := filepath.Join(dir, name)
@@ -243,7 +251,7 @@ func TestIdlGoOutput(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("go.mod", "module gencheck\n\ngo 1.21\n")
+	base := "arcalis/build/" + filepath.Base(dir)
 	var imports, prints strings.Builder
 	want := map[string]any{}
 	for _, c := range services {
@@ -254,15 +262,14 @@ func TestIdlGoOutput(t *testing.T) {
 		}
 		pkg := gen.GoPackage(tab.Service)
 		write(filepath.Join(pkg, gen.GoFile(tab.Service)), string(src))
-		fmt.Fprintf(&imports, "\t%q\n", "gencheck/"+pkg)
-		fmt.Fprintf(&prints, "\tout[%s.Service] = map[string]any{\"Methods\": %[1]s.Methods, \"Structs\": %[1]s.Structs, \"Fields\": %[1]s.Fields, \"Types\": %[1]s.Types}\n", pkg)
-		want[tab.Service] = map[string]any{"Methods": tab.Methods, "Structs": tab.Structs, "Fields": tab.Fields, "Types": tab.Types}
+		fmt.Fprintf(&imports, "\t%q\n", base+"/"+pkg)
+		fmt.Fprintf(&prints, "\tout[%s.Table.Service] = %[1]s.Table\n", pkg)
+		want[tab.Service] = tab
 	}
-	write("main.go", "package main\n\nimport (\n\t\"encoding/json\"\n\t\"os\"\n\n"+imports.String()+")\n\n"+
+	write("main/main.go", "package main\n\nimport (\n\t\"encoding/json\"\n\t\"os\"\n\n"+imports.String()+")\n\n"+
 		"func main() {\n\tout := map[string]any{}\n"+prints.String()+"\tjson.NewEncoder(os.Stdout).Encode(out)\n}\n")
-	cmd := exec.Command("go", "run", ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
+	cmd := exec.Command("go", "run", "./"+filepath.Join("build", filepath.Base(dir), "main"))
+	cmd.Dir = "../.."
 	got, err := cmd.Output()
 	if err != nil {
 		var stderr []byte

@@ -8,8 +8,8 @@ import (
 	"arcalis/thriftidl/schema"
 )
 
-// Go returns the Go source of t: the same tables as data, in a package of
-// their own that needs no import.
+// Go returns the Go source of t: the same tables as a schema.Table value,
+// so a program uses them with the types package schema declares once.
 func Go(t *schema.Table, o Options) ([]byte, error) {
 	pkg := o.Package
 	if pkg == "" {
@@ -24,103 +24,36 @@ func Go(t *schema.Table, o Options) ([]byte, error) {
 // the layout and the slot rule).
 package %s
 
-// Thrift type ids as on the wire.
-const (
-	Bool   = 2
-	Byte   = 3
-	Double = 4
-	I16    = 6
-	I32    = 8
-	I64    = 10
-	String = 11 // and binary
-	Struct = 12
-	Map    = 13
-	Set    = 14
-	List   = 15
-	UUID   = 16
-)
+import "arcalis/thriftidl/schema"
 
-// Struct kinds.
-const (
-	KindStruct = iota
-	KindUnion
-	KindException
-	KindArgs
-	KindResult
-)
-
-// Method is a method; Args and Result index Structs (Result is -1 when oneway).
-type Method struct {
-	Name        string
-	Service     string
-	Args        int
-	Result      int
-	Oneway      bool
-	ArgsDepth   int
-	ResultDepth int
-}
-
-// StructEntry is a struct; its fields are Fields[First : First+Count].
-type StructEntry struct {
-	Name       string
-	Kind       int
-	First      int
-	Count      int
-	FixedSlots int
-	VarSlots   int
-	Depth      int
-}
-
-// Field is a field; Type indexes Types, Struct indexes Structs (-1 unless
-// Wire is Struct), Req is 0 default, 1 required, 2 optional, and Slot is a
-// fixed slot, or an entry of the variable area when Var.
-type Field struct {
-	ID     int16
-	Name   string
-	Wire   uint8
-	Type   int
-	Struct int
-	Req    int
-	Var    bool
-	Slot   int
-}
-
-// Type is a wire type; Struct indexes Structs, Key and Elem index Types
-// (-1 when the wire type has none).
-type Type struct {
-	Wire   uint8
-	Struct int
-	Key    int
-	Elem   int
-}
-
-// Service is the service's name.
-const Service = %q
+// Table is the service's schema table.
+var Table = &schema.Table{
+	Service: %q,
 `, pkg, t.Service, pkg, t.Service)
 
-	b.WriteString("\n// Methods of the service, inherited ones first.\nvar Methods = []Method{\n")
+	b.WriteString("\n\t// Methods of the service, inherited ones first.\n\tMethods: []schema.Method{\n")
 	for i, m := range t.Methods {
-		fmt.Fprintf(&b, "\t{Name: %q, Service: %q, Args: %d, Result: %d, Oneway: %t, ArgsDepth: %d, ResultDepth: %d}, // %d\n",
+		fmt.Fprintf(&b, "\t\t{Name: %q, Service: %q, Args: %d, Result: %d, Oneway: %t, ArgsDepth: %d, ResultDepth: %d}, // %d\n",
 			m.Name, m.Service, m.Args, m.Result, m.Oneway, m.ArgsDepth, m.ResultDepth, i)
 	}
-	b.WriteString("}\n\n// Structs: each method's args and result, then the structs they reach.\nvar Structs = []StructEntry{\n")
+	b.WriteString("\t},\n\n\t// Structs: each method's args and result, then the structs they reach.\n\tStructs: []schema.StructEntry{\n")
 	for i, s := range t.Structs {
-		fmt.Fprintf(&b, "\t{Name: %q, Kind: %s, First: %d, Count: %d, FixedSlots: %d, VarSlots: %d, Depth: %d}, // %d\n",
+		fmt.Fprintf(&b, "\t\t{Name: %q, Kind: schema.%s, First: %d, Count: %d, FixedSlots: %d, VarSlots: %d, Depth: %d}, // %d\n",
 			s.Name, kindNames[s.Kind], s.First, s.Count, s.FixedSlots, s.VarSlots, s.Depth, i)
 	}
-	b.WriteString("}\n\n// Fields of every struct, struct by struct, in ascending id order.\nvar Fields = []Field{\n")
+	b.WriteString("\t},\n\n\t// Fields of every struct, struct by struct, in ascending id order.\n\tFields: []schema.Field{\n")
 	for si, s := range t.Structs {
-		fmt.Fprintf(&b, "\t// %s\n", s.Name)
+		fmt.Fprintf(&b, "\t\t// %s\n", s.Name)
 		for i, f := range t.StructFields(si) {
-			fmt.Fprintf(&b, "\t{ID: %d, Name: %q, Wire: %s, Type: %d, Struct: %d, Req: %d, Var: %t, Slot: %d}, // %d\n",
+			fmt.Fprintf(&b, "\t\t{ID: %d, Name: %q, Wire: schema.%s, Type: %d, Struct: %d, Req: %d, Var: %t, Slot: %d}, // %d\n",
 				f.ID, f.Name, goWire(f.Wire), f.Type, f.Struct, f.Req, f.Var, f.Slot, s.First+i)
 		}
 	}
-	b.WriteString("}\n\n// Types: wire types with their key, element and struct.\nvar Types = []Type{\n")
+	b.WriteString("\t},\n\n\t// Types: wire types with their key, element and struct.\n\tTypes: []schema.Type{\n")
 	for i, ty := range t.Types {
-		fmt.Fprintf(&b, "\t{Wire: %s, Struct: %d, Key: %d, Elem: %d}, // %d\n", goWire(ty.Wire), ty.Struct, ty.Key, ty.Elem, i)
+		fmt.Fprintf(&b, "\t\t{Wire: schema.%s, Struct: %d, Key: %d, Elem: %d}, // %d\n", goWire(ty.Wire), ty.Struct, ty.Key, ty.Elem, i)
 	}
-	b.WriteString("}\n")
+	b.WriteString("\t},\n}\n")
 	out, err := format.Source(b.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("generated Go does not parse: %w", err)
@@ -128,7 +61,7 @@ const Service = %q
 	return out, nil
 }
 
-// goWire is the generated file's constant for a wire type.
+// goWire is the name of package schema's constant for a wire type.
 func goWire(w uint8) string {
 	return map[uint8]string{schema.Bool: "Bool", schema.Byte: "Byte", schema.Double: "Double", schema.I16: "I16",
 		schema.I32: "I32", schema.I64: "I64", schema.String: "String", schema.Struct: "Struct", schema.Map: "Map",
