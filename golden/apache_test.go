@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"arcalis/internal/memcached"
+	"arcalis/vectors"
 
 	"github.com/apache/thrift/lib/go/thrift"
 )
@@ -18,22 +19,12 @@ import (
 // strict write, as a client would.
 func apacheEncode(t *testing.T, typ thrift.TMessageType, seq int32, args *memcached.MemcachedServiceSetArgs) []byte {
 	t.Helper()
-	ctx := context.Background()
 	buf := thrift.NewTMemoryBuffer()
-	p := thrift.NewTBinaryProtocolConf(buf, &thrift.TConfiguration{TBinaryStrictWrite: thrift.BoolPtr(true)})
-	if err := p.WriteMessageBegin(ctx, "Set", typ, seq); err != nil {
+	msg, err := vectors.EncodeMessage(vectors.StrictBinary(buf), buf, "Set", typ, seq, args)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := args.Write(ctx, p); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.WriteMessageEnd(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Flush(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return bytes.Clone(buf.Bytes())
+	return msg
 }
 
 // decoded is what Apache's generated code makes of a message, plus what the

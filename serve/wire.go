@@ -13,6 +13,7 @@ import (
 
 	"arcalis/golden"
 	"arcalis/internal/memcached"
+	"arcalis/vectors"
 )
 
 // MaxFrame is the longest request accepted, framed or not: Apache Thrift's
@@ -106,15 +107,13 @@ func exception(name string, seqid int32, x thrift.TApplicationException, framed 
 // apacheMessage is one message with body st as Apache's binary protocol
 // writes it, framed or not.
 func apacheMessage(name string, typ thrift.TMessageType, seqid int32, st thrift.TStruct, framed bool) []byte {
-	ctx := context.Background()
 	buf := thrift.NewTMemoryBuffer()
 	var t thrift.TTransport = buf
 	if framed {
 		t = thrift.NewTFramedTransportConf(buf, protoConf)
 	}
-	p := thrift.NewTBinaryProtocolConf(t, protoConf)
-	_ = errors.Join(p.WriteMessageBegin(ctx, name, typ, seqid), st.Write(ctx, p), p.WriteMessageEnd(ctx), p.Flush(ctx))
-	return buf.Bytes()
+	msg, _ := vectors.EncodeMessage(thrift.NewTBinaryProtocolConf(t, protoConf), buf, name, typ, seqid, st)
+	return msg
 }
 
 // readFrame reads one framed request: its length, then that many bytes

@@ -37,19 +37,26 @@ func CheckMessage(msg []byte) error {
 	return nil
 }
 
-// EncodeCall writes one CALL of method with args through prot (a binary
-// protocol over buf, strict write, as Apache's generated client does) and
-// returns a copy of its bytes; buf is reset first.
-func EncodeCall(prot thrift.TProtocol, buf *thrift.TMemoryBuffer, method string, seqid int32, args thrift.TStruct) ([]byte, error) {
+// EncodeMessage writes one message (name, type, seqid, then args) through
+// prot, a protocol over buf (Apache's binary protocol, strict write, as
+// Apache's generated client and processor write), and returns a copy of
+// its bytes: buf is reset first, and a framed transport between prot and buf
+// puts the frame length in them.
+func EncodeMessage(prot thrift.TProtocol, buf *thrift.TMemoryBuffer, name string, typ thrift.TMessageType, seqid int32, args thrift.TStruct) ([]byte, error) {
 	ctx := context.Background()
 	buf.Reset()
 	if err := errors.Join(
-		prot.WriteMessageBegin(ctx, method, thrift.CALL, seqid),
+		prot.WriteMessageBegin(ctx, name, typ, seqid),
 		args.Write(ctx, prot),
 		prot.WriteMessageEnd(ctx),
 		prot.Flush(ctx),
 	); err != nil {
-		return nil, fmt.Errorf("serializing %s with Apache Thrift: %w", method, err)
+		return nil, fmt.Errorf("serializing %s with Apache Thrift: %w", name, err)
 	}
 	return append([]byte(nil), buf.Bytes()...), nil
+}
+
+// StrictBinary is Apache's binary protocol over buf with strict write.
+func StrictBinary(buf thrift.TTransport) thrift.TProtocol {
+	return thrift.NewTBinaryProtocolConf(buf, &thrift.TConfiguration{TBinaryStrictWrite: thrift.BoolPtr(true)})
 }

@@ -3,12 +3,12 @@
 package workload
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"arcalis/internal/memcached"
+	"arcalis/vectors"
 	vw "arcalis/vectors/workload"
 )
 
@@ -111,20 +111,6 @@ func EncodeGet(seq int32, args *memcached.MemcachedServiceGetArgs) ([]byte, erro
 }
 
 func encode(name string, seq int32, args thrift.TStruct) ([]byte, error) {
-	ctx := context.Background()
 	buf := thrift.NewTMemoryBuffer()
-	p := thrift.NewTBinaryProtocolConf(buf, &thrift.TConfiguration{TBinaryStrictWrite: thrift.BoolPtr(true)})
-	if err := p.WriteMessageBegin(ctx, name, thrift.CALL, seq); err != nil {
-		return nil, fmt.Errorf("encoding %s: %w", name, err)
-	}
-	if err := args.Write(ctx, p); err != nil {
-		return nil, fmt.Errorf("encoding %s: %w", name, err)
-	}
-	if err := p.WriteMessageEnd(ctx); err != nil {
-		return nil, fmt.Errorf("encoding %s: %w", name, err)
-	}
-	if err := p.Flush(ctx); err != nil {
-		return nil, fmt.Errorf("encoding %s: %w", name, err)
-	}
-	return append([]byte(nil), buf.Bytes()...), nil
+	return vectors.EncodeMessage(vectors.StrictBinary(buf), buf, name, thrift.CALL, seq, args)
 }

@@ -1,7 +1,6 @@
 package schemagold_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +20,7 @@ import (
 	"arcalis/internal/user_timeline"
 	"arcalis/thriftidl"
 	"arcalis/thriftidl/schema"
+	"arcalis/vectors"
 
 	"github.com/apache/thrift/lib/go/thrift"
 )
@@ -456,23 +456,14 @@ func checkAgree(t testing.TB, tab *schema.Table, d decoded, r schemagold.Result,
 // through wrap (nil: none) as the protocol the generated Write writes to.
 func encode(t testing.TB, name string, typ thrift.TMessageType, seq int32, args thrift.TStruct, wrap func(thrift.TProtocol) thrift.TProtocol) []byte {
 	t.Helper()
-	ctx := context.Background()
 	buf := thrift.NewTMemoryBuffer()
-	var p thrift.TProtocol = thrift.NewTBinaryProtocolConf(buf, &thrift.TConfiguration{TBinaryStrictWrite: thrift.BoolPtr(true)})
+	p := vectors.StrictBinary(buf)
 	if wrap != nil {
 		p = wrap(p)
 	}
-	if err := p.WriteMessageBegin(ctx, name, typ, seq); err != nil {
+	msg, err := vectors.EncodeMessage(p, buf, name, typ, seq, args)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := args.Write(ctx, p); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.WriteMessageEnd(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Flush(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return bytes.Clone(buf.Bytes())
+	return msg
 }

@@ -8,7 +8,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -252,22 +251,15 @@ func (g *gen) add(name, expect, apache string, msg []byte) {
 // apache serializes args as one message with Apache's binary protocol (strict).
 func (g *gen) apache(name string, typ thrift.TMessageType, seqid int32, args thrift.TStruct) []byte {
 	buf := thrift.NewTMemoryBuffer()
-	prot := thrift.NewTBinaryProtocolConf(buf, &thrift.TConfiguration{TBinaryStrictWrite: thrift.BoolPtr(true)})
-	return g.serialize(prot, buf, name, typ, seqid, args)
+	return g.serialize(vectors.StrictBinary(buf), buf, name, typ, seqid, args)
 }
 
 func (g *gen) serialize(prot thrift.TProtocol, buf *thrift.TMemoryBuffer, name string, typ thrift.TMessageType, seqid int32, args thrift.TStruct) []byte {
-	ctx := context.Background()
-	err := errors.Join(
-		prot.WriteMessageBegin(ctx, name, typ, seqid),
-		args.Write(ctx, prot),
-		prot.WriteMessageEnd(ctx),
-		prot.Flush(ctx),
-	)
+	msg, err := vectors.EncodeMessage(prot, buf, name, typ, seqid, args)
 	if err != nil && g.err == nil {
-		g.err = fmt.Errorf("apache serialize %s: %w", name, err)
+		g.err = err
 	}
-	return bytes.Clone(buf.Bytes())
+	return msg
 }
 
 func (g *gen) apacheSet(typ thrift.TMessageType, seqid int32, a *memcached.MemcachedServiceSetArgs) []byte {

@@ -180,7 +180,7 @@ func (g *Generator) Generate(n int) ([]vectors.Record, error) {
 }
 
 func (g *Generator) encode(method string, seqid int32, args thrift.TStruct) ([]byte, error) {
-	return vectors.EncodeCall(g.prot, g.buf, method, seqid, args)
+	return vectors.EncodeMessage(g.prot, g.buf, method, thrift.CALL, seqid, args)
 }
 
 // listLen is a list's length: 0 with probability 1/8, else 1 + a

@@ -209,7 +209,7 @@ func (g *Generator) Next() (rec vectors.Record, ok bool, err error) {
 }
 
 func (g *Generator) encode(method string, seqid int32, args thrift.TStruct) ([]byte, error) {
-	return vectors.EncodeCall(g.prot, g.buf, method, seqid, args)
+	return vectors.EncodeMessage(g.prot, g.buf, method, thrift.CALL, seqid, args)
 }
 
 // key is the key of rank r, size bytes long: the rank in lowercase hex, a
