@@ -47,10 +47,11 @@ func (a *Accel) RunVector(index int, source string, msg []byte, opt RunOptions) 
 	r.Outcome, r.Err = a.Receive(req)
 	if r.Err == nil {
 		r.Verdict = Score(msg, r.Outcome)
-		if reply := r.Outcome.WrittenReply(); reply != nil && opt.RecordedReply != nil {
-			if sum := sha256.Sum256(reply); !bytes.Equal(sum[:], opt.RecordedReply) {
-				r.Verdict.Diffs = append(r.Verdict.Diffs, fmt.Sprintf("Net.Resp reply % x (SHA-256 %x) is not the recorded reply (SHA-256 %x)", reply, sum, opt.RecordedReply))
-				r.Verdict.Match = false
+		if reply := r.Outcome.WrittenReply(); reply != nil {
+			r.Verdict.ReplySHA256 = sha256.Sum256(reply)
+			if opt.RecordedReply != nil && !bytes.Equal(r.Verdict.ReplySHA256[:], opt.RecordedReply) {
+				r.Verdict.Diffs = append(r.Verdict.Diffs, fmt.Sprintf("Net.Resp reply % x (SHA-256 %x) is not the recorded reply (SHA-256 %x)", reply, r.Verdict.ReplySHA256, opt.RecordedReply))
+				r.Verdict.Match, r.Verdict.ReplyMatch = false, false
 			}
 		}
 	}

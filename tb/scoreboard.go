@@ -14,6 +14,11 @@ type Verdict struct {
 	Ref   golden.Result // what the reference says
 	RTL   golden.Result // the header line the RTL wrote (zero if unreadable)
 	Diffs []string      // every disagreement, most important first
+	// For a reply the engine wrote (Outcome.WrittenReply): its SHA-256, and
+	// whether it is the reply expected (the reference's, and the recorded
+	// one when RunOptions.RecordedReply gives it).
+	ReplySHA256 [32]byte
+	ReplyMatch  bool
 }
 
 // headerFields names the App.Recv header bytes, for diff messages.
@@ -101,6 +106,7 @@ func Score(msg []byte, o Outcome) Verdict {
 	case wantReply:
 		reply := golden.SetReply(v.Ref.SeqID)
 		want := reply[:]
+		before := len(v.Diffs)
 		if !bytes.Equal(o.Reply[:len(want)], want) {
 			diff("Net.Resp reply % x, want % x", o.Reply[:len(want)], bytes.Clone(want)) // the clone keeps reply off the heap
 		}
@@ -114,6 +120,7 @@ func Score(msg []byte, o Outcome) Verdict {
 			diff("reply status %s detail %d, want RESP_OK detail %d",
 				golden.Code(o.ReplyStatus.Result()), o.ReplyStatus.Detail(), len(want))
 		}
+		v.ReplyMatch = len(v.Diffs) == before
 	}
 	v.Match = len(v.Diffs) == 0
 	return v
