@@ -79,9 +79,8 @@ func apacheReply(msg []byte) []byte {
 	}
 	in, out := thrift.NewTMemoryBuffer(), thrift.NewTMemoryBuffer()
 	in.Write(msg)
-	conf := &thrift.TConfiguration{TBinaryStrictWrite: thrift.BoolPtr(true)}
 	ok, err := memcached.NewMemcachedServiceProcessor(voidHandler{}).Process(context.Background(),
-		thrift.NewTBinaryProtocolConf(in, conf), thrift.NewTBinaryProtocolConf(out, conf))
+		vectors.StrictBinary(in), vectors.StrictBinary(out))
 	reply := out.Bytes()
 	if !ok || err != nil || len(reply) < 4 || reply[3] != mReply {
 		return nil

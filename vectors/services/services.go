@@ -114,8 +114,7 @@ func New(service string, seed uint64) (*Generator, error) {
 		return nil, fmt.Errorf("services: unknown service %q (one of %v)", service, Names())
 	}
 	buf := thrift.NewTMemoryBuffer()
-	bin := thrift.NewTBinaryProtocolConf(buf, &thrift.TConfiguration{TBinaryStrictWrite: thrift.BoolPtr(true)})
-	return &Generator{service: service, rng: splitmix.Source(seed), buf: buf, prot: &sortedMaps{TProtocol: bin}}, nil
+	return &Generator{service: service, rng: splitmix.Source(seed), buf: buf, prot: &sortedMaps{TProtocol: vectors.StrictBinary(buf)}}, nil
 }
 
 // sortedMaps writes each map<string,string> (the carriers, the services'
