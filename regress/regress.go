@@ -92,6 +92,7 @@ type Vector struct {
 	Index int
 	File  string
 	Rec   vectors.Record
+	Reply []byte // the record's recorded reply hash (vectors.MetaReplySHA256), or nil
 }
 
 // Plan is a run read from its vector files: the vectors of this shard and
@@ -134,10 +135,15 @@ func Load(files []string, opt Options) (*Plan, error) {
 		}
 		for _, r := range recs {
 			if opt.Record < 0 || r.Index == opt.Record {
-				if _, _, err := r.ReplySHA256(); err != nil {
+				sum, ok, err := r.ReplySHA256()
+				if err != nil {
 					return nil, fmt.Errorf("%s: %w", f, err)
 				}
-				all = append(all, Vector{len(all), f, r})
+				v := Vector{Index: len(all), File: f, Rec: r}
+				if ok {
+					v.Reply = sum[:]
+				}
+				all = append(all, v)
 			}
 		}
 	}
@@ -287,14 +293,6 @@ func runVector(acc *tb.Accel, index, record int, file, source string, msg, recor
 	return res
 }
 
-// recordedReply is a record's reply hash as runVector takes it.
-func recordedReply(rec vectors.Record) []byte {
-	if sum, ok, _ := rec.ReplySHA256(); ok { // Load checked it
-		return sum[:]
-	}
-	return nil
-}
-
 // replyFields sets the reply fields of a vector the engine replied to, as
 // the scoreboard judged the reply (tb.Verdict).
 func (res *Result) replyFields(r tb.Run) {
@@ -317,7 +315,7 @@ func runHere(sel []Vector, s *setup, put func(int, Result, []byte)) (uint64, err
 	var cycles uint64
 	for pos, v := range sel {
 		start, cyc := time.Now(), acc.Cycle()
-		res := runVector(acc, v.Index, v.Rec.Index, v.File, v.Rec.Source, v.Rec.Msg, recordedReply(v.Rec), s)
+		res := runVector(acc, v.Index, v.Rec.Index, v.File, v.Rec.Source, v.Rec.Msg, v.Reply, s)
 		res.seconds = time.Since(start).Seconds()
 		cycles += acc.Cycle() - cyc
 		put(pos, res, nil)

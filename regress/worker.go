@@ -310,7 +310,7 @@ func runWorkers(ctx context.Context, sel []Vector, s *setup, opt Options, timeou
 						break
 					}
 					j := sel[pos]
-					batch = append(batch, workerJob{j.Index, j.Rec.Index, j.File, j.Rec.Source, j.Rec.Msg, recordedReply(j.Rec)})
+					batch = append(batch, workerJob{j.Index, j.Rec.Index, j.File, j.Rec.Source, j.Rec.Msg, j.Reply})
 					queued = append(queued, pos)
 				}
 				if len(batch) > 0 {
