@@ -9,7 +9,7 @@ module arcalis_top
   parameter int unsigned DataBytes = 16,
   parameter int unsigned LdqDepth  = 32,
   parameter int unsigned StqDepth  = 32,
-  localparam int unsigned LaneW   = (DataBytes < LineBytes) ? $clog2(LineBytes / DataBytes) : 1,
+  localparam int unsigned Lanes   = LineBytes / DataBytes,
   localparam int unsigned LdTagW  = $clog2(LdqDepth),
   localparam int unsigned StTagW  = $clog2(StqDepth)
 ) (
@@ -52,7 +52,7 @@ module arcalis_top
 
   // ---- Command interface and control FSM ----
   logic        cmd_valid, stat_rd, cmd_zero, cmd_cap_low, cmd_unaligned;
-  logic [3:0]  cmd_op;
+  logic [CmdNetReadyFlag:CmdSendNetBuf] cmd_is;
   logic [59:0] cmd_payload;
   logic [63:0] status;
   state_e      state;
@@ -73,7 +73,7 @@ module arcalis_top
     .uc_rsp_hit_o,
     .uc_rsp_rdata_o,
     .cmd_valid_o   (cmd_valid),
-    .cmd_op_o      (cmd_op),
+    .cmd_is_o      (cmd_is),
     .cmd_payload_o (cmd_payload),
     .cmd_zero_o    (cmd_zero),
     .cmd_cap_low_o (cmd_cap_low),
@@ -94,7 +94,7 @@ module arcalis_top
     .clk_i,
     .rst_ni,
     .cmd_valid_i      (cmd_valid),
-    .cmd_op_i         (cmd_op),
+    .cmd_is_i         (cmd_is),
     .cmd_payload_i    (cmd_payload),
     .cmd_zero_i       (cmd_zero),
     .cmd_cap_low_i    (cmd_cap_low),
@@ -161,7 +161,7 @@ module arcalis_top
   logic                 sq_pop;
   logic                 rx_valid, rx_discard, rx_last;
   logic [LineAddrW-1:0] rx_line;
-  logic [LaneW-1:0]     rx_lane;
+  logic [Lanes-1:0]     rx_lanes;
   logic [DataBytes*8-1:0] rx_bytes;
   logic [DataBytes-1:0] rx_mask;
 
@@ -192,7 +192,7 @@ module arcalis_top
     .out_valid_o     (rx_valid),
     .out_discard_o   (rx_discard),
     .out_line_o      (rx_line),
-    .out_lane_o      (rx_lane),
+    .out_lanes_o     (rx_lanes),
     .out_bytes_o     (rx_bytes),
     .out_mask_o      (rx_mask),
     .out_last_o      (rx_last),
@@ -206,7 +206,7 @@ module arcalis_top
 
   logic                 tx_valid, tx_last;
   logic [LineAddrW-1:0] tx_line;
-  logic [LaneW-1:0]     tx_lane;
+  logic [Lanes-1:0]     tx_lanes;
   logic [DataBytes*8-1:0] tx_bytes;
   logic [DataBytes-1:0] tx_mask;
 
@@ -219,7 +219,7 @@ module arcalis_top
     .pop_i           (sq_pop && tx_active),
     .out_valid_o     (tx_valid),
     .out_line_o      (tx_line),
-    .out_lane_o      (tx_lane),
+    .out_lanes_o     (tx_lanes),
     .out_bytes_o     (tx_bytes),
     .out_mask_o      (tx_mask),
     .out_last_o      (tx_last),
@@ -237,7 +237,7 @@ module arcalis_top
     .in_valid_i   (tx_active ? tx_valid : rx_valid),
     .in_discard_i (!tx_active && rx_discard),
     .in_line_i    (tx_active ? tx_line : rx_line),
-    .in_lane_i    (tx_active ? tx_lane : rx_lane),
+    .in_lanes_i   (tx_active ? tx_lanes : rx_lanes),
     .in_bytes_i   (tx_active ? tx_bytes : rx_bytes),
     .in_mask_i    (tx_active ? tx_mask : rx_mask),
     .in_last_i    (tx_active ? tx_last : rx_last),

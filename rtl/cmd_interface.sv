@@ -28,7 +28,7 @@ module cmd_interface
 
   // To the control FSM, one cycle after the access.
   output logic             cmd_valid_o,
-  output logic [3:0]       cmd_op_o,
+  output logic [CmdNetReadyFlag:CmdSendNetBuf] cmd_is_o, // the opcode, one-hot; none set: unknown
   output logic [59:0]      cmd_payload_o,
   output logic             cmd_zero_o,    // payload == 0
   output logic             cmd_cap_low_o, // payload[15:0] below the smallest App.Recv
@@ -43,7 +43,7 @@ module cmd_interface
   logic             rsp_valid_q;
   logic [63:0]      rsp_rdata_q;
   logic             cmd_valid_q, stat_rd_q;
-  logic [3:0]       cmd_op_q;
+  logic [CmdNetReadyFlag:CmdSendNetBuf] cmd_is_q;
   logic [59:0]      cmd_payload_q;
   logic             cmd_zero_q, cmd_cap_low_q, cmd_unaligned_q;
 
@@ -105,7 +105,8 @@ module cmd_interface
     // Taken with any write (the claim's valid stays alone in its compare
     // chain): read only under cmd_valid_q.
     if (uc_write_i) begin
-      cmd_op_q        <= uc_wdata_i[3:0];
+      // Decoded here, so the control FSM's enables are one LUT deep.
+      for (int unsigned k = 32'(CmdSendNetBuf); k <= 32'(CmdNetReadyFlag); k++) cmd_is_q[k] <= uc_wdata_i[3:0] == 4'(k);
       cmd_payload_q   <= uc_wdata_i[63:4];
       cmd_zero_q      <= uc_wdata_i[63:4] == '0;
       cmd_cap_low_q   <= uc_wdata_i[19:4] < 16'(MinCapLines);
@@ -115,7 +116,7 @@ module cmd_interface
   end
 
   assign cmd_valid_o     = cmd_valid_q;
-  assign cmd_op_o        = cmd_op_q;
+  assign cmd_is_o        = cmd_is_q;
   assign cmd_payload_o   = cmd_payload_q;
   assign cmd_zero_o      = cmd_zero_q;
   assign cmd_cap_low_o   = cmd_cap_low_q;

@@ -11,7 +11,7 @@ module ctrl_fsm
   input  logic                 rst_ni,
 
   input  logic                 cmd_valid_i,
-  input  logic [3:0]           cmd_op_i,
+  input  logic [CmdNetReadyFlag:CmdSendNetBuf] cmd_is_i, // the opcode, one-hot; none set: unknown
   input  logic [59:0]          cmd_payload_i,
   input  logic                 cmd_zero_i,
   input  logic                 cmd_cap_low_i,
@@ -70,19 +70,19 @@ module ctrl_fsm
   // A command is taken only in the states docs/abi.md section 2 lists.
   logic    state_ok;
   logic    idle_recv, idle_resp;
-  opcode_e op;
-  assign op        = opcode_e'(cmd_op_i);
   assign idle_recv = (state_q == StIdleRecv);
   assign idle_resp = (state_q == StIdleResp);
-
-  always_comb begin
-    unique case (op)
-      CmdSendNetBuf, CmdSendNetLen, CmdAppReadyFlag: state_ok = idle_recv;
-      CmdSendAppResp:                                state_ok = idle_resp;
-      CmdSendAppBuf, CmdNetReadyFlag:                state_ok = idle_recv || idle_resp;
-      default:                                       state_ok = 1'b0;
-    endcase
-  end
+  // The command interface decodes the opcode as it takes the word.
+  logic    net_buf, net_len, app_ready, app_resp, app_buf, net_ready;
+  assign net_buf   = cmd_is_i[CmdSendNetBuf];
+  assign net_len   = cmd_is_i[CmdSendNetLen];
+  assign app_ready = cmd_is_i[CmdAppReadyFlag];
+  assign app_resp  = cmd_is_i[CmdSendAppResp];
+  assign app_buf   = cmd_is_i[CmdSendAppBuf];
+  assign net_ready = cmd_is_i[CmdNetReadyFlag];
+  assign state_ok  = ((net_buf || net_len || app_ready) && idle_recv) ||
+                     (app_resp && idle_resp) ||
+                     ((app_buf || net_ready) && (idle_recv || idle_resp));
 
   always_comb begin
     state_d        = state_q;
@@ -104,58 +104,54 @@ module ctrl_fsm
     tx_start_d     = 1'b0;
 
     if (cmd_valid_i) begin
-      if (!(op inside {CmdSendNetBuf, CmdSendNetLen, CmdAppReadyFlag,
-                       CmdSendAppResp, CmdSendAppBuf, CmdNetReadyFlag})) begin
+      if (cmd_is_i == '0) begin
         cmderr_d = CmdErrUnknownOpcode;
       end else if (!state_ok) begin
         cmderr_d = CmdErrWrongState;
       end else begin
-        unique case (op)
-          CmdSendNetBuf: begin
-            net_buf_d     = {4'b0, cmd_payload_i};
-            net_buf_set_d = 1'b1;
+        if (net_buf) begin
+          net_buf_d     = {4'b0, cmd_payload_i};
+          net_buf_set_d = 1'b1;
+        end
+        if (net_len) begin
+          if (!net_buf_set_q || !app_set_q) begin
+            cmderr_d = CmdErrNotReady;
+          end else begin
+            net_buf_set_d = 1'b0;
+            rx_start_d    = 1'b1;
+            tx_d          = 1'b0;
+            state_d       = StBusy;
           end
-          CmdSendNetLen: begin
-            if (!net_buf_set_q || !app_set_q) begin
-              cmderr_d = CmdErrNotReady;
-            end else begin
-              net_buf_set_d = 1'b0;
-              rx_start_d    = 1'b1;
-              tx_d          = 1'b0;
-              state_d       = StBusy;
-            end
+        end
+        if (app_ready) begin
+          if (cmd_cap_low_i) begin
+            cmderr_d = CmdErrBadArg;
+          end else begin
+            app_base_d = {14'b0, cmd_payload_i[59:16]};
+            app_cap_d  = cmd_payload_i[15:0];
+            app_set_d  = 1'b1;
           end
-          CmdAppReadyFlag: begin
-            if (cmd_cap_low_i) begin
-              cmderr_d = CmdErrBadArg;
-            end else begin
-              app_base_d = {14'b0, cmd_payload_i[59:16]};
-              app_cap_d  = cmd_payload_i[15:0];
-              app_set_d  = 1'b1;
-            end
+        end
+        if (app_resp) begin
+          if (!net_resp_set_q) begin
+            cmderr_d = CmdErrNotReady;
+          end else if (!cmd_zero_i) begin
+            cmderr_d = CmdErrBadArg;
+          end else begin
+            tx_start_d = 1'b1;
+            tx_d       = 1'b1;
+            state_d    = StBusy;
           end
-          CmdSendAppResp: begin
-            if (!net_resp_set_q) begin
-              cmderr_d = CmdErrNotReady;
-            end else if (!cmd_zero_i) begin
-              cmderr_d = CmdErrBadArg;
-            end else begin
-              tx_start_d = 1'b1;
-              tx_d       = 1'b1;
-              state_d    = StBusy;
-            end
+        end
+        if (app_buf) app_resp_d = {4'b0, cmd_payload_i};
+        if (net_ready) begin
+          if (cmd_unaligned_i) begin
+            cmderr_d = CmdErrBadArg;
+          end else begin
+            net_resp_d     = {4'b0, cmd_payload_i[59:6]};
+            net_resp_set_d = 1'b1;
           end
-          CmdSendAppBuf: app_resp_d = {4'b0, cmd_payload_i};
-          CmdNetReadyFlag: begin
-            if (cmd_unaligned_i) begin
-              cmderr_d = CmdErrBadArg;
-            end else begin
-              net_resp_d     = {4'b0, cmd_payload_i[59:6]};
-              net_resp_set_d = 1'b1;
-            end
-          end
-          default: ;
-        endcase
+        end
       end
     end
 

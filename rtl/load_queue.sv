@@ -78,8 +78,8 @@ module load_queue
   logic [Depth-1:0]     hoh_d [4];            // the one-hot heads after this edge
   logic [2:0]           eor_q;
   logic                 start_q, start2_q;
-  logic                 rsp_q, rsp_err_q;     // the answer of last cycle, to mark its slot
-  logic [TagW-1:0]      rsp_tag_q;
+  logic                 rsp_q, rsp_err_q;     // the answer of last cycle
+  logic [Depth-1:0]     rsp_hit_q;            // its slot, one-hot (decoded as it arrives)
   logic [LineBits-1:0]  rob_q [Depth];
 
   logic issue, held, drop_q, issue_q, inc_q, dec_q;
@@ -119,8 +119,8 @@ module load_queue
     hoh_d[3] = drop_i ? {hoh3_q[Depth-2:0], hoh3_q[Depth-1]} : hoh3_q;
     // Slot by slot: each compares with its own number, no shifter.
     for (int unsigned i = 0; i < Depth; i++) begin
-      filled_d[i] = (filled_q[i] && !(drop_i && hoh0_q[i])) || (rsp_q && rsp_tag_q == TagW'(i));
-      err_d[i]    = (rsp_q && rsp_tag_q == TagW'(i)) ? rsp_err_q : err_q[i];
+      filled_d[i] = (filled_q[i] && !(drop_i && hoh0_q[i])) || rsp_hit_q[i];
+      err_d[i]    = rsp_hit_q[i] ? rsp_err_q : err_q[i];
     end
     // Loads in flight counted a cycle late, from the registered issue and
     // answer: one adder whose addend (+1, -1, 0) comes from two registers.
@@ -165,12 +165,14 @@ module load_queue
       e0_q       <= 1'b0;
       e1_q       <= 1'b0;
       rsp_q      <= 1'b0;
+      rsp_hit_q  <= '0;
       issue_q    <= 1'b0;
       inc_q      <= 1'b0;
       dec_q      <= 1'b0;
       drop_q     <= 1'b0;
     end else begin
       rsp_q      <= ld_rsp_valid_i;
+      for (int unsigned i = 0; i < Depth; i++) rsp_hit_q[i] <= ld_rsp_valid_i && ld_rsp_tag_i == TagW'(i);
       drop_q     <= drop_i;
       inflight_q <= inflight_d;
       // DRAIN's promise: nothing in flight, nothing offered, nothing to offer.
@@ -263,7 +265,6 @@ module load_queue
     end else if (issue) begin
       next_lo_q <= next_inc;
     end
-    rsp_tag_q <= ld_rsp_tag_i;
     rsp_err_q <= ld_rsp_err_i;
   end
 

@@ -8,8 +8,7 @@ module output_buffer
   import arcalis_pkg::*;
 #(
   parameter int unsigned Width = 16,
-  localparam int unsigned Lanes = LineBytes / Width,
-  localparam int unsigned LaneW = (Lanes > 1) ? $clog2(Lanes) : 1
+  localparam int unsigned Lanes = LineBytes / Width
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
@@ -17,7 +16,7 @@ module output_buffer
   input  logic                 in_valid_i,
   input  logic                 in_discard_i,  // forget the line gathered so far
   input  logic [LineAddrW-1:0] in_line_i,
-  input  logic [LaneW-1:0]     in_lane_i,
+  input  logic [Lanes-1:0]     in_lanes_i,    // in_valid_i per lane, one-hot
   input  logic [Width*8-1:0]   in_bytes_i,
   input  logic [Width-1:0]     in_mask_i,     // the chunk's bytes: a run from the lane's start
   input  logic                 in_last_i,     // the line goes to the store queue after this chunk
@@ -39,7 +38,7 @@ module output_buffer
     // one empty (a header chunk may come in the cycle of a discard).
     strb_d = (flush_q || in_discard_i) ? '0 : strb_q;
     for (int unsigned l = 0; l < Lanes; l++) begin
-      if (in_valid_i && (Lanes == 1 || in_lane_i == LaneW'(l))) strb_d[l*Width +: Width] = in_mask_i;
+      if (in_lanes_i[l]) strb_d[l*Width +: Width] = in_mask_i;
     end
   end
 
@@ -57,7 +56,7 @@ module output_buffer
   always_ff @(posedge clk_i) begin
     if (in_valid_i) line_q <= in_line_i;
     for (int unsigned l = 0; l < Lanes; l++) begin
-      if (in_valid_i && (Lanes == 1 || in_lane_i == LaneW'(l))) data_q[l*Width*8 +: Width*8] <= in_bytes_i;
+      if (in_lanes_i[l]) data_q[l*Width*8 +: Width*8] <= in_bytes_i;
     end
   end
 

@@ -42,7 +42,7 @@ module rx_engine
   output logic                 out_valid_o,
   output logic                 out_discard_o,
   output logic [LineAddrW-1:0] out_line_o,
-  output logic [LaneW-1:0]     out_lane_o,
+  output logic [Lanes-1:0]     out_lanes_o,   // out_valid_o per lane: the lane's registers load
   output logic [Width*8-1:0]   out_bytes_o,
   output logic [Width-1:0]     out_mask_o,
   output logic                 out_last_o,
@@ -507,22 +507,27 @@ module rx_engine
   // a recvFunction chunk (never both at once).
   logic                 o_valid_q, o_discard_q, o_last_q;
   logic [LineAddrW-1:0] o_line_q;
-  logic [LaneW-1:0]     o_lane_q;
+  logic [Lanes-1:0]     o_lanes_q;
   logic [Width*8-1:0]   o_bytes_q;
   logic [Width-1:0]     o_mask_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       o_valid_q   <= 1'b0;
+      o_lanes_q   <= '0;
       o_discard_q <= 1'b0;
     end else begin
       o_valid_q   <= h_valid_q || s_valid;
+      // Decoded here, so the output buffer's lane enables are one LUT deep.
+      for (int unsigned l = 0; l < Lanes; l++) begin
+        o_lanes_q[l] <= h_valid_q ? (Lanes == 1 || h_lane_q == LaneW'(l))
+                                  : (s_valid && (Lanes == 1 || LaneW'(s_off >> WidthW) == LaneW'(l)));
+      end
       o_discard_q <= s_discard;
     end
   end
   always_ff @(posedge clk_i) begin
     o_line_q  <= {(!h_valid_q && s_lo[LinesW]) ? app_hi1_q : base_q[LineAddrW-1:LinesW],
                   h_valid_q ? base_q[LinesW-1:0] : s_lo[LinesW-1:0]};
-    o_lane_q  <= h_valid_q ? h_lane_q : LaneW'(s_off >> WidthW);
     o_bytes_q <= h_valid_q ? h_bytes_q : s_bytes;
     o_mask_q  <= h_valid_q ? '1 : s_mask;
     o_last_q  <= h_valid_q ? h_last_q : s_last;
@@ -530,7 +535,7 @@ module rx_engine
   assign out_valid_o   = o_valid_q;
   assign out_discard_o = o_discard_q;
   assign out_line_o    = o_line_q;
-  assign out_lane_o    = o_lane_q;
+  assign out_lanes_o   = o_lanes_q;
   assign out_bytes_o   = o_bytes_q;
   assign out_mask_o    = o_mask_q;
   assign out_last_o    = o_last_q;

@@ -18,7 +18,7 @@ module tx_engine
   input  logic                 pop_i,         // the store queue sent one of our lines: a credit back
   output logic                 out_valid_o,
   output logic [LineAddrW-1:0] out_line_o,
-  output logic [LaneW-1:0]     out_lane_o,
+  output logic [Lanes-1:0]     out_lanes_o,   // out_valid_o per lane
   output logic [Width*8-1:0]   out_bytes_o,
   output logic [Width-1:0]     out_mask_o,
   output logic                 out_last_o,
@@ -37,7 +37,7 @@ module tx_engine
   logic                 busy_q;
   logic [LaneW-1:0]     chunk_q;              // next chunk to send
   logic                 valid_q, last_q, take_q;
-  logic [LaneW-1:0]     lane_q;
+  logic [Lanes-1:0]     lanes_q;
   logic [Width*8-1:0]   bytes_q;
   logic                 fire, last;
 
@@ -62,10 +62,12 @@ module tx_engine
       busy_q  <= 1'b0;
       chunk_q <= '0;
       valid_q <= 1'b0;
+      lanes_q <= '0;
       last_q  <= 1'b0;
       take_q  <= 1'b0;
     end else begin
       valid_q <= fire;
+      for (int unsigned l = 0; l < Lanes; l++) lanes_q[l] <= fire && (Lanes == 1 || chunk_q == LaneW'(l));
       last_q  <= fire && last;
       take_q  <= fire && last;
       if (start_i) begin
@@ -80,14 +82,13 @@ module tx_engine
 
   always_ff @(posedge clk_i) begin
     if (fire) begin
-      lane_q  <= chunk_q;
       bytes_q <= reply[chunk_q*Width*8 +: Width*8];
     end
   end
 
   assign out_valid_o = valid_q;
   assign out_line_o  = net_resp_line_i;
-  assign out_lane_o  = lane_q;
+  assign out_lanes_o = lanes_q;
   assign out_bytes_o = bytes_q;
   assign out_mask_o  = Width'((Width+1)'(1) << ChunkBytes) - 1'b1;
   assign out_last_o  = last_q;
