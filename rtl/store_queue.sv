@@ -46,7 +46,7 @@ module store_queue
   logic [CreditW-1:0]   rd_q, rd_d, wr_q, wr_d;   // FIFO pointers, 0..StoreSlots-1
   logic [TagW:0]        inflight_q, inflight_d;
   logic                 room_q, room_d;           // a store may be offered: fewer than Depth in flight
-  logic [TagW-1:0]      tag_q, tag_d;
+  logic [TagW-1:0]      tag_q;
   logic                 issue, idle_q, pop_q;
 
   assign st_req_valid_o = (count_q != '0) && room_q;
@@ -79,7 +79,6 @@ module store_queue
     endcase
     wr_d       = in_valid_i ? next_slot(wr_q) : wr_q;
     rd_d       = issue ? next_slot(rd_q) : rd_q;
-    tag_d      = tag_q + TagW'(issue);
     // Both sums run from the register; the handshake only picks one.
     unique case ({issue, st_ack_valid_i})
       2'b10:   inflight_d = inflight_inc;
@@ -112,7 +111,9 @@ module store_queue
       wr_q       <= wr_d;
       inflight_q <= inflight_d;
       room_q     <= room_d;
-      tag_q      <= tag_d;
+      // An enable, not tag_q + issue: the increment's carry chain starts
+      // at the register, and issue only gates it.
+      if (issue) tag_q <= tag_q + 1'b1;
     end
   end
 

@@ -267,6 +267,7 @@ func reportTiming(c *cli.Context) error {
 		x := rep.Worst[0]
 		fmt.Fprintf(w, "worst path (%s): %s -> %s, %s, %.3f ns (logic %.3f + route %.3f)\n", x.Kind, x.Start, x.End, x.Levels(), x.TotalNS, x.LogicNS, x.RouteNS)
 	}
+	fmt.Fprintf(w, "%d of %d endpoints above the %.0f %% margin's %.3f ns\n", rep.OverMargin, rep.Endpoints, timing.Margin*100, rep.PeriodNS/(1+timing.Margin))
 	fmt.Fprintf(w, "wrote %s (an estimate: keep %.0f %% margin, docs/timing.md)\n", filepath.Join(out, "timing.{md,json}"), timing.Margin*100)
 	switch {
 	case len(rep.InToOut) > 0 && rep.FmaxMHz < freq:

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -64,6 +65,7 @@ func (r *Report) writeMarkdown(w io.Writer, docs string) {
 	p("| target | %.1f MHz (%.3f ns) |\n", r.TargetMHz, r.PeriodNS)
 	p("| estimated Fmax | **%.1f MHz** (longest path %.3f ns) — %s the target |\n", r.FmaxMHz, r.WorstNS, verdict)
 	p("| with the %.0f %% margin | %s |\n", Margin*100, marginVerdict(r))
+	p("| endpoints above the margin's %.3f ns | %s |\n", r.PeriodNS/(1+Margin), overMargin(r))
 	p("| worst slack at target | %.3f ns |\n", r.WorstSlackNS)
 	p("| input-to-output combinational paths | %d |\n", len(r.InToOut))
 	p("| cells / nets / endpoints | %d / %d / %d |\n\n", r.Cells, r.Nets, r.Endpoints)
@@ -123,6 +125,27 @@ func split(x *Path) string {
 
 func code(s string) string {
 	return "`" + strings.ReplaceAll(s, "|", "\\|") + "`"
+}
+
+// overMargin is the count of endpoints above the margin's period, then
+// the blocks that hold them, most first.
+func overMargin(r *Report) string {
+	if r.OverMargin == 0 {
+		return "0"
+	}
+	blocks := make([]string, 0, len(r.OverMarginByBlock))
+	for b := range r.OverMarginByBlock {
+		blocks = append(blocks, b)
+	}
+	sort.Slice(blocks, func(i, j int) bool {
+		ni, nj := r.OverMarginByBlock[blocks[i]], r.OverMarginByBlock[blocks[j]]
+		return ni > nj || ni == nj && blocks[i] < blocks[j]
+	})
+	parts := make([]string, len(blocks))
+	for i, b := range blocks {
+		parts[i] = fmt.Sprintf("%s %d", code(b), r.OverMarginByBlock[b])
+	}
+	return fmt.Sprintf("%d of %d (%s)", r.OverMargin, r.Endpoints, strings.Join(parts, ", "))
 }
 
 func marginVerdict(r *Report) string {

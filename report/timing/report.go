@@ -22,6 +22,11 @@ type Report struct {
 	Cells        int     `json:"cells"`
 	Nets         int     `json:"nets"`
 	Endpoints    int     `json:"endpoints"`
+	// OverMargin counts the endpoints whose longest path is above the
+	// margin's period (PeriodNS / (1 + Margin)), in all and per top-level
+	// block: what is left to do before the margin is met.
+	OverMargin        int            `json:"over_margin"`
+	OverMarginByBlock map[string]int `json:"over_margin_by_block"`
 	// Worst are the longest paths, one per endpoint, worst first.
 	Worst []Path `json:"worst"`
 	// PerKind is the longest path of each kind (reg->reg, in->reg, ...).
@@ -41,7 +46,7 @@ func (a *Analysis) Build(targetMHz float64, nWorst int) *Report {
 		Yosys: a.D.Creator, Netlist: a.D.File, Top: a.D.Top,
 		TargetMHz: targetMHz, PeriodNS: 1000 / targetMHz,
 		Cells: len(a.D.Cells), Nets: len(a.D.Nets),
-		PerKind: map[string]*Path{}, Model: a.M,
+		PerKind: map[string]*Path{}, Model: a.M, OverMarginByBlock: map[string]int{},
 	}
 	eps := a.endpoints()
 	r.Endpoints = len(eps)
@@ -95,6 +100,10 @@ func (a *Analysis) Build(targetMHz float64, nWorst int) *Report {
 		}
 		if pb, ok := perBlock[blk]; !ok || best.t > pb.t {
 			perBlock[blk] = best
+		}
+		if best.t > r.PeriodNS/(1+Margin) {
+			r.OverMargin++
+			r.OverMarginByBlock[blk]++
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].t > all[j].t })

@@ -79,6 +79,10 @@ func TestLUTChain(t *testing.T) {
 	if len(r.PerBlock) != 2 || r.PerBlock[0].EndBlock != "u_logic" {
 		t.Errorf("per block %+v, want u_logic first, then (top)", r.PerBlock)
 	}
+	// Only b_reg's path is above the margin's period (1000/280/1.2 ns).
+	if want > 1000.0/280/1.2 && (r.OverMargin != 1 || r.OverMarginByBlock["u_logic"] != 1) {
+		t.Errorf("over the margin: %d %v, want 1 in u_logic", r.OverMargin, r.OverMarginByBlock)
+	}
 }
 
 func TestCarryChain(t *testing.T) {
