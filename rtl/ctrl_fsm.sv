@@ -68,10 +68,10 @@ module ctrl_fsm
   state_e               shown;                  // the state a load sees
 
   // A command is taken only in the states docs/abi.md section 2 lists.
-  logic    state_ok;
-  logic    idle_recv, idle_resp;
-  assign idle_recv = (state_q == StIdleRecv);
-  assign idle_resp = (state_q == StIdleResp);
+  // IDLE_RECV and IDLE_RESP are also kept as flags of their own, set and
+  // cleared by the transitions into and out of them, so that a command's
+  // enables are one LUT of the flag, its opcode bit and its checks.
+  logic    idle_recv_q, idle_resp_q, idle_recv_d, idle_resp_d;
   // The command interface decodes the opcode as it takes the word.
   logic    net_buf, net_len, app_ready, app_resp, app_buf, net_ready;
   assign net_buf   = cmd_is_i[CmdSendNetBuf];
@@ -80,9 +80,19 @@ module ctrl_fsm
   assign app_resp  = cmd_is_i[CmdSendAppResp];
   assign app_buf   = cmd_is_i[CmdSendAppBuf];
   assign net_ready = cmd_is_i[CmdNetReadyFlag];
-  assign state_ok  = ((net_buf || net_len || app_ready) && idle_recv) ||
-                     (app_resp && idle_resp) ||
-                     ((app_buf || net_ready) && (idle_recv || idle_resp));
+  // Each command in a state that takes it; then what it does, if its
+  // checks pass.
+  logic    ok_net_buf, ok_net_len, ok_app_ready, ok_app_resp, ok_app_buf, ok_net_ready, state_ok;
+  assign ok_net_buf   = cmd_valid_i && net_buf && idle_recv_q;
+  assign ok_net_len   = cmd_valid_i && net_len && idle_recv_q;
+  assign ok_app_ready = cmd_valid_i && app_ready && idle_recv_q;
+  assign ok_app_resp  = cmd_valid_i && app_resp && idle_resp_q;
+  assign ok_app_buf   = cmd_valid_i && app_buf && (idle_recv_q || idle_resp_q);
+  assign ok_net_ready = cmd_valid_i && net_ready && (idle_recv_q || idle_resp_q);
+  assign state_ok     = ok_net_buf || ok_net_len || ok_app_ready || ok_app_resp || ok_app_buf || ok_net_ready;
+  logic    go_rx, go_tx;
+  assign go_rx = ok_net_len && net_buf_set_q && app_set_q;
+  assign go_tx = ok_app_resp && net_resp_set_q && cmd_zero_i;
 
   always_comb begin
     state_d        = state_q;
@@ -108,52 +118,42 @@ module ctrl_fsm
         cmderr_d = CmdErrUnknownOpcode;
       end else if (!state_ok) begin
         cmderr_d = CmdErrWrongState;
-      end else begin
-        if (net_buf) begin
-          net_buf_d     = {4'b0, cmd_payload_i};
-          net_buf_set_d = 1'b1;
-        end
-        if (net_len) begin
-          if (!net_buf_set_q || !app_set_q) begin
-            cmderr_d = CmdErrNotReady;
-          end else begin
-            net_buf_set_d = 1'b0;
-            rx_start_d    = 1'b1;
-            tx_d          = 1'b0;
-            state_d       = StBusy;
-          end
-        end
-        if (app_ready) begin
-          if (cmd_cap_low_i) begin
-            cmderr_d = CmdErrBadArg;
-          end else begin
-            app_base_d = {14'b0, cmd_payload_i[59:16]};
-            app_cap_d  = cmd_payload_i[15:0];
-            app_set_d  = 1'b1;
-          end
-        end
-        if (app_resp) begin
-          if (!net_resp_set_q) begin
-            cmderr_d = CmdErrNotReady;
-          end else if (!cmd_zero_i) begin
-            cmderr_d = CmdErrBadArg;
-          end else begin
-            tx_start_d = 1'b1;
-            tx_d       = 1'b1;
-            state_d    = StBusy;
-          end
-        end
-        if (app_buf) app_resp_d = {4'b0, cmd_payload_i};
-        if (net_ready) begin
-          if (cmd_unaligned_i) begin
-            cmderr_d = CmdErrBadArg;
-          end else begin
-            net_resp_d     = {4'b0, cmd_payload_i[59:6]};
-            net_resp_set_d = 1'b1;
-          end
-        end
+      end else if ((ok_net_len && !(net_buf_set_q && app_set_q)) || (ok_app_resp && !net_resp_set_q)) begin
+        cmderr_d = CmdErrNotReady;
+      end else if ((ok_app_ready && cmd_cap_low_i) || (ok_app_resp && !cmd_zero_i) ||
+                   (ok_net_ready && cmd_unaligned_i)) begin
+        cmderr_d = CmdErrBadArg;
       end
     end
+    if (ok_net_buf) begin
+      net_buf_d     = {4'b0, cmd_payload_i};
+      net_buf_set_d = 1'b1;
+    end
+    if (go_rx) begin
+      net_buf_set_d = 1'b0;
+      rx_start_d    = 1'b1;
+      tx_d          = 1'b0;
+      state_d       = StBusy;
+    end
+    if (ok_app_ready && !cmd_cap_low_i) begin
+      app_base_d = {14'b0, cmd_payload_i[59:16]};
+      app_cap_d  = cmd_payload_i[15:0];
+      app_set_d  = 1'b1;
+    end
+    if (go_tx) begin
+      tx_start_d = 1'b1;
+      tx_d       = 1'b1;
+      state_d    = StBusy;
+    end
+    if (ok_app_buf) app_resp_d = {4'b0, cmd_payload_i};
+    if (ok_net_ready && !cmd_unaligned_i) begin
+      net_resp_d     = {4'b0, cmd_payload_i[59:6]};
+      net_resp_set_d = 1'b1;
+    end
+    // The flags follow the state: BUSY after a start, IDLE_* after DONE's
+    // acknowledgement (the only transitions into or out of them).
+    idle_recv_d = (idle_recv_q && !go_rx) || (state_q == StDone && ack && !reply_q);
+    idle_resp_d = (idle_resp_q && !go_tx) || (state_q == StDone && ack && reply_q);
 
     unique case (state_q)
       StBusy: begin
@@ -195,6 +195,8 @@ module ctrl_fsm
       reply_q        <= 1'b0;
       seqid_q        <= '0;
       tx_q           <= 1'b0;
+      idle_recv_q    <= 1'b1;
+      idle_resp_q    <= 1'b0;
       mem_idle_q     <= 1'b0;
       saw_ready_q    <= 1'b0;
       drained_q      <= 1'b0;
@@ -221,6 +223,8 @@ module ctrl_fsm
       reply_q        <= reply_d;
       seqid_q        <= seqid_d;
       tx_q           <= tx_d;
+      idle_recv_q    <= idle_recv_d;
+      idle_resp_q    <= idle_resp_d;
     end
   end
 
@@ -250,5 +254,12 @@ module ctrl_fsm
   // App.Resp is recorded for the response path; a void Set never reads it.
   logic unused_app_resp;
   assign unused_app_resp = ^app_resp_q;
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) assert (idle_recv_q == (state_q == StIdleRecv) && idle_resp_q == (state_q == StIdleResp))
+      else $error("ctrl_fsm: the idle flags disagree with the state %0d", state_q);
+  end
+`endif
 
 endmodule

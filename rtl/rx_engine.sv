@@ -482,7 +482,7 @@ module rx_engine
                         s_ops.key_len, s_ops.exptime, s_ops.flags, s_ops.req_id};
 
   logic               h_valid_q, h_last_q;
-  logic [LaneW-1:0]   h_lane_q;
+  logic [Lanes-1:0]   h_lanes_q;              // hl_q one-hot
   logic [Width*8-1:0] h_bytes_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -496,7 +496,7 @@ module rx_engine
   // The chunk at hl_q, every cycle: with h_valid_q it is the one that fired
   // (hl_q moves on only after a fire), and no enable reaches the data.
   always_ff @(posedge clk_i) begin
-    h_lane_q  <= hl_q;
+    for (int unsigned l = 0; l < Lanes; l++) h_lanes_q[l] <= hl_q == LaneW'(l);
     h_bytes_q <= header_line[hl_q*Width*8 +: Width*8];
   end
 
@@ -519,7 +519,7 @@ module rx_engine
       o_valid_q   <= h_valid_q || s_valid;
       // Decoded here, so the output buffer's lane enables are one LUT deep.
       for (int unsigned l = 0; l < Lanes; l++) begin
-        o_lanes_q[l] <= h_valid_q ? (Lanes == 1 || h_lane_q == LaneW'(l))
+        o_lanes_q[l] <= h_valid_q ? h_lanes_q[l]
                                   : (s_valid && (Lanes == 1 || LaneW'(s_off >> WidthW) == LaneW'(l)));
       end
       o_discard_q <= s_discard;
