@@ -91,6 +91,10 @@ module ctrl_fsm
   assign ok_net_ready = cmd_valid_i && net_ready && (idle_recv_q || idle_resp_q);
   assign state_ok     = ok_net_buf || ok_net_len || ok_app_ready || ok_app_resp || ok_app_buf || ok_net_ready;
   logic    go_rx, go_tx;
+  // BUSY with the RxEngine or with the TxEngine, as flags of their own.
+  logic    rx_busy_q, tx_busy_q, rx_busy_d, tx_busy_d, rx_end, tx_end;
+  assign rx_end = rx_busy_q && rx_done_i;
+  assign tx_end = tx_busy_q && tx_done_i;
   assign go_rx = ok_net_len && net_buf_set_q && app_set_q;
   assign go_tx = ok_app_resp && net_resp_set_q && cmd_zero_i;
 
@@ -150,26 +154,26 @@ module ctrl_fsm
       net_resp_d     = {4'b0, cmd_payload_i[59:6]};
       net_resp_set_d = 1'b1;
     end
+    // An engine's end, from BUSY's flags (the enables are one LUT).
+    if (rx_end) begin
+      result_d = rx_result_i;
+      detail_d = rx_detail_i;
+      reply_d  = rx_needs_reply_i;
+      seqid_d  = rx_seqid_i;
+    end else if (tx_end) begin
+      result_d = ResRespOk;
+      detail_d = 32'd16;
+      reply_d  = 1'b0;
+    end
+    rx_busy_d = go_rx || (rx_busy_q && !rx_done_i);
+    tx_busy_d = go_tx || (tx_busy_q && !tx_done_i);
     // The flags follow the state: BUSY after a start, IDLE_* after DONE's
     // acknowledgement (the only transitions into or out of them).
     idle_recv_d = (idle_recv_q && !go_rx) || (state_q == StDone && ack && !reply_q);
     idle_resp_d = (idle_resp_q && !go_tx) || (state_q == StDone && ack && reply_q);
 
     unique case (state_q)
-      StBusy: begin
-        if (!tx_q && rx_done_i) begin
-          result_d = rx_result_i;
-          detail_d = rx_detail_i;
-          reply_d  = rx_needs_reply_i;
-          seqid_d  = rx_seqid_i;
-          state_d  = StDrain;
-        end else if (tx_q && tx_done_i) begin
-          result_d = ResRespOk;
-          detail_d = 32'd16;
-          reply_d  = 1'b0;
-          state_d  = StDrain;
-        end
-      end
+      StBusy: if (rx_end || tx_end) state_d = StDrain;
       // The queues' idle registers lag a cycle: the first DRAIN cycle's
       // sample is from BUSY, when the last chunk was still on its way.
       StDrain: if (mem_idle_q && drained_q) state_d = StDone;
@@ -197,6 +201,8 @@ module ctrl_fsm
       tx_q           <= 1'b0;
       idle_recv_q    <= 1'b1;
       idle_resp_q    <= 1'b0;
+      rx_busy_q      <= 1'b0;
+      tx_busy_q      <= 1'b0;
       mem_idle_q     <= 1'b0;
       saw_ready_q    <= 1'b0;
       drained_q      <= 1'b0;
@@ -225,6 +231,8 @@ module ctrl_fsm
       tx_q           <= tx_d;
       idle_recv_q    <= idle_recv_d;
       idle_resp_q    <= idle_resp_d;
+      rx_busy_q      <= rx_busy_d;
+      tx_busy_q      <= tx_busy_d;
     end
   end
 
@@ -257,8 +265,9 @@ module ctrl_fsm
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
-    if (rst_ni) assert (idle_recv_q == (state_q == StIdleRecv) && idle_resp_q == (state_q == StIdleResp))
-      else $error("ctrl_fsm: the idle flags disagree with the state %0d", state_q);
+    if (rst_ni) assert (idle_recv_q == (state_q == StIdleRecv) && idle_resp_q == (state_q == StIdleResp) &&
+                        rx_busy_q == (state_q == StBusy && !tx_q) && tx_busy_q == (state_q == StBusy && tx_q))
+      else $error("ctrl_fsm: the state flags disagree with the state %0d", state_q);
   end
 `endif
 

@@ -47,20 +47,35 @@ module load_queue
     $error("load_queue: Depth must be a power of two >= 4, not %0d", Depth);
   end
 
-  // The next line to load: a low part that counts, with its carry picking
-  // the high part or the high part plus one (no wide adder in a cycle).
+  // Both line counters (the next line to load, counting up; the lines
+  // left to issue, counting down) are a 2-bit low part that steps and a
+  // high part that takes its own +1 or -1, worked out the cycle before
+  // from the register alone: the high part moves at most every fourth
+  // issue, and the first issue comes two cycles after a start, so that
+  // register is always ready (no carry chain in the issue's cycle).
   localparam int unsigned HiW = LineAddrW - LinesW;
-  logic [LinesW:0]      next_lo_q;
+  localparam int unsigned NhW = LinesW - 1;   // the next line's high part, with the carry bit LinesW
+  localparam int unsigned LhW = LinesW - 2;   // the lines left's high part
+  logic [1:0]           nl_lo_q, lf_lo_q;
+  logic [NhW-1:0]       nl_hi_q, nl_hi_p1_q;
+  logic [LhW-1:0]       lf_hi_q, lf_hi_m1_q;
+  logic                 lf_hi_nz_q;           // lf_hi_q != 0, a cycle late (see more2_q)
+  logic [LinesW:0]      next_lo;
+  assign next_lo = {nl_hi_q, nl_lo_q};
   logic [HiW-1:0]       hi_q, hi1_q;
-  // Lines left to issue: more_q (at least one), more2_q (two or more),
-  // kept by comparing the next line with the last but one.
+  // Lines left to issue: more_q (at least one), more2_q (two or more).
+  // After an issue two are left iff three were: the low part says 3, or
+  // the high part is not 0. The high part's flag lags a cycle, which can
+  // only matter where the count goes from 4 to 3, and there the low part
+  // says 3.
   logic                 more_q, more2_q;
-  logic [LinesW:0]      sum_q, endm2_q;       // first + count; that minus 2
   logic                 active_q;
   logic [TagW-1:0]      tail_q;               // ROB slot of the next load
   logic [TagW-1:0]      head_q, head1_q, head2_q; // ROB slots of the head line and the two after it
   logic [LineBits-1:0]  line0_q, line1_q;
-  logic [TagW:0]        used_q, used_d;       // slots issued and not yet dropped
+  // Slots issued and not yet dropped, as a thermometer: used_q[k] is
+  // "at least k+1", so a step is a shift and each bit one LUT.
+  logic [Depth-1:0]     used_q, used_d;
   logic [TagW:0]        inflight_q, inflight_d;
   logic                 req_q, req_d;         // ld_req_valid_o
   logic                 idle_q;
@@ -86,32 +101,6 @@ module load_queue
   assign issue = req_q && ld_req_ready_i;
   assign held  = req_q && !ld_req_ready_i;    // offered, not taken: stays offered
 
-  // next_lo_q + 1 in two halves, bit by bit: the upper half steps when
-  // the lower is all ones (a register, lo_ones_q), so no AND runs over all
-  // the bits. The top bit is the carry out of the low part: set once,
-  // where the lines cross a 2**LinesW-line boundary (a message has fewer
-  // lines than that).
-  localparam int unsigned HalfW = LinesW / 2;
-  logic [LinesW:0] next_inc;
-  logic            lo_ones_q;
-  always_comb begin
-    for (int unsigned i = 0; i < HalfW; i++) begin
-      next_inc[i] = next_lo_q[i] ^ (&(next_lo_q[HalfW-1:0] | ~HalfW'((1 << i) - 1)));
-    end
-    for (int unsigned i = HalfW; i < LinesW; i++) begin
-      next_inc[i] = next_lo_q[i] ^ (lo_ones_q && (&(next_lo_q[LinesW-1:HalfW] | ~(LinesW-HalfW)'((1 << (i - HalfW)) - 1))));
-    end
-    next_inc[LinesW] = next_lo_q[LinesW] | (lo_ones_q && &next_lo_q[LinesW-1:HalfW]);
-  end
-
-  logic [TagW:0] used_inc, used_dec;
-  always_comb begin
-    for (int unsigned i = 0; i <= TagW; i++) begin
-      used_inc[i] = used_q[i] ^ (&(used_q | ~(TagW+1)'((1 << i) - 1)));
-      used_dec[i] = used_q[i] ^ ~(|(used_q & (TagW+1)'((1 << i) - 1)));
-    end
-  end
-
   always_comb begin
     hoh_d[0] = drop_i ? hoh1_q : hoh0_q;
     hoh_d[1] = drop_i ? hoh2_q : hoh1_q;
@@ -128,13 +117,14 @@ module load_queue
     // A slot dropped last cycle is free now: the port never waits on this
     // cycle's drop.
     unique case ({issue, drop_q})
-      2'b10:   used_d = used_inc;
-      2'b01:   used_d = used_dec;
+      2'b10:   used_d = {used_q[Depth-2:0], 1'b1};
+      2'b01:   used_d = {1'b0, used_q[Depth-1:1]};
       default: used_d = used_q;
     endcase
-    // Offer the next line while lines are left and a slot is free.
+    // Offer the next line while lines are left and a slot is free (fewer
+    // than Depth used, or than Depth - 1 when this cycle issues one).
     req_d = held || (active_q && !stop_i && (issue ? more2_q : more_q) &&
-                     (issue ? used_q < (TagW+1)'(Depth - 1) : used_q < (TagW+1)'(Depth)));
+                     (issue ? !used_q[Depth-2] : !used_q[Depth-1]));
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -219,10 +209,9 @@ module load_queue
       if (issue) tail_q <= tail_q + 1'b1;
       used_q  <= used_d;
       req_q   <= req_d;
-      // After an issue: one left iff two were; two left iff two were and
-      // this was not the last but one.
+      // After an issue: one left iff two were; two iff three were.
       more_q  <= stop_i ? 1'b0 : (issue ? more2_q : more_q);
-      more2_q <= stop_i ? 1'b0 : (issue ? (more2_q && next_lo_q != endm2_q) : more2_q);
+      more2_q <= stop_i ? 1'b0 : (issue ? (lf_hi_nz_q || &lf_lo_q) : more2_q);
       if (start_i) begin
         more_q   <= some_i;
         more2_q  <= two_i;
@@ -248,22 +237,21 @@ module load_queue
 
   // Address and answer registers: read only with their valid bits.
   always_ff @(posedge clk_i) begin
-    // The line two before the end, worked out over the cycles after a start
-    // (the first load goes two cycles after it).
-    sum_q   <= {1'b0, first_i[LinesW-1:0]} + {1'b0, count_i};
-    endm2_q <= sum_q - (LinesW+1)'(2);
+    nl_hi_p1_q <= nl_hi_q + 1'b1;
+    lf_hi_m1_q <= lf_hi_q - 1'b1;
+    lf_hi_nz_q <= lf_hi_q != '0;
     if (start_i) begin
-      lo_ones_q <= &first_i[HalfW-1:0];
+      nl_lo_q <= first_i[1:0];
+      nl_hi_q <= {1'b0, first_i[LinesW-1:2]};
+      lf_lo_q <= count_i[1:0];
+      lf_hi_q <= count_i[LinesW-1:2];
+      hi_q    <= first_i[LineAddrW-1:LinesW];
+      hi1_q   <= hi1_i;
     end else if (issue) begin
-      // All ones after this step: it was all ones but the lowest bit.
-      lo_ones_q <= next_lo_q[HalfW-1:0] == {{(HalfW-1){1'b1}}, 1'b0};
-    end
-    if (start_i) begin
-      next_lo_q <= {1'b0, first_i[LinesW-1:0]};
-      hi_q      <= first_i[LineAddrW-1:LinesW];
-      hi1_q     <= hi1_i;
-    end else if (issue) begin
-      next_lo_q <= next_inc;
+      nl_lo_q <= nl_lo_q + 1'b1;
+      if (nl_lo_q == 2'd3) nl_hi_q <= nl_hi_p1_q;
+      lf_lo_q <= lf_lo_q - 1'b1;
+      if (lf_lo_q == 2'd0) lf_hi_q <= lf_hi_m1_q;
     end
     rsp_err_q <= ld_rsp_err_i;
   end
@@ -288,7 +276,7 @@ module load_queue
   assign e1_o    = e1_q;
 
   assign ld_req_valid_o = req_q;
-  assign ld_req_addr_o  = {next_lo_q[LinesW] ? hi1_q : hi_q, next_lo_q[LinesW-1:0], 6'b0};
+  assign ld_req_addr_o  = {next_lo[LinesW] ? hi1_q : hi_q, next_lo[LinesW-1:0], 6'b0};
   assign ld_req_tag_o   = tail_q;
   assign idle_o         = idle_q;
 

@@ -118,6 +118,8 @@ module recv_set
   logic       valid_q, nested_q, binary_q, uuid_q, stop_q;
   logic [3:0] size_q;                  // one-hot fixed size: 1, 2, 4, 8
   logic       is_req_id_q, is_key_q, is_value_q, is_flags_q, is_exptime_q;
+  logic       tk_req_id_q, tk_flags_q, tk_exptime_q;  // FValB writes this operand
+  logic       dst_clr_q;                              // FLenB starts a key or value
   // Registered as a binary length is read, and in its wait cycle.
   logic       neg_q, hi_q, past_q, key_long_q, value_long_q, empty_q, le2w_q;
   localparam int unsigned WidthW = $clog2(Width);
@@ -299,6 +301,9 @@ module recv_set
     if (!rst_ni) begin
       state_q  <= FIdle;
       ops_q    <= '0;
+      tk_req_id_q  <= 1'b0;
+      tk_flags_q   <= 1'b0;
+      tk_exptime_q <= 1'b0;
       done_q   <= 1'b0;
       dead_q   <= 1'b1;
       go_q     <= 1'b0;
@@ -335,9 +340,7 @@ module recv_set
         FValB: begin
           // A scalar's value is its first size bytes, big-endian.
           state_q <= FHdrA;
-          if (!err_q && is_req_id_q)  begin ops_q.req_id  <= val_q;        ops_q.present[0] <= 1'b1; end
-          if (!err_q && is_flags_q)   begin ops_q.flags   <= val_q[63:32]; ops_q.present[3] <= 1'b1; end
-          if (!err_q && is_exptime_q) begin ops_q.exptime <= val_q[63:32]; ops_q.present[4] <= 1'b1; end
+          // (its operand register is written under tk_*_q, below)
         end
 
         FCnt: begin
@@ -403,6 +406,14 @@ module recv_set
       if (state_q == FCnt) bulk_mode_q <= gtw_q;
       if (bulk_fire && le2_q) bulk_mode_q <= 1'b0;
       if (start_i) bulk_mode_q <= 1'b0;
+      // FValB's operand writes, decided the cycle before: the enables
+      // are registers (err_q is the read's, held since it fired).
+      tk_req_id_q  <= !start_i && state_q == FValW && !err_q && is_req_id_q;
+      tk_flags_q   <= !start_i && state_q == FValW && !err_q && is_flags_q;
+      tk_exptime_q <= !start_i && state_q == FValW && !err_q && is_exptime_q;
+      if (tk_req_id_q)  begin ops_q.req_id  <= val_q;        ops_q.present[0] <= 1'b1; end
+      if (tk_flags_q)   begin ops_q.flags   <= val_q[63:32]; ops_q.present[3] <= 1'b1; end
+      if (tk_exptime_q) begin ops_q.exptime <= val_q[63:32]; ops_q.present[4] <= 1'b1; end
       if (clear_i) ops_q <= '0;
       if (start_i) state_q <= FHdrA;
     end
@@ -415,8 +426,10 @@ module recv_set
   always_ff @(posedge clk_i) begin
     if (cnt_next) count_q <= '0;
     else if (cntld_q || bulk_fire) count_q <= count_q - (cntld_q ? ncnt_q : LenW'(Width));
-    // dst_q counts from 0 in its region: a reset, not a load, at a field's start.
-    if (state_q == FLenB && (is_key_q || is_value_q)) begin
+    // dst_q counts from 0 in its region: a reset, not a load, at a field's
+    // start (FLenB, decided in FLenC so that the reset is a register).
+    dst_clr_q <= !start_i && state_q == FLenC && (is_key_q || is_value_q);
+    if (dst_clr_q) begin
       dst_q          <= '0;
       lane_last_q    <= lane_end(0);
       next_lane_last_q <= lane_end(Width);

@@ -78,6 +78,7 @@ module rx_engine
   logic [6:0]       off63_q;                // start_off_q + 63: the span's two constant-ish terms, added ahead
   logic [LinesW-1:0] lines_q;
   logic             some_q, two_q;
+  logic             len_nz_q;               // len_q != 0, a cycle ahead of its readers
   logic [LinesW-1:0] span_q;                // lines the message touches, if it has bytes
   logic             too_large_q;            // MSG_TOO_LARGE, from the halves below
   logic             big_hi_q, big_eq_q, big_lo_q;
@@ -453,13 +454,14 @@ module rx_engine
       big_eq_q <= len_q[LenW-1:LenW/2] == MaxMessage[LenW-1:LenW/2];
       big_lo_q <= len_q[LenW/2-1:0] > MaxMessage[LenW/2-1:0];
       span_q <= span[6 +: LinesW];
+      len_nz_q <= len_q != '0;
       {net_c_q, net_hi1_q[HiW/2-1:0]} <= {1'b0, addr_q[AddrW-HiW +: HiW/2]} + 1'b1;
       {app_c_q, app_hi1_q[HiW/2-1:0]} <= {1'b0, base_q[LinesW +: HiW/2]} + 1'b1;
     end
     if (state_q == ECarry) begin
-      lines_q <= (len_q == '0) ? '0 : span_q;
-      some_q  <= (len_q != '0) && (span_q != '0);
-      two_q   <= (len_q != '0) && (|span_q[LinesW-1:1]);
+      lines_q <= len_nz_q ? span_q : '0;
+      some_q  <= len_nz_q && (span_q != '0);
+      two_q   <= len_nz_q && (|span_q[LinesW-1:1]);
       net_hi1_q[HiW-1:HiW/2] <= addr_q[AddrW-1 -: (HiW - HiW/2)] + (HiW - HiW/2)'(net_c_q);
       app_hi1_q[HiW-1:HiW/2] <= base_q[LineAddrW-1 -: (HiW - HiW/2)] + (HiW - HiW/2)'(app_c_q);
     end

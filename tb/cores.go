@@ -1,6 +1,7 @@
 package tb
 
 import (
+	"cmp"
 	"fmt"
 
 	"arcalis/golden"
@@ -35,6 +36,11 @@ type Request struct {
 	Msg      []byte
 	Offset   int // start offset of the message within its line, 0..63
 	CapLines int // App.Recv capacity in lines (0: TightCapLines)
+	// Net.Recv's and App.Recv's line-aligned bases (0: NetRecvBase,
+	// AppRecvBase): a test puts a message or a value across a 16 MiB
+	// line-address boundary, where the engines' line counters carry into
+	// their high parts.
+	NetBase, AppBase uint64
 }
 
 // Outcome is everything the testbench observed for one request.
@@ -238,19 +244,23 @@ func (a *Accel) Receive(req Request) (Outcome, error) {
 	}
 	m := a.Mem
 	appSize := capLines * LineSize
-	addr := uint64(NetRecvBase + req.Offset)
+	netBase, appBase := cmp.Or(req.NetBase, NetRecvBase), cmp.Or(req.AppBase, AppRecvBase)
+	if netBase%LineSize != 0 || appBase%LineSize != 0 {
+		return o, fmt.Errorf("tb: Net.Recv base %#x and App.Recv base %#x must be line-aligned", netBase, appBase)
+	}
+	addr := netBase + uint64(req.Offset)
 	// NetCore: the message lands in Net.Recv, filler around it. Nothing
 	// here is needed until the engine's first load is taken, some cycles
 	// after its commands: through the pipe, it runs while they do.
 	place := func() {
 		m.Violations = nil
-		m.Fill(NetRecvBase, req.Offset, Filler)
+		m.Fill(netBase, req.Offset, Filler)
 		m.Write(addr, req.Msg)
 		end := addr + uint64(len(req.Msg))
 		m.Fill(end, int((LineSize-end%LineSize)%LineSize), Filler)
 		m.Readable = Region{"Net.Recv", addr, uint64(len(req.Msg))}
-		m.Writable = Region{"App.Recv", AppRecvBase, uint64(appSize)}
-		o.Before = m.snapshot(AppRecvBase, appSize)
+		m.Writable = Region{"App.Recv", appBase, uint64(appSize)}
+		o.Before = m.snapshot(appBase, appSize)
 		a.Cov.Offset(req.Offset)
 		a.Cov.Message(req.Msg, req.Offset, appSize-golden.ValueOffset)
 	}
@@ -265,9 +275,9 @@ func (a *Accel) Receive(req Request) (Outcome, error) {
 		if !m.Idle() {
 			m.violate("ready reported with memory requests still in flight")
 		}
-		o.Image = m.snapshot(AppRecvBase, appSize)
+		o.Image = m.snapshot(appBase, appSize)
 	}
-	cmds := [...]command{{OpAppReadyFlag, AppReadyPayload(AppRecvBase, capLines)}, {OpSendNetBuf, addr}, {OpSendNetLen, uint64(len(req.Msg))}}
+	cmds := [...]command{{OpAppReadyFlag, AppReadyPayload(appBase, capLines)}, {OpSendNetBuf, addr}, {OpSendNetLen, uint64(len(req.Msg))}}
 	r, err := a.exchange(a.Budget(len(req.Msg)), place, atReady, cmds[:], 1, statusLoad)
 	if err != nil {
 		o.Violations = append(o.Violations, m.Violations...)

@@ -12,6 +12,8 @@ import (
 type RunOptions struct {
 	Offset   int    // start offset within the line; -1: the vector's index mod 64
 	CapLines int    // App.Recv capacity (0: DefaultCapLines)
+	NetBase  uint64 // Net.Recv's line-aligned base (0: NetRecvBase)
+	AppBase  uint64 // App.Recv's line-aligned base (0: AppRecvBase)
 	WaveDir  string // if set, a failing vector is replayed alone into WaveDir/WaveName
 	WaveName string // the waveform's file name in WaveDir; "": vector-N.fst
 	// RecordedReply, if set, is the SHA-256 of the reply a server sent for
@@ -42,7 +44,7 @@ func (a *Accel) RunVector(index int, source string, msg []byte, opt RunOptions) 
 	if r.Offset < 0 {
 		r.Offset = index % LineSize
 	}
-	req := Request{Msg: msg, Offset: r.Offset, CapLines: opt.CapLines}
+	req := Request{Msg: msg, Offset: r.Offset, CapLines: opt.CapLines, NetBase: opt.NetBase, AppBase: opt.AppBase}
 	a.Mem.Reseed(a.Mem.cfg.Seed + int64(index))
 	r.Outcome, r.Err = a.Receive(req)
 	if r.Err == nil {
