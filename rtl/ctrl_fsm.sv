@@ -90,6 +90,12 @@ module ctrl_fsm
   assign ok_app_buf   = cmd_valid_i && app_buf && (idle_recv_q || idle_resp_q);
   assign ok_net_ready = cmd_valid_i && net_ready && (idle_recv_q || idle_resp_q);
   assign state_ok     = ok_net_buf || ok_net_len || ok_app_ready || ok_app_resp || ok_app_buf || ok_net_ready;
+  logic    err_unknown, err_state, err_not_ready, err_bad_arg;
+  assign err_unknown   = cmd_valid_i && cmd_is_i == '0;
+  assign err_state     = cmd_valid_i && cmd_is_i != '0 && !state_ok;
+  assign err_not_ready = (ok_net_len && !(net_buf_set_q && app_set_q)) || (ok_app_resp && !net_resp_set_q);
+  assign err_bad_arg   = (ok_app_ready && cmd_cap_low_i) || (ok_app_resp && net_resp_set_q && !cmd_zero_i) ||
+                         (ok_net_ready && cmd_unaligned_i);
   logic    go_rx, go_tx;
   // BUSY with the RxEngine or with the TxEngine, as flags of their own.
   logic    rx_busy_q, tx_busy_q, rx_busy_d, tx_busy_d, rx_end, tx_end;
@@ -110,25 +116,19 @@ module ctrl_fsm
     net_resp_set_d = net_resp_set_q;
     result_d       = result_q;
     detail_d       = detail_q;
-    cmderr_d       = stat_rd_i ? CmdErrNone : cmderr_q;
     reply_d        = reply_q;
     seqid_d        = seqid_q;
     tx_d           = tx_q;
     rx_start_d     = 1'b0;
     tx_start_d     = 1'b0;
 
-    if (cmd_valid_i) begin
-      if (cmd_is_i == '0) begin
-        cmderr_d = CmdErrUnknownOpcode;
-      end else if (!state_ok) begin
-        cmderr_d = CmdErrWrongState;
-      end else if ((ok_net_len && !(net_buf_set_q && app_set_q)) || (ok_app_resp && !net_resp_set_q)) begin
-        cmderr_d = CmdErrNotReady;
-      end else if ((ok_app_ready && cmd_cap_low_i) || (ok_app_resp && !cmd_zero_i) ||
-                   (ok_net_ready && cmd_unaligned_i)) begin
-        cmderr_d = CmdErrBadArg;
-      end
-    end
+    // The command error: four exclusive cases, an AND-OR of their codes
+    // (no priority chain); a status load clears it.
+    cmderr_d = ({8{err_unknown}}   & CmdErrUnknownOpcode) |
+               ({8{err_state}}     & CmdErrWrongState) |
+               ({8{err_not_ready}} & CmdErrNotReady) |
+               ({8{err_bad_arg}}   & CmdErrBadArg) |
+               ({8{!(err_unknown || err_state || err_not_ready || err_bad_arg) && !stat_rd_i}} & cmderr_q);
     if (ok_net_buf) begin
       net_buf_d     = {4'b0, cmd_payload_i};
       net_buf_set_d = 1'b1;

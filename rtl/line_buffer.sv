@@ -29,7 +29,15 @@ module line_buffer
 
   input  logic                step_i,        // a read step (or the start offset) moves the head now: a register
   input  logic [6:0]          step_amt_i,    // by this many bytes: a register
-  input  logic [6:0]          next_amt_i,    // step_amt_i's next value: a step's amount the cycle before it
+  // step_amt_i's next value, a step's amount the cycle before it: the
+  // start offset, a header read's or a field read's amount, picked here
+  // by two registered selects so that the pick and the adder's first
+  // bit are one LUT.
+  input  logic                next_start_i,
+  input  logic                next_hdr_i,
+  input  logic [5:0]          next_start_amt_i,
+  input  logic [6:0]          next_hdr_amt_i,
+  input  logic [6:0]          next_fld_amt_i,
   input  logic                bulk_i,        // a Width-byte chunk moves it now
   input  logic                tail_i,        // the field's tail chunk moves it now
   input  logic                tail_mode_i,   // chunks now are the tail (a register)
@@ -121,7 +129,7 @@ module line_buffer
 
   always_ff @(posedge clk_i) begin
     fit_q      <= bulk_i ? fit_bulk : tail_i ? fit_tail : fit_now;
-    sum_step_q <= {1'b0, off_q} + next_amt_i;
+    sum_step_q <= {1'b0, off_q} + (next_start_i ? {1'b0, next_start_amt_i} : next_hdr_i ? next_hdr_amt_i : next_fld_amt_i);
     sum_tail_q <= {1'b0, off_q} + tail_amt_i;
   end
 

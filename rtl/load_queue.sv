@@ -101,6 +101,16 @@ module load_queue
   assign issue = req_q && ld_req_ready_i;
   assign held  = req_q && !ld_req_ready_i;    // offered, not taken: stays offered
 
+  // The ROB slot counters step bit by bit (each bit one LUT of the bits
+  // below it), not through a carry chain and a mux after it.
+  logic [TagW-1:0] tail_inc, head3_inc;
+  always_comb begin
+    for (int unsigned i = 0; i < TagW; i++) begin
+      tail_inc[i]  = tail_q[i] ^ (&(tail_q | ~TagW'((1 << i) - 1)));
+      head3_inc[i] = head3_q[i] ^ (&(head3_q | ~TagW'((1 << i) - 1)));
+    end
+  end
+
   always_comb begin
     hoh_d[0] = drop_i ? hoh1_q : hoh0_q;
     hoh_d[1] = drop_i ? hoh2_q : hoh1_q;
@@ -204,9 +214,9 @@ module load_queue
         head_q  <= head1_q;
         head1_q <= head2_q;
         head2_q <= head3_q;
-        head3_q <= head3_q + 1'b1;
+        head3_q <= head3_inc;
       end
-      if (issue) tail_q <= tail_q + 1'b1;
+      if (issue) tail_q <= tail_inc;
       used_q  <= used_d;
       req_q   <= req_d;
       // After an issue: one left iff two were; two iff three were.
