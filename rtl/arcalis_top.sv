@@ -237,7 +237,7 @@ module arcalis_top
     .in_valid_i   (tx_active ? tx_valid : rx_valid),
     .in_discard_i (!tx_active && rx_discard),
     .in_line_i    (tx_active ? tx_line : rx_line),
-    .in_lanes_i   (tx_active ? tx_lanes : rx_lanes),
+    .in_lanes_i   (tx_lanes | rx_lanes),   // one engine at a time (asserted below): no select on the enables
     .in_bytes_i   (tx_active ? tx_bytes : rx_bytes),
     .in_mask_i    (tx_active ? tx_mask : rx_mask),
     .in_last_i    (tx_active ? tx_last : rx_last),
@@ -271,5 +271,14 @@ module arcalis_top
   // registers (all registers, so this is one LUT).
   assign mem_idle = lq_idle && sq_idle && ob_idle && !rx_valid && !tx_valid;
   assign state_o  = state;
+
+`ifndef SYNTHESIS
+  // The output buffer's lane enables OR the engines' own: only the engine
+  // that owns BUSY sends chunks.
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) assert ((tx_active || tx_lanes == '0) && (!tx_active || rx_lanes == '0))
+      else $error("arcalis_top: a chunk from the engine that is not active (tx_active %0b)", tx_active);
+  end
+`endif
 
 endmodule
