@@ -96,13 +96,13 @@ module ctrl_fsm
   assign err_not_ready = (ok_net_len && !(net_buf_set_q && app_set_q)) || (ok_app_resp && !net_resp_set_q);
   assign err_bad_arg   = (ok_app_ready && cmd_cap_low_i) || (ok_app_resp && net_resp_set_q && !cmd_zero_i) ||
                          (ok_net_ready && cmd_unaligned_i);
-  logic    go_rx, go_tx;
+  logic    go_rx, go_tx;                  // a command starts an engine
+  assign go_rx = ok_net_len && net_buf_set_q && app_set_q;
+  assign go_tx = ok_app_resp && net_resp_set_q && cmd_zero_i;
   // BUSY with the RxEngine or with the TxEngine, as flags of their own.
   logic    rx_busy_q, tx_busy_q, rx_busy_d, tx_busy_d, rx_end, tx_end;
   assign rx_end = rx_busy_q && rx_done_i;
   assign tx_end = tx_busy_q && tx_done_i;
-  assign go_rx = ok_net_len && net_buf_set_q && app_set_q;
-  assign go_tx = ok_app_resp && net_resp_set_q && cmd_zero_i;
 
   always_comb begin
     state_d        = state_q;

@@ -301,7 +301,9 @@ module rx_engine
 
   // One step at most fires. A read's amount is picked by the phase (a
   // register), and the head moves by it the cycle after; pos and rem
-  // follow every step the cycle after.
+  // follow every step the cycle after. The line buffer makes the same pick
+  // from the same registers for its own adder (one LUT with its first bit:
+  // an output of this mux would be a level more).
   always_comb begin
     unique case (state_q)
       EOff:    rd_amt = {1'b0, start_off_q};
