@@ -96,6 +96,16 @@ func (r *Report) writeMarkdown(w io.Writer, docs string) {
 	for _, x := range r.PerBlock {
 		p("| %s | %.1f MHz | %s | %s | %s | %s |\n", code(x.EndBlock), 1000/x.TotalNS, code(x.Start), code(x.End), x.Levels(), split(&x))
 	}
+	p("\n## Above the margin, by register pair\n\n")
+	if len(r.OverMarginGroups) == 0 {
+		p("None: every path is within the margin's %.3f ns.\n", r.PeriodNS/(1+Margin))
+	} else {
+		p("Every endpoint whose longest path is above the margin's %.3f ns, grouped by that path's start and end register (bits merged): what is left before the margin is met.\n\n", r.PeriodNS/(1+Margin))
+		p("| endpoints | worst ns (logic + route) | levels | start | end |\n|---|---|---|---|---|\n")
+		for _, g := range r.OverMarginGroups {
+			p("| %d | %s | %s | %s | %s |\n", g.Endpoints, split(&g.Worst), g.Worst.Levels(), code(g.Start), code(g.End))
+		}
+	}
 	p("\n## Combinational paths from an input port to an output port\n\n")
 	if len(r.InToOut) == 0 {
 		p("None: every output is registered or driven by registers only.\n")

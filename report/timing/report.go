@@ -1,6 +1,7 @@
 package timing
 
 import (
+	"regexp"
 	"sort"
 )
 
@@ -27,6 +28,10 @@ type Report struct {
 	// block: what is left to do before the margin is met.
 	OverMargin        int            `json:"over_margin"`
 	OverMarginByBlock map[string]int `json:"over_margin_by_block"`
+	// OverMarginGroups are those endpoints grouped by their longest path's
+	// start and end register (bits merged), worst first, each with that
+	// worst path (without its steps).
+	OverMarginGroups []MarginGroup `json:"over_margin_groups"`
 	// Worst are the longest paths, one per endpoint, worst first.
 	Worst []Path `json:"worst"`
 	// PerKind is the longest path of each kind (reg->reg, in->reg, ...).
@@ -38,6 +43,18 @@ type Report struct {
 	InToOut []Path  `json:"in_to_out"`
 	Model   *Delays `json:"model"`
 }
+
+// MarginGroup is the endpoints above the margin's period whose longest
+// paths run between the same two registers (any bits).
+type MarginGroup struct {
+	Start     string `json:"start"`
+	End       string `json:"end"`
+	Endpoints int    `json:"endpoints"`
+	Worst     Path   `json:"worst"`
+}
+
+// bitIndex is a net's bit select, merged when paths are grouped.
+var bitIndex = regexp.MustCompile(`\[\d+\]`)
 
 // Build finds the longest paths of the analysed design at the target
 // frequency; nWorst paths are kept in Worst.
@@ -57,6 +74,11 @@ func (a *Analysis) Build(targetMHz float64, nWorst int) *Report {
 	}
 	var all []cand
 	perBlock := map[string]cand{}
+	type group struct {
+		n     int
+		worst cand
+	}
+	groups := map[[2]string]*group{}
 	perKind := map[string]cand{}
 	kindOf := func(k int, e endpoint) string {
 		switch {
@@ -104,6 +126,17 @@ func (a *Analysis) Build(targetMHz float64, nWorst int) *Report {
 		if best.t > r.PeriodNS/(1+Margin) {
 			r.OverMargin++
 			r.OverMarginByBlock[blk]++
+			p := a.path(best.k, best.e)
+			key := [2]string{bitIndex.ReplaceAllString(p.Start, ""), bitIndex.ReplaceAllString(p.End, "")}
+			g := groups[key]
+			if g == nil {
+				g = &group{worst: best}
+				groups[key] = g
+			}
+			g.n++
+			if best.t > g.worst.t {
+				g.worst = best
+			}
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].t > all[j].t })
@@ -123,6 +156,18 @@ func (a *Analysis) Build(targetMHz float64, nWorst int) *Report {
 		r.PerBlock = append(r.PerBlock, a.path(c.k, c.e))
 	}
 	sort.Slice(r.PerBlock, func(i, j int) bool { return r.PerBlock[i].TotalNS > r.PerBlock[j].TotalNS })
+	for key, g := range groups {
+		p := a.path(g.worst.k, g.worst.e)
+		p.Steps = nil
+		r.OverMarginGroups = append(r.OverMarginGroups, MarginGroup{Start: key[0], End: key[1], Endpoints: g.n, Worst: p})
+	}
+	sort.Slice(r.OverMarginGroups, func(i, j int) bool {
+		gi, gj := r.OverMarginGroups[i], r.OverMarginGroups[j]
+		if gi.Worst.TotalNS != gj.Worst.TotalNS {
+			return gi.Worst.TotalNS > gj.Worst.TotalNS
+		}
+		return gi.Start+gi.End < gj.Start+gj.End
+	})
 	sort.SliceStable(r.InToOut, func(i, j int) bool { return r.InToOut[i].TotalNS > r.InToOut[j].TotalNS })
 	return r
 }

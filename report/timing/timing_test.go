@@ -83,6 +83,9 @@ func TestLUTChain(t *testing.T) {
 	if want > 1000.0/280/1.2 && (r.OverMargin != 1 || r.OverMarginByBlock["u_logic"] != 1) {
 		t.Errorf("over the margin: %d %v, want 1 in u_logic", r.OverMargin, r.OverMarginByBlock)
 	}
+	if g := r.OverMarginGroups; len(g) != 1 || g[0].Start != "a_q (FDRE.Q)" || g[0].End != "u_logic/b_q (FDRE.D)" || g[0].Endpoints != 1 {
+		t.Errorf("over the margin by register pair: %+v, want a_q -> u_logic/b_q, one endpoint", g)
+	}
 }
 
 func TestCarryChain(t *testing.T) {
