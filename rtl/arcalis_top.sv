@@ -157,13 +157,36 @@ module arcalis_top
     .idle_o         (lq_idle)
   );
 
-  // ---- RxEngine and TxEngine share the output buffer ----
+  // ---- RxEngine and TxEngine share the output buffer, through the
+  // output stage of registers the RxEngine keeps for both ----
   logic                 sq_pop;
   logic                 rx_valid, rx_discard, rx_last;
   logic [LineAddrW-1:0] rx_line;
   logic [Lanes-1:0]     rx_lanes;
   logic [DataBytes*8-1:0] rx_bytes;
   logic [DataBytes-1:0] rx_mask;
+
+  logic                 tx_valid, tx_last;
+  logic [LineAddrW-1:0] tx_line;
+  logic [Lanes-1:0]     tx_lanes;
+  logic [DataBytes*8-1:0] tx_bytes;
+  logic [DataBytes-1:0] tx_mask;
+
+  tx_engine #(.Width(DataBytes)) u_tx_engine (
+    .clk_i,
+    .rst_ni,
+    .start_i         (tx_start),
+    .net_resp_line_i (net_resp_line),
+    .seqid_i         (tx_seqid),
+    .pop_i           (sq_pop && tx_active),
+    .out_valid_o     (tx_valid),
+    .out_line_o      (tx_line),
+    .out_lanes_o     (tx_lanes),
+    .out_bytes_o     (tx_bytes),
+    .out_mask_o      (tx_mask),
+    .out_last_o      (tx_last),
+    .done_o          (tx_done)
+  );
 
   rx_engine #(.Width(DataBytes)) u_rx_engine (
     .clk_i,
@@ -188,6 +211,13 @@ module arcalis_top
     .e0_i            (lq_e0),
     .e1_i            (lq_e1),
     .drop_o          (lq_drop),
+    .tx_active_i     (tx_active),
+    .tx_valid_i      (tx_valid),
+    .tx_line_i       (tx_line),
+    .tx_lanes_i      (tx_lanes),
+    .tx_bytes_i      (tx_bytes),
+    .tx_mask_i       (tx_mask),
+    .tx_last_i       (tx_last),
     .pop_i           (sq_pop && !tx_active),
     .out_valid_o     (rx_valid),
     .out_discard_o   (rx_discard),
@@ -204,28 +234,6 @@ module arcalis_top
     .phase_o         (rx_phase_o)
   );
 
-  logic                 tx_valid, tx_last;
-  logic [LineAddrW-1:0] tx_line;
-  logic [Lanes-1:0]     tx_lanes;
-  logic [DataBytes*8-1:0] tx_bytes;
-  logic [DataBytes-1:0] tx_mask;
-
-  tx_engine #(.Width(DataBytes)) u_tx_engine (
-    .clk_i,
-    .rst_ni,
-    .start_i         (tx_start),
-    .net_resp_line_i (net_resp_line),
-    .seqid_i         (tx_seqid),
-    .pop_i           (sq_pop && tx_active),
-    .out_valid_o     (tx_valid),
-    .out_line_o      (tx_line),
-    .out_lanes_o     (tx_lanes),
-    .out_bytes_o     (tx_bytes),
-    .out_mask_o      (tx_mask),
-    .out_last_o      (tx_last),
-    .done_o          (tx_done)
-  );
-
   logic                 ob_valid, ob_idle, sq_idle;
   logic [LineAddrW-1:0] ob_line;
   logic [LineBits-1:0]  ob_data;
@@ -234,13 +242,13 @@ module arcalis_top
   output_buffer #(.Width(DataBytes)) u_output_buffer (
     .clk_i,
     .rst_ni,
-    .in_valid_i   (tx_active ? tx_valid : rx_valid),
-    .in_discard_i (!tx_active && rx_discard),
-    .in_line_i    (tx_active ? tx_line : rx_line),
-    .in_lanes_i   (tx_lanes | rx_lanes),   // one engine at a time (asserted below): no select on the enables
-    .in_bytes_i   (tx_active ? tx_bytes : rx_bytes),
-    .in_mask_i    (tx_active ? tx_mask : rx_mask),
-    .in_last_i    (tx_active ? tx_last : rx_last),
+    .in_valid_i   (rx_valid),
+    .in_discard_i (rx_discard),
+    .in_line_i    (rx_line),
+    .in_lanes_i   (rx_lanes),
+    .in_bytes_i   (rx_bytes),
+    .in_mask_i    (rx_mask),
+    .in_last_i    (rx_last),
     .out_valid_o  (ob_valid),
     .out_line_o   (ob_line),
     .out_data_o   (ob_data),
@@ -267,18 +275,9 @@ module arcalis_top
     .idle_o         (sq_idle)
   );
 
-  // Nothing in flight: queues, the output buffer and both engines' chunk
-  // registers (all registers, so this is one LUT).
-  assign mem_idle = lq_idle && sq_idle && ob_idle && !rx_valid && !tx_valid;
+  // Nothing in flight: queues, the output buffer and the engines' output
+  // stage (all registers, so this is one LUT).
+  assign mem_idle = lq_idle && sq_idle && ob_idle && !rx_valid;
   assign state_o  = state;
-
-`ifndef SYNTHESIS
-  // The output buffer's lane enables OR the engines' own: only the engine
-  // that owns BUSY sends chunks.
-  always_ff @(posedge clk_i) begin
-    if (rst_ni) assert ((tx_active || tx_lanes == '0) && (!tx_active || rx_lanes == '0))
-      else $error("arcalis_top: a chunk from the engine that is not active (tx_active %0b)", tx_active);
-  end
-`endif
 
 endmodule

@@ -37,6 +37,16 @@ module rx_engine
   input  logic                 e1_i,
   output logic                 drop_o,
 
+  // The TxEngine's chunk, sent this cycle: the output stage below is both
+  // engines', selected by tx_active_i (a register: BUSY is the TxEngine's).
+  input  logic                 tx_active_i,
+  input  logic                 tx_valid_i,
+  input  logic [LineAddrW-1:0] tx_line_i,
+  input  logic [Lanes-1:0]     tx_lanes_i,
+  input  logic [Width*8-1:0]   tx_bytes_i,
+  input  logic [Width-1:0]     tx_mask_i,
+  input  logic                 tx_last_i,
+
   // Chunks to the output buffer, one credit spent on each that ends a line.
   input  logic                 pop_i,         // the store queue sent one of our lines: a credit back
   output logic                 out_valid_o,
@@ -511,8 +521,9 @@ module rx_engine
   // A data chunk's App.Recv line: recv_set added base + dst / 64 in the low
   // LinesW bits; the high part is taken as is or plus one.
 
-  // The chunk to the output buffer leaves from registers: a header chunk or
-  // a recvFunction chunk (never both at once).
+  // The chunk to the output buffer leaves from registers: a header chunk, a
+  // recvFunction chunk or, while the TxEngine owns BUSY, its chunk (never
+  // two at once).
   logic                 o_valid_q, o_discard_q, o_last_q;
   logic [LineAddrW-1:0] o_line_q;
   logic [Lanes-1:0]     o_lanes_q;
@@ -524,21 +535,23 @@ module rx_engine
       o_lanes_q   <= '0;
       o_discard_q <= 1'b0;
     end else begin
-      o_valid_q   <= h_valid_q || s_valid;
+      o_valid_q   <= tx_active_i ? tx_valid_i : (h_valid_q || s_valid);
       // Decoded here, so the output buffer's lane enables are one LUT deep.
       for (int unsigned l = 0; l < Lanes; l++) begin
-        o_lanes_q[l] <= h_valid_q ? h_lanes_q[l]
-                                  : (s_valid && (Lanes == 1 || LaneW'(s_off >> WidthW) == LaneW'(l)));
+        o_lanes_q[l] <= tx_active_i ? tx_lanes_i[l] :
+                        h_valid_q   ? h_lanes_q[l]  :
+                                      (s_valid && (Lanes == 1 || LaneW'(s_off >> WidthW) == LaneW'(l)));
       end
       o_discard_q <= s_discard;
     end
   end
   always_ff @(posedge clk_i) begin
-    o_line_q  <= {(!h_valid_q && s_lo[LinesW]) ? app_hi1_q : base_q[LineAddrW-1:LinesW],
+    o_line_q  <= tx_active_i ? tx_line_i :
+                 {(!h_valid_q && s_lo[LinesW]) ? app_hi1_q : base_q[LineAddrW-1:LinesW],
                   h_valid_q ? base_q[LinesW-1:0] : s_lo[LinesW-1:0]};
-    o_bytes_q <= h_valid_q ? h_bytes_q : s_bytes;
-    o_mask_q  <= h_valid_q ? '1 : s_mask;
-    o_last_q  <= h_valid_q ? h_last_q : s_last;
+    o_bytes_q <= tx_active_i ? tx_bytes_i : h_valid_q ? h_bytes_q : s_bytes;
+    o_mask_q  <= tx_active_i ? tx_mask_i  : h_valid_q ? '1 : s_mask;
+    o_last_q  <= tx_active_i ? tx_last_i  : h_valid_q ? h_last_q : s_last;
   end
   assign out_valid_o   = o_valid_q;
   assign out_discard_o = o_discard_q;
