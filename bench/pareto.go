@@ -379,7 +379,7 @@ func (rep paretoReport) markdown(out string) string {
 		thousands(int(paperMemcachedKRPS[0])), thousands(int(paperMemcachedKRPS[1])))
 	p("Ours count every block of the receive path (the Fixed Logic Region too); the paper's Figure 19\n" +
 		"counts one service's reconfigurable region. The table below also gives our reconfigurable region\n" +
-		"(RxEngine, TxEngine, output buffer and their mux: `make report`'s Regions table). Our\n" +
+		"(RxEngine, TxEngine, output buffer and their glue: `make report`'s Regions table). Our\n" +
 		"power is the model of `make report` (docs/reports.md), whose two coefficients were fitted to the\n" +
 		"paper's two Figure 19 designs, at its clock, not at the estimated Fmax. Our requests per second\n" +
 		"are the receive path alone at a fixed memory latency; the paper's are a whole Memcached service\n" +

@@ -196,7 +196,7 @@ func (r *Report) Regions() []Region {
 	}
 	rec := r.Top().Total.Add(flr.scaled(-1))
 	return []Region{{Name: "Fixed Logic Region (command interface, control FSM, load and store queues)", Total: flr},
-		{Name: "Reconfigurable region (RxEngine, TxEngine, output buffer, their mux in arcalis_top)", Total: rec}}
+		{Name: "Reconfigurable region (RxEngine, TxEngine, output buffer, their glue in arcalis_top)", Total: rec}}
 }
 
 // Label is the paper's name for module, or the module name.
