@@ -158,13 +158,13 @@ module arcalis_top
   );
 
   // ---- RxEngine and TxEngine share the output buffer, through the
-  // output stage of registers the RxEngine keeps for both ----
+  // output stage of registers the RxEngine keeps for both (os_*) ----
   logic                 sq_pop;
-  logic                 rx_valid, rx_discard, rx_last;
-  logic [LineAddrW-1:0] rx_line;
-  logic [Lanes-1:0]     rx_lanes;
-  logic [DataBytes*8-1:0] rx_bytes;
-  logic [DataBytes-1:0] rx_mask;
+  logic                 os_valid, os_discard, os_last;
+  logic [LineAddrW-1:0] os_line;
+  logic [Lanes-1:0]     os_lanes;
+  logic [DataBytes*8-1:0] os_bytes;
+  logic [DataBytes-1:0] os_mask;
 
   logic                 tx_valid, tx_last;
   logic [LineAddrW-1:0] tx_line;
@@ -219,13 +219,13 @@ module arcalis_top
     .tx_mask_i       (tx_mask),
     .tx_last_i       (tx_last),
     .pop_i           (sq_pop && !tx_active),
-    .out_valid_o     (rx_valid),
-    .out_discard_o   (rx_discard),
-    .out_line_o      (rx_line),
-    .out_lanes_o     (rx_lanes),
-    .out_bytes_o     (rx_bytes),
-    .out_mask_o      (rx_mask),
-    .out_last_o      (rx_last),
+    .out_valid_o     (os_valid),
+    .out_discard_o   (os_discard),
+    .out_line_o      (os_line),
+    .out_lanes_o     (os_lanes),
+    .out_bytes_o     (os_bytes),
+    .out_mask_o      (os_mask),
+    .out_last_o      (os_last),
     .done_o          (rx_done),
     .result_o        (rx_result),
     .detail_o        (rx_detail),
@@ -242,13 +242,13 @@ module arcalis_top
   output_buffer #(.Width(DataBytes)) u_output_buffer (
     .clk_i,
     .rst_ni,
-    .in_valid_i   (rx_valid),
-    .in_discard_i (rx_discard),
-    .in_line_i    (rx_line),
-    .in_lanes_i   (rx_lanes),
-    .in_bytes_i   (rx_bytes),
-    .in_mask_i    (rx_mask),
-    .in_last_i    (rx_last),
+    .in_valid_i   (os_valid),
+    .in_discard_i (os_discard),
+    .in_line_i    (os_line),
+    .in_lanes_i   (os_lanes),
+    .in_bytes_i   (os_bytes),
+    .in_mask_i    (os_mask),
+    .in_last_i    (os_last),
     .out_valid_o  (ob_valid),
     .out_line_o   (ob_line),
     .out_data_o   (ob_data),
@@ -277,7 +277,7 @@ module arcalis_top
 
   // Nothing in flight: queues, the output buffer and the engines' output
   // stage (all registers, so this is one LUT).
-  assign mem_idle = lq_idle && sq_idle && ob_idle && !rx_valid;
+  assign mem_idle = lq_idle && sq_idle && ob_idle && !os_valid;
   assign state_o  = state;
 
 endmodule

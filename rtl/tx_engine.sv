@@ -44,7 +44,7 @@ module tx_engine
   // chunk's lane enable one more (it feeds the output stage's select).
   logic [ChunkW-1:0]    chunk_q;              // next chunk to send, one-hot
   logic                 busy;
-  logic                 last_q, take_q;
+  logic                 last_q;               // the last chunk went out last cycle: done, a credit spent
   logic                 fire, last;
 
   assign last = chunk_q[Chunks-1];
@@ -53,7 +53,7 @@ module tx_engine
   logic [CreditW-1:0] credits_q, credits_d;
   logic               some_q, two_q;        // credits_q > 0, credits_q > 1
   always_comb begin
-    unique case ({take_q, pop_i})
+    unique case ({last_q, pop_i})
       2'b01:   credits_d = count_up(credits_q);
       2'b10:   credits_d = count_down(credits_q);
       default: credits_d = credits_q;
@@ -70,17 +70,15 @@ module tx_engine
       two_q     <= credits_d > CreditW'(1);
     end
   end
-  // credits_q > take_q: a credit is left after last cycle's spend.
-  assign fire = busy && (!last || (take_q ? two_q : some_q));
+  // credits_q > last_q: a credit is left after last cycle's spend.
+  assign fire = busy && (!last || (last_q ? two_q : some_q));
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       chunk_q <= ChunkW'(1) << Chunks;
       last_q  <= 1'b0;
-      take_q  <= 1'b0;
     end else begin
       last_q  <= fire && last;
-      take_q  <= fire && last;
       if (start_i) chunk_q <= ChunkW'(1);
       else if (fire) chunk_q <= chunk_q << 1;
     end

@@ -76,7 +76,7 @@ func (a *Analysis) Build(targetMHz float64, nWorst int) *Report {
 	perBlock := map[string]cand{}
 	type group struct {
 		n     int
-		worst cand
+		worst Path
 	}
 	groups := map[[2]string]*group{}
 	perKind := map[string]cand{}
@@ -127,15 +127,16 @@ func (a *Analysis) Build(targetMHz float64, nWorst int) *Report {
 			r.OverMargin++
 			r.OverMarginByBlock[blk]++
 			p := a.path(best.k, best.e)
+			p.Steps = nil
 			key := [2]string{bitIndex.ReplaceAllString(p.Start, ""), bitIndex.ReplaceAllString(p.End, "")}
 			g := groups[key]
 			if g == nil {
-				g = &group{worst: best}
+				g = &group{worst: p}
 				groups[key] = g
 			}
 			g.n++
-			if best.t > g.worst.t {
-				g.worst = best
+			if p.TotalNS > g.worst.TotalNS {
+				g.worst = p
 			}
 		}
 	}
@@ -157,9 +158,7 @@ func (a *Analysis) Build(targetMHz float64, nWorst int) *Report {
 	}
 	sort.Slice(r.PerBlock, func(i, j int) bool { return r.PerBlock[i].TotalNS > r.PerBlock[j].TotalNS })
 	for key, g := range groups {
-		p := a.path(g.worst.k, g.worst.e)
-		p.Steps = nil
-		r.OverMarginGroups = append(r.OverMarginGroups, MarginGroup{Start: key[0], End: key[1], Endpoints: g.n, Worst: p})
+		r.OverMarginGroups = append(r.OverMarginGroups, MarginGroup{Start: key[0], End: key[1], Endpoints: g.n, Worst: g.worst})
 	}
 	sort.Slice(r.OverMarginGroups, func(i, j int) bool {
 		gi, gj := r.OverMarginGroups[i], r.OverMarginGroups[j]
