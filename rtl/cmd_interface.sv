@@ -39,7 +39,7 @@ module cmd_interface
 
   localparam int unsigned PageW = 12;          // the command page: 4 KiB
   logic [47:PageW]   page_q;
-  logic             en_q;
+  logic             off_q;                     // the window is off (its size is 0)
   logic             rsp_valid_q;
   logic [63:0]      rsp_rdata_q;
   logic             cmd_valid_q, stat_rd_q;
@@ -62,9 +62,9 @@ module cmd_interface
   logic             st, ld;
   always_comb begin
     st_s[0] = uc_valid_i && uc_write_i;
-    st_s[1] = en_q;
+    st_s[1] = !off_q;
     ld_s[0] = uc_valid_i && !uc_write_i;
-    ld_s[1] = (uc_addr_i[PageW] == page_q[PageW]) && en_q;
+    ld_s[1] = (uc_addr_i[PageW] == page_q[PageW]) && !off_q;
     for (int unsigned g = 0; g < Trips; g++) begin
       st_s[g+2] = uc_addr_i[PageW + 3*g +: 3] == page_q[PageW + 3*g +: 3];
     end
@@ -79,17 +79,31 @@ module cmd_interface
   assign st   = st_c[Trips+3];
   assign ld   = ld_c[Trips+3];
 
+  // Wide zero tests the same way: a chain bit per six bits, the carry out
+  // is the AND. The configured size and a command's payload.
+  logic [10:0] sz_s;
+  logic [9:0]  pz_s;
+  logic [12:0] sz_c;
+  logic [11:0] pz_c;
+  always_comb begin
+    for (int unsigned g = 0; g < 10; g++) sz_s[g] = cfg_size_i[6*g +: 6] == '0;
+    sz_s[10] = cfg_size_i[63:60] == '0;
+    for (int unsigned g = 0; g < 10; g++) pz_s[g] = uc_wdata_i[4 + 6*g +: 6] == '0;
+  end
+  assign sz_c = {1'b0, sz_s, 1'b1} + 1'b1;
+  assign pz_c = {1'b0, pz_s, 1'b1} + 1'b1;
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       page_q      <= '0;
-      en_q        <= 1'b0;
+      off_q       <= 1'b1;
       rsp_valid_q <= 1'b0;
       cmd_valid_q <= 1'b0;
       stat_rd_q   <= 1'b0;
     end else begin
       if (cfg_valid_i && state_i == StIdleRecv) begin
         page_q <= cfg_base_i[47:PageW];
-        en_q   <= cfg_size_i != '0;
+        off_q  <= sz_c[12];
       end
       rsp_valid_q <= uc_valid_i;
       cmd_valid_q <= st;
@@ -108,7 +122,7 @@ module cmd_interface
       // Decoded here, so the control FSM's enables are one LUT deep.
       for (int unsigned k = 32'(CmdSendNetBuf); k <= 32'(CmdNetReadyFlag); k++) cmd_is_q[k] <= uc_wdata_i[3:0] == 4'(k);
       cmd_payload_q   <= uc_wdata_i[63:4];
-      cmd_zero_q      <= uc_wdata_i[63:4] == '0;
+      cmd_zero_q      <= pz_c[11];
       cmd_cap_low_q   <= uc_wdata_i[19:4] < 16'(MinCapLines);
       cmd_unaligned_q <= uc_wdata_i[9:4] != '0;
     end
@@ -134,6 +148,6 @@ module cmd_interface
   logic unused_offsets;
   assign unused_offsets = ^{cfg_base_i[AddrW-1:48], cfg_base_i[PageW-1:0],
                             uc_addr_i[AddrW-1:48], uc_addr_i[PageW-1:0],
-                            st_c[Trips+2:0], ld_c[Trips+2:0]};
+                            st_c[Trips+2:0], ld_c[Trips+2:0], sz_c[11:0], pz_c[10:0]};
 
 endmodule

@@ -55,7 +55,13 @@ module ctrl_fsm
   logic                 net_resp_set_q, net_resp_set_d;
   logic [7:0]           result_q, result_d;
   logic [31:0]          detail_q, detail_d;
-  logic [7:0]           cmderr_q, cmderr_d;
+  // The command error, a cycle behind the command: err_q says which of
+  // the four exclusive errors the last cycle's command had, sr_q whether
+  // a status load cleared the code, and held_q is the code shown last
+  // cycle. The code shown now is one LUT of those registers.
+  logic [3:0]           err_q;                  // unknown, state, not ready, bad argument
+  logic                 sr_q;
+  logic [2:0]           held_q, cmderr;
   logic                 reply_q, reply_d;       // the finished request waits for a reply
   logic [31:0]          seqid_q, seqid_d;
   logic                 tx_q, tx_d;             // BUSY belongs to the TxEngine
@@ -122,13 +128,6 @@ module ctrl_fsm
     rx_start_d     = 1'b0;
     tx_start_d     = 1'b0;
 
-    // The command error: four exclusive cases, an AND-OR of their codes
-    // (no priority chain); a status load clears it.
-    cmderr_d = ({8{err_unknown}}   & CmdErrUnknownOpcode) |
-               ({8{err_state}}     & CmdErrWrongState) |
-               ({8{err_not_ready}} & CmdErrNotReady) |
-               ({8{err_bad_arg}}   & CmdErrBadArg) |
-               ({8{!(err_unknown || err_state || err_not_ready || err_bad_arg) && !stat_rd_i}} & cmderr_q);
     if (ok_net_buf) begin
       net_buf_d     = {4'b0, cmd_payload_i};
       net_buf_set_d = 1'b1;
@@ -195,7 +194,9 @@ module ctrl_fsm
       net_resp_set_q <= 1'b0;
       result_q       <= ResNone;
       detail_q       <= '0;
-      cmderr_q       <= CmdErrNone;
+      err_q          <= '0;
+      sr_q           <= 1'b0;
+      held_q         <= '0;
       reply_q        <= 1'b0;
       seqid_q        <= '0;
       tx_q           <= 1'b0;
@@ -225,7 +226,9 @@ module ctrl_fsm
       net_resp_set_q <= net_resp_set_d;
       result_q       <= result_d;
       detail_q       <= detail_d;
-      cmderr_q       <= cmderr_d;
+      err_q          <= {err_bad_arg, err_not_ready, err_state, err_unknown};
+      sr_q           <= stat_rd_i;
+      held_q         <= cmderr;
       reply_q        <= reply_d;
       seqid_q        <= seqid_d;
       tx_q           <= tx_d;
@@ -245,7 +248,13 @@ module ctrl_fsm
   // DONE, after a load of last cycle did (that one is acting now).
   assign ack      = stat_rd_i && saw_ready_q;
   assign shown    = ack ? (reply_q ? StIdleResp : StIdleRecv) : state_q;
-  assign status_o = {detail_q, 8'b0, stat_rd_i ? CmdErrNone : cmderr_q, result_q, 3'b0,
+  // The command error: the code of last cycle's error (the four are
+  // exclusive: an AND-OR, no priority), else what was shown, unless a
+  // status load cleared it.
+  assign cmderr   = ({3{err_q[0]}} & 3'(CmdErrUnknownOpcode)) | ({3{err_q[1]}} & 3'(CmdErrWrongState)) |
+                    ({3{err_q[2]}} & 3'(CmdErrNotReady)) | ({3{err_q[3]}} & 3'(CmdErrBadArg)) |
+                    ({3{err_q == '0 && !sr_q}} & held_q);
+  assign status_o = {detail_q, 8'b0, stat_rd_i ? CmdErrNone : {5'b0, cmderr}, result_q, 3'b0,
                      shown == StDone, shown};
 
   assign rx_addr_o       = net_buf_q;
