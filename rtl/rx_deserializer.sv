@@ -25,6 +25,7 @@ module rx_deserializer
 
   output logic            done_o,       // the header ended the request, or dispatched it
   output logic            dispatch_o,   // with done_o: start the recvFunction
+  output logic            end_o,        // done_o without dispatch_o (a register of its own: an enable's input)
   output result_e         result_o,     // with done_o and not dispatch_o
   output logic [3:0]      offset_o,     // with done_o: the failing item's offset (0, 4, 8, 11 or 15)
   output logic [7:0]      msg_type_o,   // 0 until the version check passed
@@ -45,7 +46,7 @@ module rx_deserializer
   logic [7:0]  msg_type_q, method_q;
   logic        get_q;
   logic [31:0] seqid_q;
-  logic        done_q, dispatch_q;
+  logic        done_q, dispatch_q, end_q;
   result_e     result_q;
   logic [2:0]  item_q;                 // the item that ended the header: 0 version .. 4 fields
 
@@ -94,6 +95,7 @@ module rx_deserializer
       seqid_q    <= '0;
       done_q     <= 1'b0;
       dispatch_q <= 1'b0;
+      end_q      <= 1'b0;
       result_q   <= ResNone;
       item_q     <= '0;
       go_q       <= 1'b0;
@@ -101,11 +103,13 @@ module rx_deserializer
     end else begin
       done_q     <= 1'b0;
       dispatch_q <= 1'b0;
+      end_q      <= 1'b0;
       go_q       <= !start_i && read_step && !go_q && !short_q && (name_step ? ready3_i : ready4_i);
       short_q    <= !start_i && read_step && !go_q && !short_q && (name_step ? short3_i : short4_i);
       item_q     <= item;
       if (short_q) begin
         done_q   <= 1'b1;
+        end_q    <= 1'b1;
         result_q <= ResTruncated;
         state_q  <= DIdle;
       end else if (go_q) begin
@@ -116,6 +120,7 @@ module rx_deserializer
         DVerB: begin
           if (fault_q || !ver_ok_q || !type_ok_q) begin
             done_q   <= 1'b1;
+            end_q    <= 1'b1;
             result_q <= fault_q ? ResLoadFault : !ver_ok_q ? ResBadVersion : ResBadMsgType;
             state_q  <= DIdle;
           end else begin
@@ -126,6 +131,7 @@ module rx_deserializer
         DLenB: begin
           if (fault_q || len_neg_q || !len_three_q) begin
             done_q   <= 1'b1;
+            end_q    <= 1'b1;
             result_q <= fault_q ? ResLoadFault : len_neg_q ? ResBadLength : ResUnknownMethod;
             state_q  <= DIdle;
           end else begin
@@ -135,6 +141,7 @@ module rx_deserializer
         DNameB: begin
           if (fault_q || (!is_set_q && !is_get_q)) begin
             done_q   <= 1'b1;
+            end_q    <= 1'b1;
             result_q <= fault_q ? ResLoadFault : ResUnknownMethod;
             state_q  <= DIdle;
           end else begin
@@ -148,6 +155,7 @@ module rx_deserializer
           state_q  <= DIdle;
           result_q <= fault_q ? ResLoadFault : ResNone;
           dispatch_q <= !fault_q;
+          end_q      <= fault_q;
           if (!fault_q) begin
             seqid_q  <= word_q;
             item_q   <= 3'd4;
@@ -188,6 +196,12 @@ module rx_deserializer
 
   assign done_o     = done_q;
   assign dispatch_o = dispatch_q;
+  assign end_o      = end_q;
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) assert (end_q == (done_q && !dispatch_q)) else $error("rx_deserializer: end_q disagrees with done_q, dispatch_q");
+  end
+`endif
   assign result_o   = result_q;
   // Each item's offset in the message (abi.md 5.2-5.5).
   always_comb begin

@@ -90,10 +90,15 @@ module rx_engine
   logic             some_q, two_q;
   logic             len_nz_q;               // len_q != 0, a cycle ahead of its readers
   logic [LinesW-1:0] span_q;                // lines the message touches, if it has bytes
-  logic             too_large_q;            // MSG_TOO_LARGE, from the halves below
-  logic             big_hi_q, big_eq_q, big_lo_q;
-  logic [59:LenW]   len_hi_q;               // must be 0
-  assign too_large_q = big_hi_q || (big_eq_q && big_lo_q);
+  logic             too_large_q;            // MSG_TOO_LARGE, from the halves below (valid in ECarry)
+  // len > MaxMessage: its halves compared as the request is taken, joined
+  // in EInit; tl_take_q is that in ECarry, the cycle it is recorded.
+  logic             big_z_q, big_hi_q, big_eq_q, big_lo_q, tl_take_q;
+  // len_i[59:24] == 0 on a carry chain (its carry out is the AND of a bit per six).
+  logic [5:0]       hz_s;
+  logic [7:0]       hz_c;
+  always_comb for (int unsigned g = 0; g < 6; g++) hz_s[g] = len_i[LenW + 6*g +: 6] == '0;
+  assign hz_c = {1'b0, hz_s, 1'b1} + 1'b1;
   logic [AddrW-1:6] addr_q;                 // (its low bits are start_off_q)
   logic [HiW-1:0]   net_hi1_q, app_hi1_q;   // high parts plus one
   logic             net_c_q, app_c_q;       // the carry into their top half
@@ -103,7 +108,7 @@ module rx_engine
   logic             done_q;
   logic             reply_q;                // a Set CALL that succeeded: the TxEngine answers it (a Get's reply is software's until its respFunction)
   logic             lq_start_q, lq_stop_q;  // registered decodes for the load queue
-  logic             in_init_q, in_offw_q;   // the state is EInit, EOffW (registered decodes)
+  logic             in_init_q, in_offw_q, in_fields_q; // the state is EInit, EOffW, EFields (registered decodes)
 
   // ---- Line buffer ----
   logic [Width*8-1:0] win;
@@ -181,7 +186,7 @@ module rx_engine
 
   // Reads are 1, 2, 3, 4 or 8 bytes.
   logic unused_has;
-  assign unused_has = ^has[7:5];
+  assign unused_has = ^{has[7:5], hz_c[6:0]};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -211,7 +216,7 @@ module rx_engine
   // is followed by a wait and a check cycle, a field's tail by a wait).
 
   // ---- Deserializer: header and dispatch ----
-  logic        d_done, d_dispatch;
+  logic        d_done, d_dispatch, d_end;
   result_e     d_result;
   logic [3:0]  d_offset;
   logic [6:0]  d_amt;
@@ -234,6 +239,7 @@ module rx_engine
     .go_o       (d_go),
     .done_o     (d_done),
     .dispatch_o (d_dispatch),
+    .end_o      (d_end),
     .result_o   (d_result),
     .offset_o   (d_offset),
     .msg_type_o (d_msg_type),
@@ -374,6 +380,8 @@ module rx_engine
       h_take_q <= 1'b0;
       reply_q  <= 1'b0;
       lq_start_q <= 1'b0;
+      tl_take_q  <= 1'b0;
+      in_fields_q <= 1'b0;
       lq_stop_q  <= 1'b1;
       in_init_q  <= 1'b0;
       in_offw_q  <= 1'b0;
@@ -387,6 +395,9 @@ module rx_engine
       // The load queue starts with EStart and stops one cycle after the
       // parse ends (a line more may be loaded: docs/abi.md section 9).
       lq_start_q <= (state_q == ECarry) && !too_large_q;
+      in_fields_q <= ((state_q == EHeader) && d_done && d_dispatch) ||
+                     ((state_q == EFields) && !(ending_q && !s_busy));
+      tl_take_q  <= in_init_q && (!big_z_q || big_hi_q || (big_eq_q && big_lo_q));
       in_init_q  <= (state_q == EIdle) && start_i;
       in_offw_q  <= state_q == EOff;
       lq_stop_q  <= (state_q != EStart) && (state_q != EOff) && (state_q != EOffW) &&
@@ -401,13 +412,8 @@ module rx_engine
         EOff:   state_q <= EOffW;
         EOffW:  state_q <= EHeader;
         EHeader: begin
-          if (d_done && d_dispatch) begin
-            state_q <= EFields;
-          end else if (d_done) begin
-            result_q <= d_result;
-            offset_q <= LenW'(d_offset);
-            state_q  <= EWriteHeader;
-          end
+          if (d_done && d_dispatch) state_q <= EFields;
+          else if (d_done)          state_q <= EWriteHeader;
         end
         // Chunks squashed by the end (a fault) still pass to the output
         // buffer as discards: the header line waits for them (ending_q), or
@@ -415,23 +421,28 @@ module rx_engine
         // end is known, so a cycle with none on its way (s_busy: last
         // cycle's) ends the wait.
         EFields: begin
-          if (s_done) begin
-            result_q <= s_result;
-            offset_q <= s_offset;
-          end
           if (ending_q && !s_busy) state_q <= EWriteHeader;
         end
         EWriteHeader: if (hdr_fire && hdr_last) state_q <= EIdle;
         default: ;
       endcase
-      if (state_q == ECarry && too_large_q) begin
-        result_q <= ResMsgTooLarge;
-        offset_q <= '0;
-      end
+      // The result and the failing offset: each source is a register that
+      // is set only in its state (asserted below), so the enable is one
+      // LUT. A message too large fails at offset 0, which start_i set. A
+      // recvFunction may end twice (a faulty chunk the cycle it ended):
+      // only an end in EFields counts.
       if (start_i) begin
         result_q <= ResNone;
         offset_q <= '0;
         hl_q     <= '0;
+      end else if (tl_take_q) begin
+        result_q <= ResMsgTooLarge;
+      end else if (d_end) begin
+        result_q <= d_result;
+        offset_q <= LenW'(d_offset);
+      end else if (s_done && in_fields_q) begin
+        result_q <= s_result;
+        offset_q <= s_offset;
       end
     end
   end
@@ -456,7 +467,10 @@ module rx_engine
     amt_q      <= amt;
     if (start_i) begin
       len_q       <= len_i[LenW-1:0];
-      len_hi_q    <= len_i[59:LenW];
+      big_z_q     <= hz_c[7];
+      big_hi_q    <= len_i[LenW-1:LenW/2] > MaxMessage[LenW-1:LenW/2];
+      big_eq_q    <= len_i[LenW-1:LenW/2] == MaxMessage[LenW-1:LenW/2];
+      big_lo_q    <= len_i[LenW/2-1:0] > MaxMessage[LenW/2-1:0];
       addr_q      <= addr_i[AddrW-1:6];
       start_off_q <= addr_i[5:0];
       off63_q     <= {1'b0, addr_i[5:0]} + 7'd63;
@@ -465,10 +479,7 @@ module rx_engine
     end
     nlen_q <= '0 - len_q;
     if (state_q == EInit) begin
-      // len > MaxMessage in two halves, joined the next cycle.
-      big_hi_q <= (len_hi_q != '0) || (len_q[LenW-1:LenW/2] > MaxMessage[LenW-1:LenW/2]);
-      big_eq_q <= len_q[LenW-1:LenW/2] == MaxMessage[LenW-1:LenW/2];
-      big_lo_q <= len_q[LenW/2-1:0] > MaxMessage[LenW/2-1:0];
+      too_large_q <= !big_z_q || big_hi_q || (big_eq_q && big_lo_q);
       span_q <= span[6 +: LinesW];
       len_nz_q <= len_q != '0;
       {net_c_q, net_hi1_q[HiW/2-1:0]} <= {1'b0, addr_q[AddrW-HiW +: HiW/2]} + 1'b1;
@@ -577,5 +588,17 @@ module rx_engine
       default:                    phase_o = 3'd4;
     endcase
   end
+
+`ifndef SYNTHESIS
+  // The result's sources are set only in their states, or qualified by
+  // registered decodes of them (its enable relies on it).
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      assert (!d_done || state_q == EHeader) else $error("rx_engine: the header ended outside EHeader");
+      assert (in_fields_q == (state_q == EFields)) else $error("rx_engine: in_fields_q disagrees with the state %0d", state_q);
+      assert (tl_take_q == (state_q == ECarry && too_large_q)) else $error("rx_engine: tl_take_q disagrees with ECarry");
+    end
+  end
+`endif
 
 endmodule
