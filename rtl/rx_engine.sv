@@ -89,7 +89,12 @@ module rx_engine
   logic [LinesW-1:0] lines_q;
   logic             some_q, two_q;
   logic             len_nz_q;               // len_q != 0, a cycle ahead of its readers
-  logic [LinesW-1:0] span_q;                // lines the message touches, if it has bytes
+  // The message's lines, from addr's line to (addr + len - 1)'s: the
+  // span len + offset + 63 in 64-byte lines, its low half first.
+  logic [LenW/2:0] span_lo;                 // its bits 5:0 are the last line's offset: unused
+  logic [LenW/2-1:6] span_lo_q;
+  logic             span_c_q, len_hnz_q;    // the low half's carry; len's high half is not 0
+  logic             nc_q;                   // -len's low half's carry
   logic             too_large_q;            // MSG_TOO_LARGE, from the halves below (valid in ECarry)
   // len > MaxMessage: its halves compared as the request is taken, joined
   // in EInit; tl_take_q is that in ECarry, the cycle it is recorded.
@@ -100,8 +105,11 @@ module rx_engine
   always_comb for (int unsigned g = 0; g < 6; g++) hz_s[g] = len_i[LenW + 6*g +: 6] == '0;
   assign hz_c = {1'b0, hz_s, 1'b1} + 1'b1;
   logic [AddrW-1:6] addr_q;                 // (its low bits are start_off_q)
-  logic [HiW-1:0]   net_hi1_q, app_hi1_q;   // high parts plus one
-  logic             net_c_q, app_c_q;       // the carry into their top half
+  // High parts plus one, in three parts over the request's first three
+  // cycles (each carry chain at most 15 bits).
+  localparam int unsigned HiA = 14, HiB = 13, HiC = HiW - HiA - HiB;
+  logic [HiW-1:0]   net_hi1_q, app_hi1_q;
+  logic [1:0]       net_c_q, app_c_q;       // the carries into their second and third parts
   logic [LineAddrW-1:0] base_q;
   result_e          result_q;
   logic [LenW-1:0]  offset_q;
@@ -186,7 +194,7 @@ module rx_engine
 
   // Reads are 1, 2, 3, 4 or 8 bytes.
   logic unused_has;
-  assign unused_has = ^{has[7:5], hz_c[6:0]};
+  assign unused_has = ^{has[7:5], hz_c[6:0], span_lo[5:0]};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -360,12 +368,7 @@ module rx_engine
   assign hdr_fire = (state_q == EWriteHeader) && (!hdr_last || credit_ok);
 
   // ---- Sequencing ----
-  // The message's lines: from addr's line to (addr + len - 1)'s line.
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [LenW:0] span;                      // only its line count is used (< 2**LinesW)
-  /* verilator lint_on UNUSEDSIGNAL */
-  assign span = {1'b0, len_q} + (LenW+1)'(off63_q);
-
+  assign span_lo = {1'b0, len_q[LenW/2-1:0]} + (LenW/2+1)'(off63_q);
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q  <= EIdle;
@@ -475,22 +478,33 @@ module rx_engine
       start_off_q <= addr_i[5:0];
       off63_q     <= {1'b0, addr_i[5:0]} + 7'd63;
       base_q      <= app_base_line_i;
+      {net_c_q[0], net_hi1_q[0 +: HiA]} <= {1'b0, addr_i[6+LinesW +: HiA]} + 1'b1;
+      {app_c_q[0], app_hi1_q[0 +: HiA]} <= {1'b0, app_base_line_i[LinesW +: HiA]} + 1'b1;
       vcap_q      <= LenW'({app_cap_lines_i, 6'b0}) - LenW'(ValueOffset);
     end
-    nlen_q <= '0 - len_q;
+    // -len in halves, the high one a cycle after the low one's carry
+    // (valid from ECarry on: EStart reads it).
+    {nc_q, nlen_q[LenW/2-1:0]} <= {1'b0, ~len_q[LenW/2-1:0]} + 1'b1;
+    nlen_q[LenW-1:LenW/2]      <= ~len_q[LenW-1:LenW/2] + (LenW/2)'(nc_q);
     if (state_q == EInit) begin
       too_large_q <= !big_z_q || big_hi_q || (big_eq_q && big_lo_q);
-      span_q <= span[6 +: LinesW];
-      len_nz_q <= len_q != '0;
-      {net_c_q, net_hi1_q[HiW/2-1:0]} <= {1'b0, addr_q[AddrW-HiW +: HiW/2]} + 1'b1;
-      {app_c_q, app_hi1_q[HiW/2-1:0]} <= {1'b0, base_q[LinesW +: HiW/2]} + 1'b1;
+      {span_c_q, span_lo_q} <= span_lo[LenW/2:6];
+      len_nz_q    <= len_q != '0;
+      len_hnz_q   <= len_q[LenW-1:LenW/2] != '0;
+      {net_c_q[1], net_hi1_q[HiA +: HiB]} <= {1'b0, addr_q[AddrW-HiW+HiA +: HiB]} + (HiB+1)'(net_c_q[0]);
+      {app_c_q[1], app_hi1_q[HiA +: HiB]} <= {1'b0, base_q[LinesW+HiA +: HiB]} + (HiB+1)'(app_c_q[0]);
     end
+    // The line count: span's low six bits of line count, and its high part
+    // (the length's plus the low half's carry); 0 for an empty message.
+    // A message of bytes always touches a line; two when the span is 128
+    // or more.
     if (state_q == ECarry) begin
-      lines_q <= len_nz_q ? span_q : '0;
-      some_q  <= len_nz_q && (span_q != '0);
-      two_q   <= len_nz_q && (|span_q[LinesW-1:1]);
-      net_hi1_q[HiW-1:HiW/2] <= addr_q[AddrW-1 -: (HiW - HiW/2)] + (HiW - HiW/2)'(net_c_q);
-      app_hi1_q[HiW-1:HiW/2] <= base_q[LineAddrW-1 -: (HiW - HiW/2)] + (HiW - HiW/2)'(app_c_q);
+      lines_q[5:0]      <= len_nz_q ? span_lo_q[11:6] : '0;
+      lines_q[LinesW-1:6] <= len_nz_q ? len_q[LenW-1:LenW/2] + (LinesW-6)'(span_c_q) : '0;
+      some_q  <= len_nz_q;
+      two_q   <= len_nz_q && (len_hnz_q || span_c_q || (|span_lo_q[11:7]));
+      net_hi1_q[HiW-1 -: HiC] <= addr_q[AddrW-1 -: HiC] + HiC'(net_c_q[1]);
+      app_hi1_q[HiW-1 -: HiC] <= base_q[LineAddrW-1 -: HiC] + HiC'(app_c_q[1]);
     end
   end
 
