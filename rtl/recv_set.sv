@@ -150,9 +150,14 @@ module recv_set
   end
 
   // ---- Data and skip: Width-byte chunks, then the field's tail ----
-  logic [LenW-1:0] count_q;            // bytes left in the field
-  logic            le1_q, le2_q;       // count_q <= Width, <= 2 Width
-  logic            le3, hz_q;          // count_q <= 3 Width; last cycle's count_q < 8 Width
+  // count: bytes left in the field, in halves of CntW bits: the high half
+  // takes the low half's borrow a cycle later, so the count is
+  // {cnt_hi_q - cnt_b_q, cnt_lo_q} (no carry chain runs all 24 bits).
+  localparam int unsigned CntW = LenW / 2;
+  logic [CntW-1:0] cnt_lo_q, cnt_hi_q;
+  logic            cnt_b_q;
+  logic            le1_q, le2_q;       // count <= Width, <= 2 Width
+  logic            le3, hz_q;          // count <= 3 Width; last cycle's count < 8 Width
   logic            copy_q;             // key or value: the chunks go to App.Recv
   logic            armed_q;            // the tail's fit is known
   logic            summed_q;           // ... its end is
@@ -235,7 +240,7 @@ module recv_set
   assign go_o        = go_q;
   assign tail_mode_o = le1_q;
   assign streaming_o = (state_q == FBulk);
-  assign tail_amt_o  = count_q[6:0];
+  assign tail_amt_o  = cnt_lo_q[6:0];
 
   // ---- Chunks: consumed at the head, their bytes in the window two cycles
   // later; k_* hold a chunk for the first of those cycles, c_* for the second ----
@@ -247,7 +252,7 @@ module recv_set
   // it goes (cf_q: the chunk before's).
   logic            k_fault_q, c_fault_q, cf_q;
   always_comb begin
-    for (int unsigned i = 0; i < Width; i++) c_mask[i] = 7'(i) < (le1_q ? count_q[6:0] : 7'(Width));
+    for (int unsigned i = 0; i < Width; i++) c_mask[i] = 7'(i) < (le1_q ? cnt_lo_q[6:0] : 7'(Width));
   end
 
   // ---- Checks ----
@@ -261,12 +266,13 @@ module recv_set
   logic            hend_q, hpos_q, lfail_q, lend_q, lpos_q, vend_q;
   result_e         hres_q, lres_q;
   logic [LenW-1:0] hoff_q;
-  logic            cntld_q;            // count_q loads at this check ...
-  logic [LenW-1:0] ncnt_q;             // ... with minus this: a length, or a UUID's 16
+  logic            cntld_q;            // the count loads at this check ...
+  logic            cnt16_q;            // ... a UUID's 16, or a length: minus
+  logic [LenW-1:0] ncnt_q;             // each of its halves, for the halves of the count
 
   assign hbad = err0_q || stop_q || !rem3_q || err_q || !valid_q || nested_q || (uuid_q && !rem19_q);
   assign lbad = err_q || neg_q || hi_q || past_q || (is_key_q && key_long_q) || (is_value_q && value_long_q);
-  // count_q loads at the check after this cycle (and is cleared now).
+  // The count loads at the check after this cycle (and is cleared now).
   logic cnt_next;
   assign cnt_next = (state_q == FHdrW && uuid_q) || state_q == FLenC;
 
@@ -293,7 +299,8 @@ module recv_set
     else                       lres_q <= ResValueTooLong;
 
     cntld_q  <= !start_i && cnt_next;
-    ncnt_q   <= '0 - ((state_q == FHdrW) ? LenW'(16) : val_q[32 +: LenW]);
+    cnt16_q  <= state_q == FHdrW;
+    ncnt_q   <= {CntW'(0) - val_q[32+CntW +: CntW], CntW'(0) - val_q[32 +: CntW]};
   end
 
   // ---- The sequence ----
@@ -359,7 +366,7 @@ module recv_set
           // The tail: where it ends is worked out once the head stands still
           // (the sum one cycle, its compares the next).
           if (le1_q && !summed_q && !crossed_i) begin
-            tail_end_q <= {1'b0, off_i} + count_q[6:0];
+            tail_end_q <= {1'b0, off_i} + cnt_lo_q[6:0];
             summed_q   <= 1'b1;
           end
           if (summed_q && !armed_q) begin
@@ -420,12 +427,24 @@ module recv_set
   end
 
   // count: cleared the cycle before a load, then a load or a Width step
-  // through one adder whose first operand is count_q itself (the choice is
-  // its second operand, so no mux is on either side of the carry chain).
-  // Loaded whatever the check says: after a failed one it is not read.
+  // through one adder per half whose first operand is the half itself (the
+  // choice is its second operand, so no mux is on either side of a carry
+  // chain; the low half subtracts 0 when nothing happens, the high half
+  // the low half's last borrow). A load's borrow is not one. Loaded
+  // whatever the check says: after a failed one it is not read.
+  logic [CntW:0] cnt_lo_d;
+  assign cnt_lo_d = {1'b0, cnt_lo_q} - {1'b0, cntld_q ? (cnt16_q ? CntW'(-16) : ncnt_q[CntW-1:0])
+                                                      : bulk_fire ? CntW'(Width) : CntW'(0)};
   always_ff @(posedge clk_i) begin
-    if (cnt_next) count_q <= '0;
-    else if (cntld_q || bulk_fire) count_q <= count_q - (cntld_q ? ncnt_q : LenW'(Width));
+    if (cnt_next) begin
+      cnt_lo_q <= '0;
+      cnt_hi_q <= '0;
+    end else begin
+      cnt_lo_q <= cnt_lo_d[CntW-1:0];
+      cnt_hi_q <= cnt_hi_q - (cntld_q ? (cnt16_q ? CntW'(0) : ncnt_q[LenW-1:CntW]) : CntW'(cnt_b_q));
+    end
+    if (cntld_q) cnt_b_q <= 1'b0;
+    else         cnt_b_q <= cnt_lo_d[CntW];
     // dst_q counts from 0 in its region: a reset, not a load, at a field's
     // start (FLenB, decided in FLenC so that the reset is a register).
     dst_clr_q <= !start_i && state_q == FLenC && (is_key_q || is_value_q);
@@ -444,12 +463,12 @@ module recv_set
     if (state_q == FLenB) copy_q <= is_key_q || is_value_q;
     if (state_q == FHdrB) copy_q <= 1'b0;
     region_lo_q <= {1'b0, app_base_lo_i} + (region_q ? (LinesW+1)'(ValueOffset / 64) : (LinesW+1)'(KeyOffset / 64));
-    hz_q <= count_q[LenW-1:WidthW+3] == '0;
+    hz_q <= (cnt_hi_q == CntW'(cnt_b_q)) && (cnt_lo_q[CntW-1:WidthW+3] == '0);
   end
   // count <= 3 Width with its high bits from last cycle's count: that was
   // at most Width more, and under 8 Width it leaves the low bits exact
   // (read only in FBulk, a cycle or more after the load).
-  assign le3 = hz_q && (count_q[WidthW+2:0] <= (WidthW+3)'(3 * Width));
+  assign le3 = hz_q && (cnt_lo_q[WidthW+2:0] <= (WidthW+3)'(3 * Width));
 
   // What a read step took (the cycle it fires), and the checks on it (ready
   // by its check cycle).
