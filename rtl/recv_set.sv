@@ -265,7 +265,11 @@ module recv_set
   logic            hbad, lbad;         // the header's, the length's checks fail
   logic            hend_q, hpos_q, lfail_q, lend_q, lpos_q, vend_q;
   result_e         hres_q, lres_q;
-  logic [LenW-1:0] hoff_q;
+  // A failing header's offset: item_q, plus one after a T_STOP. The low
+  // half's sum and the high half plus one are worked out side by side, and
+  // the carry picks the high half (item_q holds still from the read on).
+  logic [CntW-1:0] hoff_lo_q, hoff_hi1_q;
+  logic            hoff_c_q;
   logic            cntld_q;            // the count loads at this check ...
   logic            cnt16_q;            // ... a UUID's 16, or a length: minus
   logic [LenW-1:0] ncnt_q;             // each of its halves, for the halves of the count
@@ -278,7 +282,8 @@ module recv_set
 
   always_ff @(posedge clk_i) begin
     hend_q  <= !start_i && state_q == FHdrW && hbad;
-    hoff_q  <= item_q + LenW'(stop_q);               // T_STOP ends the request after its byte
+    {hoff_c_q, hoff_lo_q} <= {1'b0, item_q[CntW-1:0]} + (CntW+1)'(stop_q);   // T_STOP ends the request after its byte
+    hoff_hi1_q <= item_q[LenW-1:CntW] + 1'b1;
     hpos_q  <= 1'b0;
     if (err0_q)        hres_q <= ResLoadFault;
     else if (stop_q)   hres_q <= ResOk;
@@ -395,7 +400,7 @@ module recv_set
       end
       if (hend_q) begin
         result_q <= hres_q;
-        offset_q <= hpos_q ? pos_i : hoff_q;
+        offset_q <= hpos_q ? pos_i : {hoff_c_q ? hoff_hi1_q : item_q[LenW-1:CntW], hoff_lo_q};
       end
       if (lend_q) begin
         result_q <= lres_q;
