@@ -35,8 +35,8 @@ module recv_set
   input  logic [4:1]           short_i,       // fewer than 1, 2, 4, 8 message bytes left
   input  logic                 rem3_i,        // at least 3 bytes left (with ready_hdr_i)
   input  logic                 rem19_i,       // at least 19 (a field header and a UUID)
-  input  logic [LenW-1:0]      rem_i,
-  input  logic [LenW-1:0]      pos_i,         // message bytes consumed so far
+  input  logic [LenW-1:0]      remm4_i,       // rem - 4, valid when a read takes its bytes
+  input  logic [LenW-1:0]      pos_i,         // message bytes consumed so far (read where it stands still)
   input  logic [LenW-1:0]      value_cap_i,   // bytes in the App.Recv value region
   output logic                 bulk_o,        // a Width chunk takes bytes now
   output logic                 tail_o,        // the field's tail chunk takes bytes now
@@ -265,11 +265,13 @@ module recv_set
   logic            hbad, lbad;         // the header's, the length's checks fail
   logic            hend_q, hpos_q, lfail_q, lend_q, lpos_q, vend_q;
   result_e         hres_q, lres_q;
-  // A failing header's offset: item_q, plus one after a T_STOP. The low
-  // half's sum and the high half plus one are worked out side by side, and
-  // the carry picks the high half (item_q holds still from the read on).
-  logic [CntW-1:0] hoff_lo_q, hoff_hi1_q;
-  logic            hoff_c_q;
+  // A failing header's offset: item_q, plus one after a T_STOP, or plus
+  // three where the message ends inside a UUID (the head, after the
+  // header's three bytes: pos_i has not settled yet). The low halves' sums
+  // and the high half plus one are worked out side by side, and a carry
+  // picks the high half (item_q holds still from the read on).
+  logic [CntW-1:0] hoff_lo_q, hoff3_lo_q, hoff_hi1_q;
+  logic            hoff_c_q, hoff3_c_q;
   logic            cntld_q;            // the count loads at this check ...
   logic            cnt16_q;            // ... a UUID's 16, or a length: minus
   logic [LenW-1:0] ncnt_q;             // each of its halves, for the halves of the count
@@ -282,7 +284,8 @@ module recv_set
 
   always_ff @(posedge clk_i) begin
     hend_q  <= !start_i && state_q == FHdrW && hbad;
-    {hoff_c_q, hoff_lo_q} <= {1'b0, item_q[CntW-1:0]} + (CntW+1)'(stop_q);   // T_STOP ends the request after its byte
+    {hoff_c_q, hoff_lo_q}   <= {1'b0, item_q[CntW-1:0]} + (CntW+1)'(stop_q);   // T_STOP ends the request after its byte
+    {hoff3_c_q, hoff3_lo_q} <= {1'b0, item_q[CntW-1:0]} + (CntW+1)'(3);
     hoff_hi1_q <= item_q[LenW-1:CntW] + 1'b1;
     hpos_q  <= 1'b0;
     if (err0_q)        hres_q <= ResLoadFault;
@@ -400,7 +403,8 @@ module recv_set
       end
       if (hend_q) begin
         result_q <= hres_q;
-        offset_q <= hpos_q ? pos_i : {hoff_c_q ? hoff_hi1_q : item_q[LenW-1:CntW], hoff_lo_q};
+        offset_q <= hpos_q ? {hoff3_c_q ? hoff_hi1_q : item_q[LenW-1:CntW], hoff3_lo_q}
+                           : {hoff_c_q ? hoff_hi1_q : item_q[LenW-1:CntW], hoff_lo_q};
       end
       if (lend_q) begin
         result_q <= lres_q;
@@ -509,7 +513,7 @@ module recv_set
     // tests (n > 256, n > Width, n > 2 Width).
     if (state_q == FLenA) begin
       lenpos_q   <= pos_i;
-      remm4_q    <= rem_i - LenW'(4);
+      remm4_q    <= remm4_i;
       neg_q      <= x_u32[31];
       hi_q       <= x_u32[31:LenW] != '0;
       key_long_q <= (|x_u32[31:KeyW+1]) || (x_u32[KeyW] && |x_u32[KeyW-1:0]);

@@ -74,9 +74,25 @@ module rx_engine
   (* fsm_encoding = "one-hot" *)          // Yosys: recode it as an FSM whatever its heuristic says
   estate_e          state_q;
   logic [LenW-1:0]  len_q;                  // message length N
-  logic [LenW-1:0]  pos_q;                  // bytes consumed (p)
-  logic [LenW-1:0]  rem_q;                  // N - p
-  logic [LenW-1:0]  nlen_q;                 // -N
+  // pos (p, bytes consumed) and rem (N - p) in 12-bit halves: the high
+  // half takes the low half's carry or borrow a cycle later, so no carry
+  // chain runs all 24 bits. Both are read as they are only where they
+  // stand still (a read takes its bytes two cycles or more after the last
+  // step, the carry has arrived: asserted below); rem's compares read the
+  // borrow on its way.
+  localparam int unsigned HalfW = LenW / 2;
+  logic [HalfW-1:0] pos_lo_q, pos_hi_q, rem_lo_q, rem_hi_q, rem_him1_q;
+  logic             pos_c_q, rem_b_q;
+  logic [LenW-1:0]  nlen_q;                 // -N's halves, each its own half's negation
+  // rem's adders' second operands, registers: a step's amount, or in
+  // EStart minus the length (each half its own half's negation).
+  logic [HalfW-1:0] rem_amt_q, rem_hamt_q;
+  logic             no_ld_q;                // not ECarry of a message rem will hold (the load's reset, as is)
+  // rem - 4 for the recvFunction's length check, read in its read cycle:
+  // the low half a cycle behind, whether it borrowed, the high half minus one.
+  logic [HalfW-1:0] rem4_lo_q;
+  logic             rem4_b_q;
+  logic [LenW-1:0]  remm4;
   logic             appl_q;                 // a parser step took amt_q bytes last cycle
   logic [6:0]       amt_q;
   logic             step_q;                 // a read step (or the start offset) moves the head now
@@ -94,7 +110,6 @@ module rx_engine
   logic [LenW/2:0] span_lo;                 // its bits 5:0 are the last line's offset: unused
   logic [LenW/2-1:6] span_lo_q;
   logic             span_c_q, len_hnz_q;    // the low half's carry; len's high half is not 0
-  logic             nc_q;                   // -len's low half's carry
   logic             too_large_q;            // MSG_TOO_LARGE, from the halves below (valid in ECarry)
   // len > MaxMessage: its halves compared as the request is taken, joined
   // in EInit; tl_take_q is that in ECarry, the cycle it is recorded.
@@ -168,29 +183,33 @@ module rx_engine
 
   // Readiness of a read of k bytes next cycle: the window will hold them
   // and the message has them; or it has fewer than k left. Both only while
-  // the head and rem_q stand still (no step last cycle).
+  // the head and rem stand still (no step last cycle).
   logic [4:1] ready_q, short_q;             // k = 1, 2, 4, 8
   logic       ready3_q, short3_q, ready_hdr_q, rem3_q, rem19_q;
   logic       settled;
-  // rem_q's small compares are registers (remge_q, a cycle behind rem_q),
+  // rem's small compares are registers (remge_q, a cycle behind rem),
   // so a read waits two cycles after the last step.
   logic       appl2_q;
-  logic [5:0] remge_q;                      // rem_q >= 1, 2, 3, 4, 8, 19
-  logic [4:0] rs_q;                         // remge_q[4:0] && settled, in one register each
+  logic [5:0] remge_q;                      // rem >= 1, 2, 3, 4, 8, 19
+  logic       quiet_q;                      // nothing moved last cycle (read with remge_q)
+  logic [4:0] rs;                           // remge_q[4:0] && quiet_q
   logic       appl_d, step_d;               // appl_q's and step_q's next values
   assign settled = !appl_q && !appl2_q && !step_q;
   assign appl_d  = d_go || s_go || s_bulk || s_tail;
   assign step_d  = d_go || s_go || (state_q == EOff);
-  // rem_q >= k for k = 1, 2, 3, 4, 8, 19: any high bit, or the low five
-  // bits by a constant table (no carry chain).
+  // rem >= k for k = 1, 2, 3, 4, 8, 19: any high bit, or the low five
+  // bits by a constant table (no carry chain). The high half is not 0
+  // unless it is 0, or 1 with a borrow on its way.
   logic [5:0] remge;
   always_comb begin
     for (int unsigned j = 0; j < 6; j++) begin
       logic [31:0] tab;
       for (int unsigned v = 0; v < 32; v++) tab[v] = (v >= ((j == 5) ? 19 : (j == 4) ? 8 : j + 1));
-      remge[j] = (|rem_q[LenW-1:5]) || tab[rem_q[4:0]];
+      remge[j] = (|rem_hi_q[HalfW-1:1]) || (rem_hi_q[0] ^ rem_b_q) || (|rem_lo_q[HalfW-1:5]) || tab[rem_lo_q[4:0]];
     end
   end
+
+  assign rs = remge_q[4:0] & {5{quiet_q}};
 
   // Reads are 1, 2, 3, 4 or 8 bytes.
   logic unused_has;
@@ -204,18 +223,18 @@ module rx_engine
       short3_q    <= 1'b0;
       ready_hdr_q <= 1'b0;
     end else begin
-      ready_q     <= {has[8] && rs_q[4], has[4] && rs_q[3], has[2] && rs_q[1], has[1] && rs_q[0]};
+      ready_q     <= {has[8] && rs[4], has[4] && rs[3], has[2] && rs[1], has[1] && rs[0]};
       short_q     <= {4{settled}} & ~{remge_q[4], remge_q[3], remge_q[1], remge_q[0]};
-      ready3_q    <= has[3] && rs_q[2];
+      ready3_q    <= has[3] && rs[2];
       short3_q    <= settled && !remge_q[2];
-      ready_hdr_q <= rs_q[2] ? has[3] : (rs_q[0] && has[1]);
+      ready_hdr_q <= rs[2] ? has[3] : (rs[0] && has[1]);
     end
   end
   always_ff @(posedge clk_i) begin
     rem3_q  <= remge_q[2];
     rem19_q <= remge_q[5];
     remge_q <= remge;
-    rs_q    <= remge[4:0] & {5{!appl_d && !appl_q && !step_d}};
+    quiet_q <= !appl_d && !appl_q && !step_d;
     appl2_q <= appl_q;
   end
 
@@ -290,8 +309,8 @@ module rx_engine
     .short_i       (short_q),
     .rem3_i        (rem3_q),
     .rem19_i       (rem19_q),
-    .rem_i         (rem_q),
-    .pos_i         (pos_q),
+    .remm4_i       (remm4),
+    .pos_i         ({pos_hi_q, pos_lo_q}),
     .value_cap_i   (vcap_q),
     .bulk_o        (s_bulk),
     .tail_o        (s_tail),
@@ -387,6 +406,7 @@ module rx_engine
       in_fields_q <= 1'b0;
       lq_stop_q  <= 1'b1;
       in_init_q  <= 1'b0;
+      no_ld_q    <= 1'b1;
       in_offw_q  <= 1'b0;
     end else begin
       init_q   <= state_q == EOff;
@@ -402,6 +422,7 @@ module rx_engine
                      ((state_q == EFields) && !(ending_q && !s_busy));
       tl_take_q  <= in_init_q && (!big_z_q || big_hi_q || (big_eq_q && big_lo_q));
       in_init_q  <= (state_q == EIdle) && start_i;
+      no_ld_q    <= !(in_init_q && big_z_q && !big_hi_q && !(big_eq_q && big_lo_q));
       in_offw_q  <= state_q == EOff;
       lq_stop_q  <= (state_q != EStart) && (state_q != EOff) && (state_q != EOffW) &&
                     (state_q != EHeader) && (state_q != EFields);
@@ -450,24 +471,43 @@ module rx_engine
     end
   end
 
-  // pos and rem: ECarry clears both; EStart adds the length to rem through
-  // its adder's second operand (amt_q is 0 then), so each sum goes straight
-  // to its register and the adder's first operand is the register itself.
+  // pos and rem: ECarry clears both; EStart loads the length into rem
+  // through its adders' second operands (each half minus its negation), so
+  // each sum goes straight to its register and an adder's first operand is
+  // the register itself. Only a step carries or borrows.
+  logic [HalfW:0] pos_lo_d, rem_lo_d;
+  assign pos_lo_d = {1'b0, pos_lo_q} + (HalfW+1)'(amt_q);
+  assign rem_lo_d = {1'b0, rem_lo_q} - {1'b0, rem_amt_q};
   always_ff @(posedge clk_i) begin
     if (state_q == ECarry) begin
-      pos_q <= '0;
-      rem_q <= '0;
-    end else if (appl_q || lq_start_q) begin
-      pos_q <= pos_q + LenW'(amt_q);
-      rem_q <= rem_q - (lq_start_q ? nlen_q : LenW'(amt_q));
+      pos_lo_q <= '0;
+      pos_hi_q <= '0;
+      rem_lo_q <= '0;
+      rem_hi_q <= '0;
+    end else begin
+      if (appl_q || lq_start_q) begin
+        pos_lo_q <= pos_lo_d[HalfW-1:0];
+        rem_lo_q <= rem_lo_d[HalfW-1:0];
+      end
+      pos_hi_q <= pos_hi_q + HalfW'(pos_c_q);
+      rem_hi_q <= rem_hi_q - (rem_hamt_q | HalfW'(rem_b_q));
     end
+    if (appl_q) pos_c_q <= pos_lo_d[HalfW];
+    else        pos_c_q <= 1'b0;
+    if (appl_q) rem_b_q <= rem_lo_d[HalfW];
+    else        rem_b_q <= 1'b0;
+    rem_him1_q <= rem_hi_q - 1'b1;
+    {rem4_b_q, rem4_lo_q} <= {1'b0, rem_lo_q} - (HalfW+1)'(4);
   end
+  assign remm4 = {rem4_b_q ? rem_him1_q : rem_hi_q, rem4_lo_q};
 
   // Request registers, taken when the control FSM starts the request, and
   // what follows from them over the next two cycles.
   always_ff @(posedge clk_i) begin
     step_amt_q <= rd_amt;
     amt_q      <= amt;
+    rem_amt_q  <= no_ld_q ? HalfW'(amt) : nlen_q[HalfW-1:0];
+    rem_hamt_q <= no_ld_q ? '0 : nlen_q[LenW-1:HalfW];
     if (start_i) begin
       len_q       <= len_i[LenW-1:0];
       big_z_q     <= hz_c[7];
@@ -482,10 +522,7 @@ module rx_engine
       {app_c_q[0], app_hi1_q[0 +: HiA]} <= {1'b0, app_base_line_i[LinesW +: HiA]} + 1'b1;
       vcap_q      <= LenW'({app_cap_lines_i, 6'b0}) - LenW'(ValueOffset);
     end
-    // -len in halves, the high one a cycle after the low one's carry
-    // (valid from ECarry on: EStart reads it).
-    {nc_q, nlen_q[LenW/2-1:0]} <= {1'b0, ~len_q[LenW/2-1:0]} + 1'b1;
-    nlen_q[LenW-1:LenW/2]      <= ~len_q[LenW-1:LenW/2] + (LenW/2)'(nc_q);
+    nlen_q <= {HalfW'(0) - len_q[LenW-1:HalfW], HalfW'(0) - len_q[HalfW-1:0]};
     if (state_q == EInit) begin
       too_large_q <= !big_z_q || big_hi_q || (big_eq_q && big_lo_q);
       {span_c_q, span_lo_q} <= span_lo[LenW/2:6];
@@ -604,11 +641,38 @@ module rx_engine
   end
 
 `ifndef SYNTHESIS
+  // pos and rem against 24-bit counts kept the plain way: pos whenever its
+  // carry has arrived; rem's compares always; rem - 4 whenever a read
+  // takes its bytes.
+  logic [LenW-1:0] pos_ref, rem_ref;
+  always_ff @(posedge clk_i) begin
+    if (state_q == ECarry) begin
+      pos_ref <= '0;
+      rem_ref <= '0;
+    end else if (appl_q || lq_start_q) begin
+      pos_ref <= pos_ref + LenW'(amt_q);
+      rem_ref <= lq_start_q ? len_q : rem_ref - LenW'(amt_q);
+    end
+    if (rst_ni && state_q != EIdle && state_q != EInit && state_q != ECarry) begin
+      assert (pos_c_q || {pos_hi_q, pos_lo_q} == pos_ref) else $error("rx_engine: pos %0d, counted %0d", {pos_hi_q, pos_lo_q}, pos_ref);
+      // Where pos is read: a read taking its bytes, a read the message is
+      // too short for, a length's check failing at the head.
+      assert (!(d_go || s_go || u_recv_set.short_q || (u_recv_set.lend_q && u_recv_set.lpos_q)) || !pos_c_q)
+        else $error("rx_engine: pos read with its carry on its way");
+      assert (remge[0] == (rem_ref >= 1) && remge[4] == (rem_ref >= 8) && remge[5] == (rem_ref >= 19))
+        else $error("rx_engine: rem's compares disagree with rem %0d", rem_ref);
+      assert (!(d_go || s_go) || remm4 == rem_ref - LenW'(4)) else $error("rx_engine: rem - 4 is %0d at a read, rem %0d", remm4, rem_ref);
+    end
+  end
+`endif
+
+`ifndef SYNTHESIS
   // The result's sources are set only in their states, or qualified by
   // registered decodes of them (its enable relies on it).
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
       assert (!d_done || state_q == EHeader) else $error("rx_engine: the header ended outside EHeader");
+      assert (no_ld_q == !(state_q == ECarry && !too_large_q)) else $error("rx_engine: no_ld_q disagrees with ECarry");
       assert (in_fields_q == (state_q == EFields)) else $error("rx_engine: in_fields_q disagrees with the state %0d", state_q);
       assert (tl_take_q == (state_q == ECarry && too_large_q)) else $error("rx_engine: tl_take_q disagrees with ECarry");
     end
