@@ -92,7 +92,6 @@ module rx_deserializer
       msg_type_q <= '0;
       method_q   <= '0;
       get_q      <= 1'b0;
-      seqid_q    <= '0;
       done_q     <= 1'b0;
       dispatch_q <= 1'b0;
       end_q      <= 1'b0;
@@ -156,10 +155,7 @@ module rx_deserializer
           result_q <= fault_q ? ResLoadFault : ResNone;
           dispatch_q <= !fault_q;
           end_q      <= fault_q;
-          if (!fault_q) begin
-            seqid_q  <= word_q;
-            item_q   <= 3'd4;
-          end
+          if (!fault_q) item_q <= 3'd4;
         end
         default: ;
       endcase
@@ -167,10 +163,19 @@ module rx_deserializer
         msg_type_q <= '0;
         method_q   <= '0;
         get_q      <= 1'b0;
-        seqid_q    <= '0;
       end
       if (start_i) state_q <= DVerA;
     end
+  end
+
+  // The seqid, taken in DSeqB unless its bytes faulted (decided in DSeqW,
+  // so the enable is a register); the request's clear is a synchronous
+  // reset (it is read only after it).
+  logic seq_take_q;
+  always_ff @(posedge clk_i) begin
+    seq_take_q <= (state_q == DSeqW) && !fault_q;
+    if (clear_i)         seqid_q <= '0;
+    else if (seq_take_q) seqid_q <= word_q;
   end
 
   always_ff @(posedge clk_i) begin

@@ -395,8 +395,6 @@ module rx_engine
       ending_q <= 1'b0;
       appl_q   <= 1'b0;
       step_q   <= 1'b0;
-      result_q <= ResNone;
-      offset_q <= '0;
       hl_q     <= '0;
       done_q   <= 1'b0;
       h_take_q <= 1'b0;
@@ -450,24 +448,28 @@ module rx_engine
         EWriteHeader: if (hdr_fire && hdr_last) state_q <= EIdle;
         default: ;
       endcase
-      // The result and the failing offset: each source is a register that
-      // is set only in its state (asserted below), so the enable is one
-      // LUT. A message too large fails at offset 0, which start_i set. A
-      // recvFunction may end twice (a faulty chunk the cycle it ended):
-      // only an end in EFields counts.
-      if (start_i) begin
-        result_q <= ResNone;
-        offset_q <= '0;
-        hl_q     <= '0;
-      end else if (tl_take_q) begin
-        result_q <= ResMsgTooLarge;
-      end else if (d_end) begin
-        result_q <= d_result;
-        offset_q <= LenW'(d_offset);
-      end else if (s_done && in_fields_q) begin
-        result_q <= s_result;
-        offset_q <= s_offset;
-      end
+      if (start_i) hl_q <= '0;
+    end
+  end
+
+  // The result and the failing offset: each source is a register that is
+  // set only in its state (asserted below), so the enable is one LUT, and
+  // the request's start is a synchronous reset (they are read only after
+  // it). A message too large fails at offset 0, which the start set. A
+  // recvFunction may end more than once (a faulty chunk after its end):
+  // only an end in EFields counts.
+  always_ff @(posedge clk_i) begin
+    if (start_i) begin
+      result_q <= ResNone;
+      offset_q <= '0;
+    end else if (tl_take_q) begin
+      result_q <= ResMsgTooLarge;
+    end else if (d_end) begin
+      result_q <= d_result;
+      offset_q <= LenW'(d_offset);
+    end else if (s_done && in_fields_q) begin
+      result_q <= s_result;
+      offset_q <= s_offset;
     end
   end
 
