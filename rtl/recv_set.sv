@@ -163,9 +163,17 @@ module recv_set
   logic            summed_q;           // ... its end is
   logic [6:0]      tail_end_q;         // the head's offset plus the tail
   logic            tail64_q;           // the tail ends in the first line (else in the second: it is <= Width)
-  logic [LenW-1:0] dst_q;              // address adder: next offset in the field's region to write
+  // The next offset in the field's region to write, in halves: the high
+  // half takes the low half's carry a cycle later (dst_c_q on its way).
+  logic [CntW-1:0] dst_lo_q, dst_hi_q;
+  logic            dst_c_q;
   logic            region_q;           // the region: 0 key (App.Recv line 1), 1 value (line 5)
-  logic [LinesW:0] region_lo_q;        // the region's first line: App.Recv base + 1 or + 5 (low part)
+  // The region's first line, App.Recv base + 1 or + 5 (the base's low
+  // part and a carry out): its low six bits, and the rest a cycle later
+  // (the region is set several cycles before its first chunk).
+  logic [5:0]       rgn_lo_q;
+  logic             rgn_c_q;
+  logic [LinesW:6]  rgn_hi_q;
   logic            bulk_fire, tail_fire, chunk;
   logic            take_q;
 
@@ -179,8 +187,8 @@ module recv_set
 
   // fits1: a chunk from the head is in the first line; stays: ... and
   // leaves the head in it; fits2: so is the chunk after it (registers).
-  // lane_last_q: the chunk at dst_q ends its line; next_lane_last_q: the
-  // one after it does; registers that follow dst_q (0 at a field's start,
+  // lane_last_q: the chunk at dst ends its line; next_lane_last_q: the
+  // one after it does; registers that follow dst (0 at a field's start,
   // then Width steps), each from a constant table.
   logic fits1, stays, fits2, next_lane_last_q, lane_last_q;
   assign {fits2, stays, fits1} = fit_i;
@@ -245,7 +253,13 @@ module recv_set
   // ---- Chunks: consumed at the head, their bytes in the window two cycles
   // later; k_* hold a chunk for the first of those cycles, c_* for the second ----
   logic            k_data_q, k_last_q, c_data_q, c_last_q;
-  logic [LenW-1:0] k_dst_q, c_dst_q;
+  // A chunk's offset as dst holds it (k_*), then with its carry in and the
+  // first half of the address adder (c_*): the region's low six bits plus
+  // the offset's line bits 11:6, and its carry.
+  logic [CntW-1:0] k_lo_q, k_hi_q, c_hi_q;
+  logic [5:0]      c_lo_q;
+  logic            k_c_q, c_ac_q;
+  logic [5:0]      c_line_q;
   logic [Width-1:0] c_mask, k_mask_q, c_mask_q;  // the chunk's bytes
   // A chunk's bytes come from the first line, and from the second if it
   // crosses into it: its fault is known from their fault flags the cycle
@@ -454,24 +468,31 @@ module recv_set
     end
     if (cntld_q) cnt_b_q <= 1'b0;
     else         cnt_b_q <= cnt_lo_d[CntW];
-    // dst_q counts from 0 in its region: a reset, not a load, at a field's
+    // dst counts from 0 in its region: a reset, not a load, at a field's
     // start (FLenB, decided in FLenC so that the reset is a register).
     dst_clr_q <= !start_i && state_q == FLenC && (is_key_q || is_value_q);
     if (dst_clr_q) begin
-      dst_q          <= '0;
+      dst_lo_q       <= '0;
+      dst_hi_q       <= '0;
       lane_last_q    <= lane_end(0);
       next_lane_last_q <= lane_end(Width);
-    end else if (bulk_fire) begin
-      dst_q          <= dst_q + LenW'(Width);
-      lane_last_q    <= next_lane_last_q;
-      next_lane_last_q <= tl2[dst_q[5:0]];
+    end else begin
+      if (bulk_fire) begin
+        {dst_c_q, dst_lo_q} <= {1'b0, dst_lo_q} + (CntW+1)'(Width);
+        lane_last_q      <= next_lane_last_q;
+        next_lane_last_q <= tl2[dst_lo_q[5:0]];
+      end else begin
+        dst_c_q <= 1'b0;
+      end
+      dst_hi_q <= dst_hi_q + CntW'(dst_c_q);
     end
     if (state_q == FLenB) region_q <= is_value_q;
     // Whether a field's chunks go to App.Recv: set with every binary length
     // and UUID (read only if the field goes on).
     if (state_q == FLenB) copy_q <= is_key_q || is_value_q;
     if (state_q == FHdrB) copy_q <= 1'b0;
-    region_lo_q <= {1'b0, app_base_lo_i} + (region_q ? (LinesW+1)'(ValueOffset / 64) : (LinesW+1)'(KeyOffset / 64));
+    {rgn_c_q, rgn_lo_q} <= {1'b0, app_base_lo_i[5:0]} + 7'(region_q ? ValueOffset / 64 : KeyOffset / 64);
+    rgn_hi_q            <= {1'b0, app_base_lo_i[LinesW-1:6]} + (LinesW-5)'(rgn_c_q);
     hz_q <= (cnt_hi_q == CntW'(cnt_b_q)) && (cnt_lo_q[CntW-1:WidthW+3] == '0);
   end
   // count <= 3 Width with its high bits from last cycle's count: that was
@@ -532,6 +553,10 @@ module recv_set
   logic [LaneW-1:0]   o_lane_q;   // the line's Width-byte lane the chunk goes to
   logic [Width-1:0]   o_mask_q;
   logic [LinesW:0]    o_lo_q;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [LinesW-5:0]  o_hi_sum;                // bit 0 only takes the carry in
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign o_hi_sum = {rgn_hi_q, 1'b1} + {(LinesW-5)'(c_hi_q), c_ac_q};
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       k_data_q    <= 1'b0;
@@ -562,15 +587,20 @@ module recv_set
   always_ff @(posedge clk_i) begin
     if (chunk) begin
       k_mask_q <= c_mask;
-      k_dst_q  <= dst_q;
+      k_lo_q   <= dst_lo_q;
+      k_hi_q   <= dst_hi_q;
+      k_c_q    <= dst_c_q;
       k_last_q <= le1_q || lane_last_q;
     end
     c_mask_q <= k_mask_q;
-    c_dst_q  <= k_dst_q;
+    c_lo_q   <= k_lo_q[5:0];
+    c_hi_q   <= k_hi_q + CntW'(k_c_q);
+    {c_ac_q, c_line_q} <= {1'b0, rgn_lo_q} + {1'b0, k_lo_q[CntW-1:6]};
     c_last_q <= k_last_q;
     o_bytes_q <= win_i;
-    o_lane_q  <= LaneW'(c_dst_q[5:0] >> WidthW);
-    o_lo_q    <= region_lo_q + (LinesW+1)'(c_dst_q[LenW-1:6]);   // address adder
+    o_lane_q  <= LaneW'(c_lo_q[5:0] >> WidthW);
+    // address adder, second half: a + b + carry in as one adder
+    o_lo_q    <= {o_hi_sum[LinesW-5:1], c_line_q};
     o_mask_q  <= c_mask_q;
     o_last_q  <= c_last_q;
   end
