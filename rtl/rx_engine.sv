@@ -381,9 +381,9 @@ module rx_engine
   end
 
   // ---- Header line chunks ----
-  logic [LaneW-1:0] hl_q;                   // next header-line chunk
+  logic [Lanes-1:0] hl_q;                   // next header-line chunk, one-hot
   logic             hdr_last, hdr_fire, h_take_q;
-  assign hdr_last = (hl_q == LaneW'(Lanes - 1));
+  assign hdr_last = hl_q[Lanes-1];
   assign hdr_fire = (state_q == EWriteHeader) && (!hdr_last || credit_ok);
 
   // ---- Sequencing ----
@@ -395,7 +395,7 @@ module rx_engine
       ending_q <= 1'b0;
       appl_q   <= 1'b0;
       step_q   <= 1'b0;
-      hl_q     <= '0;
+      hl_q     <= Lanes'(1);
       done_q   <= 1'b0;
       h_take_q <= 1'b0;
       reply_q  <= 1'b0;
@@ -424,7 +424,7 @@ module rx_engine
       in_offw_q  <= state_q == EOff;
       lq_stop_q  <= (state_q != EStart) && (state_q != EOff) && (state_q != EOffW) &&
                     (state_q != EHeader) && (state_q != EFields);
-      if (hdr_fire) hl_q <= hl_q + 1'b1;
+      if (hdr_fire) for (int unsigned l = 0; l < Lanes; l++) hl_q[l] <= hl_q[(l + Lanes - 1) % Lanes];
       ending_q <= (state_q == EFields) && (ending_q || s_done);
       unique case (state_q)
         EIdle: if (start_i) state_q <= EInit;
@@ -448,7 +448,7 @@ module rx_engine
         EWriteHeader: if (hdr_fire && hdr_last) state_q <= EIdle;
         default: ;
       endcase
-      if (start_i) hl_q <= '0;
+      if (start_i) hl_q <= Lanes'(1);
     end
   end
 
@@ -564,8 +564,12 @@ module rx_engine
                         s_ops.key_len, s_ops.exptime, s_ops.flags, s_ops.req_id};
 
   logic               h_valid_q, h_last_q;
-  logic [Lanes-1:0]   h_lanes_q;              // hl_q one-hot
-  logic [Width*8-1:0] h_bytes_q;
+  logic [Lanes-1:0]   h_lanes_q;              // hl_q, a cycle later
+  logic [Width*8-1:0] h_bytes_q, h_pick;
+  always_comb begin
+    h_pick = '0;
+    for (int unsigned l = 0; l < Lanes; l++) h_pick = h_pick | ({Width*8{hl_q[l]}} & header_line[l*Width*8 +: Width*8]);
+  end
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       h_valid_q <= 1'b0;
@@ -575,11 +579,12 @@ module rx_engine
       h_last_q  <= hdr_fire && hdr_last;
     end
   end
-  // The chunk at hl_q, every cycle: with h_valid_q it is the one that fired
-  // (hl_q moves on only after a fire), and no enable reaches the data.
+  // The chunk at hl_q, every cycle (an AND-OR of the lanes): with h_valid_q
+  // it is the one that fired (hl_q moves on only after a fire), and no
+  // enable reaches the data.
   always_ff @(posedge clk_i) begin
-    for (int unsigned l = 0; l < Lanes; l++) h_lanes_q[l] <= hl_q == LaneW'(l);
-    h_bytes_q <= header_line[hl_q*Width*8 +: Width*8];
+    h_lanes_q <= hl_q;
+    h_bytes_q <= h_pick;
   end
 
   // A data chunk's App.Recv line: recv_set added base + dst / 64 in the low

@@ -44,6 +44,8 @@ var StateAllowances = []Allowance{
 	{"tx_engine", "bytes_q", "constant", "chunks of a reply whose framing bytes are constants: only seqid and result bits change"},
 	// At DataBytes=64 a chunk is a whole line: one lane, every chunk ends it.
 	{"rx_engine", "h_bytes_q", "constant", "at DataBytes=64 the header line is one chunk, and its bytes 36..63 (and unused header bits) are 0"},
+	{"rx_engine", "hl_q", "constant", "at DataBytes=64 the header line is one chunk: its one-hot chunk index is always 1"},
+	{"rx_engine", "h_lanes_q", "constant", "at DataBytes=64 the header line is one chunk: its one-hot chunk index is always 1"},
 	{"recv_set", "k_last_q", "constant", "at DataBytes=64 every chunk ends its line"},
 	{"line_buffer", "fit_q", "constant", "at DataBytes=64 only off = 0 fits a chunk: the three fits are one bit"},
 	{"recv_set", "lane_last_q", "constant", "at DataBytes=64 every chunk ends its line"},
