@@ -3,7 +3,9 @@
 // largest first, each keeping only the lanes the later steps can still
 // reach; a register after the second step and one at the output, so each
 // cycle is at most two LUT levels (the window is two cycles behind the
-// offset).
+// offset). Bits 5:2 of the offset also come inverted, from a register of
+// their own that odd lanes read (a LUT takes either polarity), so each
+// register drives half the first two steps' LUTs.
 module byte_selector
   import arcalis_pkg::*;
 #(
@@ -13,6 +15,7 @@ module byte_selector
   input  logic                                 clk_i,
   input  logic [2*LineBytes*LaneBits-1:0]      lanes_i,    // {second line, first line}
   input  logic [5:0]                           offset_i,
+  input  logic [5:2]                           offset_n_i, // ~offset_i[5:2], a register of its own
   output logic [Width*LaneBits-1:0]            lanes_o     // from offset_i two cycles ago
 );
 
@@ -29,7 +32,7 @@ module byte_selector
   // One 4:1 step: lane i of the result is lane i + k * step of the input.
   always_comb begin
     for (int unsigned i = 0; i < N4; i++) begin
-      unique case (offset_i[5:4])
+      unique case ((i % 2 == 1) ? ~offset_n_i[5:4] : offset_i[5:4])
         2'd0:    s4[i*L +: L] = lanes_i[(i +  0)*L +: L];
         2'd1:    s4[i*L +: L] = lanes_i[(i + 16)*L +: L];
         2'd2:    s4[i*L +: L] = lanes_i[(i + 32)*L +: L];
@@ -37,7 +40,7 @@ module byte_selector
       endcase
     end
     for (int unsigned i = 0; i < N2; i++) begin
-      unique case (offset_i[3:2])
+      unique case ((i % 2 == 1) ? ~offset_n_i[3:2] : offset_i[3:2])
         2'd0:    s2[i*L +: L] = s4[(i +  0)*L +: L];
         2'd1:    s2[i*L +: L] = s4[(i +  4)*L +: L];
         2'd2:    s2[i*L +: L] = s4[(i +  8)*L +: L];

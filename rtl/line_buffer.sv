@@ -55,10 +55,14 @@ module line_buffer
   logic               crossed_q;
   logic [6:0]         sum, sum_width;
   logic [Width*8-1:0] win_q;
+  // off_q[5:2] inverted, for the byte selector's odd lanes: a register
+  // apart from off_q (equal registers would be merged), halving its load.
+  logic [5:2]         off_n_q;
   byte_selector #(.Width(Width), .LaneBits(8)) u_byte_selector (
     .clk_i,
-    .lanes_i  ({line1_i, line0_i}),
-    .offset_i (off_q),
+    .lanes_i    ({line1_i, line0_i}),
+    .offset_i   (off_q),
+    .offset_n_i (off_n_q),
     .lanes_o  (win_q)
   );
 
@@ -99,9 +103,11 @@ module line_buffer
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       off_q     <= '0;
+      off_n_q   <= '1;
       crossed_q <= 1'b0;
     end else begin
       if (step_i || bulk_i || tail_i) off_q <= sum[5:0];
+      if (step_i || bulk_i || tail_i) off_n_q <= ~sum[5:2];
       if (step_i || bulk_i || tail_i || crossed_q) crossed_q <= !crossed_q && sum[6];
     end
   end
