@@ -41,6 +41,8 @@ module rx_deserializer
   (* fsm_encoding = "one-hot" *)    // Yosys: recode it as an FSM whatever its heuristic says
   dstate_e     state_q;
   logic [31:0] word_q;                 // the word the last read step took, big-endian
+  logic        bad_q;                  // the check cycle ends the request ...
+  result_e     res_q;                  // ... with this result (DSeqB: its result)
   logic        fault_q;                // a byte it took came from a faulty line
   logic        ver_ok_q, type_ok_q, len_neg_q, len_three_q, is_set_q, is_get_q;
   logic [7:0]  msg_type_q, method_q;
@@ -60,7 +62,7 @@ module rx_deserializer
   assign amt_o     = {4'b0, amt_q};
   assign go_o      = go_q;
 
-  // Each read step's next state: its wait cycle, then its check cycle.
+  // Each state's next: a read's wait cycle, its check cycle, the next read.
   dstate_e succ;
   always_comb begin
     unique case (state_q)
@@ -71,7 +73,10 @@ module rx_deserializer
       DNameA:  succ = DNameW;
       DNameW:  succ = DNameB;
       DSeqA:   succ = DSeqW;
-      default: succ = DSeqB;
+      DSeqW:   succ = DSeqB;
+      DVerB:   succ = DLenA;
+      DLenB:   succ = DNameA;
+      default: succ = DSeqA;     // DNameB
     endcase
   end
 
@@ -116,46 +121,29 @@ module rx_deserializer
       end
       unique case (state_q)
         DVerW, DLenW, DNameW, DSeqW: state_q <= succ;
-        DVerB: begin
-          if (fault_q || !ver_ok_q || !type_ok_q) begin
+        // A check cycle acts on its wait cycle's verdict (bad_q, res_q).
+        DVerB, DLenB, DNameB: begin
+          if (bad_q) begin
             done_q   <= 1'b1;
             end_q    <= 1'b1;
-            result_q <= fault_q ? ResLoadFault : !ver_ok_q ? ResBadVersion : ResBadMsgType;
+            result_q <= res_q;
             state_q  <= DIdle;
           end else begin
-            state_q   <= DLenA;
+            state_q  <= succ;
           end
-          if (!fault_q && ver_ok_q) msg_type_q <= word_q[7:0];
-        end
-        DLenB: begin
-          if (fault_q || len_neg_q || !len_three_q) begin
-            done_q   <= 1'b1;
-            end_q    <= 1'b1;
-            result_q <= fault_q ? ResLoadFault : len_neg_q ? ResBadLength : ResUnknownMethod;
-            state_q  <= DIdle;
-          end else begin
-            state_q   <= DNameA;
-          end
-        end
-        DNameB: begin
-          if (fault_q || (!is_set_q && !is_get_q)) begin
-            done_q   <= 1'b1;
-            end_q    <= 1'b1;
-            result_q <= fault_q ? ResLoadFault : ResUnknownMethod;
-            state_q  <= DIdle;
-          end else begin
-            method_q  <= is_set_q ? 8'd1 : 8'd2;
-            get_q     <= !is_set_q;
-            state_q   <= DSeqA;
+          if (state_q == DVerB && !fault_q && ver_ok_q) msg_type_q <= word_q[7:0];
+          if (state_q == DNameB && !bad_q) begin
+            method_q <= is_set_q ? 8'd1 : 8'd2;
+            get_q    <= !is_set_q;
           end
         end
         DSeqB: begin
-          done_q   <= 1'b1;
-          state_q  <= DIdle;
-          result_q <= fault_q ? ResLoadFault : ResNone;
-          dispatch_q <= !fault_q;
-          end_q      <= fault_q;
-          if (!fault_q) item_q <= 3'd4;
+          done_q     <= 1'b1;
+          state_q    <= DIdle;
+          result_q   <= res_q;
+          dispatch_q <= !bad_q;
+          end_q      <= bad_q;
+          if (!bad_q) item_q <= 3'd4;
         end
         default: ;
       endcase
@@ -183,20 +171,40 @@ module rx_deserializer
     amt_q   <= name_step ? 3'd3 : 3'd4;
   end
 
-  // What a read step took, and the checks on it (ready in its check cycle).
+  // What a read step took and the checks on its bytes, as it fires (the
+  // window's bytes are registers); in its wait cycle, the verdict: whether
+  // the check cycle ends the request, and with what result.
   always_ff @(posedge clk_i) begin
     if (go_q) begin
       // The name is three bytes: right-align it.
-      word_q  <= three_q ? {8'b0, win_i[7:0], win_i[15:8], win_i[23:16]}
-                         : {win_i[7:0], win_i[15:8], win_i[23:16], win_i[31:24]};
-      fault_q <= three_q ? |win_err_i[2:0] : |win_err_i;
+      word_q      <= three_q ? {8'b0, win_i[7:0], win_i[15:8], win_i[23:16]}
+                             : {win_i[7:0], win_i[15:8], win_i[23:16], win_i[31:24]};
+      fault_q     <= three_q ? |win_err_i[2:0] : |win_err_i;
+      ver_ok_q    <= {win_i[7:0], win_i[15:8], win_i[23:16]} == 24'h800100;
+      type_ok_q   <= (win_i[31:24] == MsgCall) || (win_i[31:24] == MsgOneway);
+      len_neg_q   <= win_i[7];
+      len_three_q <= {win_i[7:0], win_i[15:8], win_i[23:16], win_i[31:24]} == 32'd3;
+      is_set_q    <= {win_i[7:0], win_i[15:8], win_i[23:16]} == "Set";
+      is_get_q    <= {win_i[7:0], win_i[15:8], win_i[23:16]} == "Get";
     end
-    ver_ok_q    <= (word_q[31:16] == 16'h8001) && (word_q[15:8] == 8'h00);
-    type_ok_q   <= (word_q[7:0] == MsgCall) || (word_q[7:0] == MsgOneway);
-    len_neg_q   <= word_q[31];
-    len_three_q <= word_q == 32'd3;
-    is_set_q    <= word_q[23:0] == "Set";
-    is_get_q    <= word_q[23:0] == "Get";
+    unique case (state_q)
+      DVerW: begin
+        bad_q <= fault_q || !ver_ok_q || !type_ok_q;
+        res_q <= fault_q ? ResLoadFault : !ver_ok_q ? ResBadVersion : ResBadMsgType;
+      end
+      DLenW: begin
+        bad_q <= fault_q || len_neg_q || !len_three_q;
+        res_q <= fault_q ? ResLoadFault : len_neg_q ? ResBadLength : ResUnknownMethod;
+      end
+      DNameW: begin
+        bad_q <= fault_q || (!is_set_q && !is_get_q);
+        res_q <= fault_q ? ResLoadFault : ResUnknownMethod;
+      end
+      default: begin      // DSeqW
+        bad_q <= fault_q;
+        res_q <= fault_q ? ResLoadFault : ResNone;
+      end
+    endcase
   end
 
   assign done_o     = done_q;

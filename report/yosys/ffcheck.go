@@ -39,6 +39,7 @@ var StateAllowances = []Allowance{
 	{"recv_set", "hres_q", "constant", "result codes are below 0x20: bits 7..5 stay 0"},
 	{"recv_set", "lres_q", "constant", "a binary length's failures are all 0x1_: bits 7..5 stay 0, bit 4 stays 1"},
 	{"recv_set", "ops_q", "constant", "present flags that no field sets apart from another"},
+	{"rx_deserializer", "res_q", "constant", "the header's failures are below 0x20: bits 7..5 stay 0"},
 	{"rx_deserializer", "amt_q", "constant", "3 or 4: bits 0 and 1 are always equal, one flop"},
 	{"rx_deserializer", "method_q", "constant", "only small method codes are ever stored: the top bits stay 0"},
 	{"tx_engine", "bytes_q", "constant", "chunks of a reply whose framing bytes are constants: only seqid and result bits change"},
