@@ -215,7 +215,7 @@ module ctrl_fsm
       tx_start_q     <= tx_start_d;
       saw_ready_q    <= shown == StDone;
       mem_idle_q     <= mem_idle_i;
-      state_q        <= state_d;
+      state_q        <= state_bits;
       net_buf_q      <= net_buf_d;
       net_buf_set_q  <= net_buf_set_d;
       app_base_q     <= app_base_d;
@@ -243,6 +243,17 @@ module ctrl_fsm
   always_ff @(posedge clk_i) begin
     if (rx_start_d) rx_len_q <= cmd_payload_i;
   end
+
+  // The next state as bit equations of the flags (IDLE_RECV 0, BUSY 1,
+  // DRAIN 2, DONE 3, IDLE_RESP 4): bit 1 is DRAIN or DONE, so an engine's
+  // end reaches it through two LUTs. state_d (the case above) says the same.
+  logic in_drain, in_done;
+  state_e state_bits;
+  assign in_drain   = state_q[1] && !state_q[0];
+  assign in_done    = state_q[1] && state_q[0];
+  assign state_bits = state_e'({1'b0, idle_resp_d,
+                                rx_end || tx_end || (state_q[1] && !(state_q[0] && ack)),
+                                rx_busy_d || tx_busy_d || (in_drain && mem_idle_q && drained_q) || (in_done && !ack)});
 
   // The word a UC load in this cycle sees: the state before it acknowledges
   // DONE, after a load of last cycle did (that one is acting now).
@@ -274,6 +285,7 @@ module ctrl_fsm
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
+    if (rst_ni) assert (state_bits == state_d) else $error("ctrl_fsm: next state %0d, the case says %0d", state_bits, state_d);
     if (rst_ni) assert (idle_recv_q == (state_q == StIdleRecv) && idle_resp_q == (state_q == StIdleResp) &&
                         rx_busy_q == (state_q == StBusy && !tx_q) && tx_busy_q == (state_q == StBusy && tx_q))
       else $error("ctrl_fsm: the state flags disagree with the state %0d", state_q);

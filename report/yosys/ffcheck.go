@@ -27,6 +27,7 @@ var StateAllowances = []Allowance{
 	{"ctrl_fsm", "app_base_q", "constant", "loaded from {14'0, cmd_payload_i[59:16]}: the top 14 bits are always 0 (yosys.log: removed top 14 bits)"},
 	{"ctrl_fsm", "net_buf_q", "constant", "the top 4 bits are never loaded with anything but 0 (yosys.log: removed top 4 bits)"},
 	{"ctrl_fsm", "net_resp_q", "constant", "the top 4 bits are never loaded with anything but 0 (yosys.log: removed top 4 bits)"},
+	{"ctrl_fsm", "state_q", "constant", "the five states are 0..4 (written as bit equations): bit 3 stays 0"},
 	{"ctrl_fsm", "app_resp_q", "unused", "read only by unused_app_resp (the ABI sets App.Resp; the datapath never reads it)"},
 	{"rx_engine", "state_q", "fsm", "Yosys's fsm pass re-encodes the receive FSM (yosys.log: Recoding FSM state_q, auto encoding)"},
 	{"recv_set", "state_q", "fsm", "Yosys's fsm pass re-encodes the field FSM one-hot (yosys.log: Recoding FSM state_q, auto encoding)"},
