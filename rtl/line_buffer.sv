@@ -114,8 +114,10 @@ module line_buffer
 
   // fit_o follows the offset as a register: a table of the new offset for
   // a chunk's move, of the offset itself otherwise (a read step's move is
-  // a cycle late in it: no chunk decision follows a read that soon).
-  logic [2:0] fit_q, fit_now, fit_bulk, fit_tail;
+  // a cycle late in it: no chunk decision follows a read that soon). The
+  // tail's table is a register of its own: the tail goes three cycles or
+  // more after the head and the tail's amount stood still (asserted).
+  logic [2:0] fit_q, fit_now, fit_bulk, fit_tail, fit_tail_q;
   always_comb begin
     for (int unsigned b = 0; b < 3; b++) begin
       logic [63:0] t_now, t_bulk;
@@ -134,7 +136,8 @@ module line_buffer
   assign fit_o = fit_q;
 
   always_ff @(posedge clk_i) begin
-    fit_q      <= bulk_i ? fit_bulk : tail_i ? fit_tail : fit_now;
+    fit_tail_q <= fit_tail;
+    fit_q      <= bulk_i ? fit_bulk : tail_i ? fit_tail_q : fit_now;
     sum_step_q <= {1'b0, off_q} + (next_start_i ? {1'b0, next_start_amt_i} : next_hdr_i ? next_hdr_amt_i : next_fld_amt_i);
     sum_tail_q <= {1'b0, off_q} + tail_amt_i;
   end
@@ -148,6 +151,9 @@ module line_buffer
   assign crossed_o = crossed_q;
 
 `ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni && tail_i) assert (fit_tail_q == fit_tail) else $error("line_buffer: the tail's fit changed the cycle before it went");
+  end
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
       assert ($countones({step_i, bulk_i, tail_i}) <= 1) else $error("line_buffer: two moves at once");

@@ -41,10 +41,15 @@ module rx_deserializer
   (* fsm_encoding = "one-hot" *)    // Yosys: recode it as an FSM whatever its heuristic says
   dstate_e     state_q;
   logic [31:0] word_q;                 // the word the last read step took, big-endian
-  logic        bad_q;                  // the check cycle ends the request ...
-  result_e     res_q;                  // ... with this result (DSeqB: its result)
+  // The checks: compares of six bits each as a read fires, joined in its
+  // wait cycle into whether each kind of check cycle ends the request, and
+  // with what result.
+  logic [3:0]  ver_g_q, set_g_q, get_g_q;
+  logic [5:0]  len_g_q;
+  logic        vbad_q, lbad_q, nbad_q;
+  result_e     vres_q, lres_q;
   logic        fault_q;                // a byte it took came from a faulty line
-  logic        ver_ok_q, type_ok_q, len_neg_q, len_three_q, is_set_q, is_get_q;
+  logic        ver_ok_q, type_ok_q, len_neg_q, is_set_q;
   logic [7:0]  msg_type_q, method_q;
   logic        get_q;
   logic [31:0] seqid_q;
@@ -62,7 +67,7 @@ module rx_deserializer
   assign amt_o     = {4'b0, amt_q};
   assign go_o      = go_q;
 
-  // Each state's next: a read's wait cycle, its check cycle, the next read.
+  // Each read step's next state: its wait cycle, then its check cycle.
   dstate_e succ;
   always_comb begin
     unique case (state_q)
@@ -73,10 +78,7 @@ module rx_deserializer
       DNameA:  succ = DNameW;
       DNameW:  succ = DNameB;
       DSeqA:   succ = DSeqW;
-      DSeqW:   succ = DSeqB;
-      DVerB:   succ = DLenA;
-      DLenB:   succ = DNameA;
-      default: succ = DSeqA;     // DNameB
+      default: succ = DSeqB;
     endcase
   end
 
@@ -121,29 +123,47 @@ module rx_deserializer
       end
       unique case (state_q)
         DVerW, DLenW, DNameW, DSeqW: state_q <= succ;
-        // A check cycle acts on its wait cycle's verdict (bad_q, res_q).
-        DVerB, DLenB, DNameB: begin
-          if (bad_q) begin
+        // A check cycle acts on its wait cycle's verdict.
+        DVerB: begin
+          if (vbad_q) begin
             done_q   <= 1'b1;
             end_q    <= 1'b1;
-            result_q <= res_q;
+            result_q <= vres_q;
             state_q  <= DIdle;
           end else begin
-            state_q  <= succ;
+            state_q  <= DLenA;
           end
-          if (state_q == DVerB && !fault_q && ver_ok_q) msg_type_q <= word_q[7:0];
-          if (state_q == DNameB && !bad_q) begin
+          if (!fault_q && ver_ok_q) msg_type_q <= word_q[7:0];
+        end
+        DLenB: begin
+          if (lbad_q) begin
+            done_q   <= 1'b1;
+            end_q    <= 1'b1;
+            result_q <= lres_q;
+            state_q  <= DIdle;
+          end else begin
+            state_q  <= DNameA;
+          end
+        end
+        DNameB: begin
+          if (nbad_q) begin
+            done_q   <= 1'b1;
+            end_q    <= 1'b1;
+            result_q <= fault_q ? ResLoadFault : ResUnknownMethod;
+            state_q  <= DIdle;
+          end else begin
             method_q <= is_set_q ? 8'd1 : 8'd2;
             get_q    <= !is_set_q;
+            state_q  <= DSeqA;
           end
         end
         DSeqB: begin
           done_q     <= 1'b1;
           state_q    <= DIdle;
-          result_q   <= res_q;
-          dispatch_q <= !bad_q;
-          end_q      <= bad_q;
-          if (!bad_q) item_q <= 3'd4;
+          result_q   <= fault_q ? ResLoadFault : ResNone;
+          dispatch_q <= !fault_q;
+          end_q      <= fault_q;
+          if (!fault_q) item_q <= 3'd4;
         end
         default: ;
       endcase
@@ -171,40 +191,36 @@ module rx_deserializer
     amt_q   <= name_step ? 3'd3 : 3'd4;
   end
 
-  // What a read step took and the checks on its bytes, as it fires (the
-  // window's bytes are registers); in its wait cycle, the verdict: whether
-  // the check cycle ends the request, and with what result.
+  // What a read step took, and compares of its bytes, as it fires (the
+  // window's bytes are registers; the window is little-endian in a word);
+  // in its wait cycle, the verdicts its check cycle reads.
+  localparam logic [23:0] VerWant = 24'h00_01_80;      // 0x80 0x01 0x00
+  localparam logic [31:0] LenWant = 32'h03_00_00_00;   // a name of 3 bytes
+  localparam logic [23:0] SetWant = 24'h74_65_53;      // "Set"
+  localparam logic [23:0] GetWant = 24'h74_65_47;      // "Get"
   always_ff @(posedge clk_i) begin
     if (go_q) begin
       // The name is three bytes: right-align it.
-      word_q      <= three_q ? {8'b0, win_i[7:0], win_i[15:8], win_i[23:16]}
-                             : {win_i[7:0], win_i[15:8], win_i[23:16], win_i[31:24]};
-      fault_q     <= three_q ? |win_err_i[2:0] : |win_err_i;
-      ver_ok_q    <= {win_i[7:0], win_i[15:8], win_i[23:16]} == 24'h800100;
-      type_ok_q   <= (win_i[31:24] == MsgCall) || (win_i[31:24] == MsgOneway);
-      len_neg_q   <= win_i[7];
-      len_three_q <= {win_i[7:0], win_i[15:8], win_i[23:16], win_i[31:24]} == 32'd3;
-      is_set_q    <= {win_i[7:0], win_i[15:8], win_i[23:16]} == "Set";
-      is_get_q    <= {win_i[7:0], win_i[15:8], win_i[23:16]} == "Get";
+      word_q    <= three_q ? {8'b0, win_i[7:0], win_i[15:8], win_i[23:16]}
+                           : {win_i[7:0], win_i[15:8], win_i[23:16], win_i[31:24]};
+      fault_q   <= three_q ? |win_err_i[2:0] : |win_err_i;
+      for (int unsigned g = 0; g < 4; g++) begin
+        ver_g_q[g] <= win_i[6*g +: 6] == VerWant[6*g +: 6];
+        set_g_q[g] <= win_i[6*g +: 6] == SetWant[6*g +: 6];
+        get_g_q[g] <= win_i[6*g +: 6] == GetWant[6*g +: 6];
+      end
+      for (int unsigned g = 0; g < 5; g++) len_g_q[g] <= win_i[6*g +: 6] == LenWant[6*g +: 6];
+      len_g_q[5] <= win_i[31:30] == LenWant[31:30];
+      type_ok_q <= (win_i[31:24] == MsgCall) || (win_i[31:24] == MsgOneway);
+      len_neg_q <= win_i[7];
     end
-    unique case (state_q)
-      DVerW: begin
-        bad_q <= fault_q || !ver_ok_q || !type_ok_q;
-        res_q <= fault_q ? ResLoadFault : !ver_ok_q ? ResBadVersion : ResBadMsgType;
-      end
-      DLenW: begin
-        bad_q <= fault_q || len_neg_q || !len_three_q;
-        res_q <= fault_q ? ResLoadFault : len_neg_q ? ResBadLength : ResUnknownMethod;
-      end
-      DNameW: begin
-        bad_q <= fault_q || (!is_set_q && !is_get_q);
-        res_q <= fault_q ? ResLoadFault : ResUnknownMethod;
-      end
-      default: begin      // DSeqW
-        bad_q <= fault_q;
-        res_q <= fault_q ? ResLoadFault : ResNone;
-      end
-    endcase
+    ver_ok_q    <= &ver_g_q;
+    is_set_q    <= &set_g_q;
+    vbad_q      <= fault_q || !(&ver_g_q) || !type_ok_q;
+    vres_q      <= fault_q ? ResLoadFault : !(&ver_g_q) ? ResBadVersion : ResBadMsgType;
+    lbad_q      <= fault_q || len_neg_q || !(&len_g_q);
+    lres_q      <= fault_q ? ResLoadFault : len_neg_q ? ResBadLength : ResUnknownMethod;
+    nbad_q      <= fault_q || (!(&set_g_q) && !(&get_g_q));
   end
 
   assign done_o     = done_q;
