@@ -51,6 +51,7 @@ var StateAllowances = []Allowance{
 	{"rx_engine", "h_lanes_q", "constant", "at DataBytes=64 the header line is one chunk: its one-hot chunk index is always 1"},
 	{"recv_set", "k_last_q", "constant", "at DataBytes=64 every chunk ends its line"},
 	{"line_buffer", "fit_q", "constant", "at DataBytes=64 only off = 0 fits a chunk: the three fits are one bit"},
+	{"line_buffer", "fit_tail_q", "constant", "at DataBytes=64 only off = 0 fits a chunk: the three fits are one bit"},
 	{"recv_set", "lane_last_q", "constant", "at DataBytes=64 every chunk ends its line"},
 	{"recv_set", "next_lane_last_q", "constant", "at DataBytes=64 every chunk ends its line"},
 	{"recv_set", "c_last_q", "constant", "at DataBytes=64 every chunk ends its line"},
