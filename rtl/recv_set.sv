@@ -231,6 +231,9 @@ module recv_set
 
   assign bulk_o = bulk_fire;
   assign tail_o = tail_fire;
+  logic rd_hdr, rd_len;
+  assign rd_hdr = state_q == FHdrA;
+  assign rd_len = state_q == FLenA;
   always_ff @(posedge clk_i) begin
     unique case (state_q)
       FHdrA:   amt_q <= rem3_i ? 4'd3 : 4'd0;  // short of 3 bytes: read, consume nothing
@@ -238,11 +241,13 @@ module recv_set
       default: amt_q <= 4'd4;
     endcase
     lenrd_q <= state_q == FLenA;
-    unique case (state_q)
-      FHdrA:   kmask_q <= 5'h06;
-      FLenA:   kmask_q <= 5'h0F;
-      default: kmask_q <= {size_q[3], {2{size_q[3] | size_q[2]}}, ~size_q[0], 1'b1};
-    endcase
+    // A header's bytes 1 and 2, a length's 0..3, a value's size bytes (as
+    // AND-ORs: constants here would make the state a reset's input).
+    kmask_q <= {!rd_hdr && !rd_len && size_q[3],
+                !rd_hdr && (rd_len || size_q[3] || size_q[2]),
+                rd_hdr || rd_len || size_q[3] || size_q[2],
+                rd_hdr || rd_len || !size_q[0],
+                !rd_hdr};
   end
   assign amt_o       = {3'b0, amt_q};
   assign go_o        = go_q;
