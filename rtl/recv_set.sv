@@ -270,9 +270,14 @@ module recv_set
   // crosses into it: its fault is known from their fault flags the cycle
   // it goes (cf_q: the chunk before's).
   logic            k_fault_q, c_fault_q, cf_q;
-  always_comb begin
-    for (int unsigned i = 0; i < Width; i++) c_mask[i] = 7'(i) < (le1_q ? cnt_lo_q[6:0] : 7'(Width));
+  // A chunk's bytes: all of them, or the tail's (the count's low bits,
+  // compared a cycle behind: the tail goes three cycles or more after the
+  // count's last step, asserted below).
+  logic [Width-1:0] tail_mask_q;
+  always_ff @(posedge clk_i) begin
+    for (int unsigned i = 0; i < Width; i++) tail_mask_q[i] <= 7'(i) < cnt_lo_q[6:0];
   end
+  assign c_mask = tail_mask_q | {Width{!le1_q}};
 
   // ---- Checks ----
   // A read step's check cycle acts on verdicts registered in the cycle
@@ -624,5 +629,13 @@ module recv_set
   assign result_o      = result_q;
   assign offset_o      = offset_q;
   assign operands_o    = ops_q;
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (tail_fire)
+      for (int unsigned i = 0; i < Width; i++)
+        assert (tail_mask_q[i] == (7'(i) < cnt_lo_q[6:0])) else $error("recv_set: the tail's count moved the cycle before it went");
+  end
+`endif
 
 endmodule
