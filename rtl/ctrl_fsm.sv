@@ -44,7 +44,7 @@ module ctrl_fsm
   output logic                 tx_active_o
 );
 
-  state_e               state_q, state_d;
+  state_e               state_q, state_d;       // state_d: bit equations of the flags, below
   logic [AddrW-1:0]     net_buf_q, net_buf_d;
   logic                 net_buf_set_q, net_buf_set_d;
   logic [LineAddrW-1:0] app_base_q, app_base_d;
@@ -111,7 +111,6 @@ module ctrl_fsm
   assign tx_end = tx_busy_q && tx_done_i;
 
   always_comb begin
-    state_d        = state_q;
     net_buf_d      = net_buf_q;
     net_buf_set_d  = net_buf_set_q;
     app_base_d     = app_base_q;
@@ -136,7 +135,6 @@ module ctrl_fsm
       net_buf_set_d = 1'b0;
       rx_start_d    = 1'b1;
       tx_d          = 1'b0;
-      state_d       = StBusy;
     end
     if (ok_app_ready && !cmd_cap_low_i) begin
       app_base_d = {14'b0, cmd_payload_i[59:16]};
@@ -146,7 +144,6 @@ module ctrl_fsm
     if (go_tx) begin
       tx_start_d = 1'b1;
       tx_d       = 1'b1;
-      state_d    = StBusy;
     end
     if (ok_app_buf) app_resp_d = {4'b0, cmd_payload_i};
     if (ok_net_ready && !cmd_unaligned_i) begin
@@ -170,15 +167,6 @@ module ctrl_fsm
     // acknowledgement (the only transitions into or out of them).
     idle_recv_d = (idle_recv_q && !go_rx) || (state_q == StDone && ack && !reply_q);
     idle_resp_d = (idle_resp_q && !go_tx) || (state_q == StDone && ack && reply_q);
-
-    unique case (state_q)
-      StBusy: if (rx_end || tx_end) state_d = StDrain;
-      // The queues' idle registers lag a cycle: the first DRAIN cycle's
-      // sample is from BUSY, when the last chunk was still on its way.
-      StDrain: if (mem_idle_q && drained_q) state_d = StDone;
-      StDone:  if (ack) state_d = reply_q ? StIdleResp : StIdleRecv;
-      default: ;
-    endcase
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -215,7 +203,7 @@ module ctrl_fsm
       tx_start_q     <= tx_start_d;
       saw_ready_q    <= shown == StDone;
       mem_idle_q     <= mem_idle_i;
-      state_q        <= state_bits;
+      state_q        <= state_d;
       net_buf_q      <= net_buf_d;
       net_buf_set_q  <= net_buf_set_d;
       app_base_q     <= app_base_d;
@@ -245,13 +233,16 @@ module ctrl_fsm
   end
 
   // The next state as bit equations of the flags (IDLE_RECV 0, BUSY 1,
-  // DRAIN 2, DONE 3, IDLE_RESP 4): bit 1 is DRAIN or DONE, so an engine's
-  // end reaches it through two LUTs. state_d (the case above) says the same.
+  // DRAIN 2, DONE 3, IDLE_RESP 4): BUSY after a start until the engine's
+  // end, then DRAIN until no memory request is in flight (the queues' idle
+  // registers lag a cycle: the first DRAIN cycle's sample is from BUSY,
+  // when the last chunk was still on its way), then DONE until a status
+  // load acknowledges it, then IDLE_RESP or IDLE_RECV as the request asks.
+  // Bit 1 is DRAIN or DONE, so an engine's end reaches it through two LUTs.
   logic in_drain, in_done;
-  state_e state_bits;
-  assign in_drain   = state_q[1] && !state_q[0];
-  assign in_done    = state_q[1] && state_q[0];
-  assign state_bits = state_e'({1'b0, idle_resp_d,
+  assign in_drain = state_q[1] && !state_q[0];
+  assign in_done  = state_q[1] && state_q[0];
+  assign state_d  = state_e'({1'b0, idle_resp_d,
                                 rx_end || tx_end || (state_q[1] && !(state_q[0] && ack)),
                                 rx_busy_d || tx_busy_d || (in_drain && mem_idle_q && drained_q) || (in_done && !ack)});
 
@@ -285,7 +276,6 @@ module ctrl_fsm
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
-    if (rst_ni) assert (state_bits == state_d) else $error("ctrl_fsm: next state %0d, the case says %0d", state_bits, state_d);
     if (rst_ni) assert (idle_recv_q == (state_q == StIdleRecv) && idle_resp_q == (state_q == StIdleResp) &&
                         rx_busy_q == (state_q == StBusy && !tx_q) && tx_busy_q == (state_q == StBusy && tx_q))
       else $error("ctrl_fsm: the state flags disagree with the state %0d", state_q);

@@ -296,9 +296,9 @@ module recv_set
   // picks the high half (item_q holds still from the read on).
   logic [CntW-1:0] hoff_lo_q, hoff3_lo_q, hoff_hi1_q;
   logic            hoff_c_q, hoff3_c_q;
-  logic            cntld_q;            // the count loads at this check ...
-  logic            cnt16_q;            // ... a UUID's 16, or a length: minus
-  logic [LenW-1:0] ncnt_q;             // each of its halves, for the halves of the count
+  logic            cntld_q;            // the count loads at this check:
+  logic            cnt16_q;            // a UUID's 16 bytes, else the length,
+  logic [LenW-1:0] ncnt_q;             // each half of it negated on its own (for the count's halves)
 
   assign hbad = err0_q || stop_q || !rem3_q || err_q || !valid_q || nested_q || (uuid_q && !rem19_q);
   assign lbad = err_q || neg_q || hi_q || past_q || (is_key_q && key_long_q) || (is_value_q && value_long_q);

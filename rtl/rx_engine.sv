@@ -113,7 +113,8 @@ module rx_engine
   logic             too_large_q;            // MSG_TOO_LARGE, from the halves below (valid in ECarry)
   // len > MaxMessage: its halves compared as the request is taken, joined
   // in EInit; tl_take_q is that in ECarry, the cycle it is recorded.
-  logic             big_z_q, big_hi_q, big_eq_q, big_lo_q, tl_take_q;
+  logic             big_z_q, big_hi_q, big_eq_q, big_lo_q, tl_take_q, big;
+  assign big = !big_z_q || big_hi_q || (big_eq_q && big_lo_q);
   // len_i[59:24] == 0 on a carry chain (its carry out is the AND of a bit per six).
   logic [5:0]       hz_s;
   logic [7:0]       hz_c;
@@ -418,9 +419,9 @@ module rx_engine
       lq_start_q <= (state_q == ECarry) && !too_large_q;
       in_fields_q <= ((state_q == EHeader) && d_done && d_dispatch) ||
                      ((state_q == EFields) && !(ending_q && !s_busy));
-      tl_take_q  <= in_init_q && (!big_z_q || big_hi_q || (big_eq_q && big_lo_q));
+      tl_take_q  <= in_init_q && big;
       in_init_q  <= (state_q == EIdle) && start_i;
-      no_ld_q    <= !(in_init_q && big_z_q && !big_hi_q && !(big_eq_q && big_lo_q));
+      no_ld_q    <= !(in_init_q && !big);
       in_offw_q  <= state_q == EOff;
       lq_stop_q  <= (state_q != EStart) && (state_q != EOff) && (state_q != EOffW) &&
                     (state_q != EHeader) && (state_q != EFields);
@@ -526,7 +527,7 @@ module rx_engine
     end
     nlen_q <= {HalfW'(0) - len_q[LenW-1:HalfW], HalfW'(0) - len_q[HalfW-1:0]};
     if (state_q == EInit) begin
-      too_large_q <= !big_z_q || big_hi_q || (big_eq_q && big_lo_q);
+      too_large_q <= big;
       {span_c_q, span_lo_q} <= span_lo[LenW/2:6];
       len_nz_q    <= len_q != '0;
       len_hnz_q   <= len_q[LenW-1:LenW/2] != '0;
@@ -670,13 +671,8 @@ module rx_engine
         else $error("rx_engine: rem's compares disagree with rem %0d", rem_ref);
       assert (!(d_go || s_go) || remm4 == rem_ref - LenW'(4)) else $error("rx_engine: rem - 4 is %0d at a read, rem %0d", remm4, rem_ref);
     end
-  end
-`endif
-
-`ifndef SYNTHESIS
-  // The result's sources are set only in their states, or qualified by
-  // registered decodes of them (its enable relies on it).
-  always_ff @(posedge clk_i) begin
+    // The result's sources are set only in their states, or qualified by
+    // registered decodes of them (its enable relies on it).
     if (rst_ni) begin
       assert (!d_done || state_q == EHeader) else $error("rx_engine: the header ended outside EHeader");
       assert (no_ld_q == !(state_q == ECarry && !too_large_q)) else $error("rx_engine: no_ld_q disagrees with ECarry");

@@ -1,5 +1,7 @@
 package tb
 
+import "fmt"
+
 // Numbers of docs/abi.md that the testbench speaks: opcodes, states and the
 // status word's fields. The RTL's opcodes, states and command errors are
 // generated from these (internal/abisv, make abi-sv).
@@ -50,7 +52,24 @@ func (s Status) Detail() uint32 { return uint32(s >> 32) }
 // Command builds a command word.
 func Command(op uint8, payload uint64) uint64 { return payload<<4 | uint64(op&0xF) }
 
-// AppReadyPayload encodes the App.Recv buffer for CMD_APP_READY_FLAG.
+// CMD_APP_READY_FLAG's payload: the App.Recv base as a line number in bits
+// 59:16 and the capacity in lines in bits 15:0.
+const (
+	appReadyLineBits = 44
+	appReadyCapMax   = 0xFFFF
+)
+
+// AppReadyPayload encodes the App.Recv buffer for CMD_APP_READY_FLAG (bits
+// beyond its fields are dropped: AppReadyFits says whether any are).
 func AppReadyPayload(base uint64, capLines int) uint64 {
-	return (base/LineSize)<<16 | uint64(capLines)&0xFFFF
+	return (base/LineSize)<<16 | uint64(capLines)&appReadyCapMax
+}
+
+// AppReadyFits reports an App.Recv buffer the command cannot carry.
+func AppReadyFits(base uint64, capLines int) error {
+	if (base/LineSize)>>appReadyLineBits != 0 || capLines < 0 || capLines > appReadyCapMax {
+		return fmt.Errorf("tb: App.Recv base %#x with %d lines does not fit CMD_APP_READY_FLAG (a %d-bit line number, at most %d lines)",
+			base, capLines, appReadyLineBits, appReadyCapMax)
+	}
+	return nil
 }

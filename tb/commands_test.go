@@ -230,3 +230,22 @@ func TestFSMCoverage(t *testing.T) {
 		}
 	})
 }
+
+// TestAppReadyFits: the harness refuses an App.Recv buffer that
+// CMD_APP_READY_FLAG would truncate, and takes the largest that fits.
+func TestAppReadyFits(t *testing.T) {
+	for _, c := range []struct {
+		base uint64
+		cap  int
+		ok   bool
+	}{
+		{1<<50 - LineSize, 0xFFFF, true},
+		{1 << 50, DefaultCapLines, false},
+		{AppRecvBase, 0x10000, false},
+		{AppRecvBase, -1, false},
+	} {
+		if err := AppReadyFits(c.base, c.cap); (err == nil) != c.ok {
+			t.Errorf("AppReadyFits(%#x, %d) = %v, want ok %v", c.base, c.cap, err, c.ok)
+		}
+	}
+}

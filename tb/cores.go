@@ -252,10 +252,8 @@ func (a *Accel) Receive(req Request) (Outcome, error) {
 	if netBase%LineSize != 0 || appBase%LineSize != 0 {
 		return o, fmt.Errorf("tb: Net.Recv base %#x and App.Recv base %#x must be line-aligned", netBase, appBase)
 	}
-	// CMD_APP_READY_FLAG carries the base as a 44-bit line number and the
-	// capacity in 16 bits: a request beyond them is refused, not truncated.
-	if appBase>>50 != 0 || capLines > 0xFFFF {
-		return o, fmt.Errorf("tb: App.Recv base %#x with %d lines does not fit CMD_APP_READY_FLAG (base below 2**50, at most 65535 lines)", appBase, capLines)
+	if err := AppReadyFits(appBase, capLines); err != nil {
+		return o, err // refused, not truncated
 	}
 	addr := netBase + uint64(req.Offset)
 	// NetCore: the message lands in Net.Recv, filler around it. Nothing
