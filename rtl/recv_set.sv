@@ -204,27 +204,37 @@ module recv_set
   end
 
   // Credits: what is free after the takes in flight and this chunk's.
-  logic credit_now, credit_after, cr1, cr2, cr3;
+  logic credit_now, cr1, cr2, cr3;
   assign cr1          = credits_i != '0;          // at least 1, 2, 3 free
   assign cr2          = credits_i >= CreditW'(2);
   assign cr3          = credits_i >= CreditW'(3);
   assign credit_now   = take_q ? cr2 : cr1;
-  assign credit_after = (take_q && copy_q && lane_last_q) ? cr3 : (take_q || (copy_q && lane_last_q)) ? cr2 : cr1;
+
+  // The next chunk's decision is one LUT level over the terms below, each
+  // a single LUT of registers (kept: abc would otherwise fold them into
+  // wider functions on both levels), in three cases: a chunk goes now
+  // (a_*), else the head line is dropped now (b_*), else neither (c_*).
+  // a_cr: this chunk and the next take a credit each where they end a
+  // line; consecutive chunks both end lines only at a Width of a whole
+  // line (where every chunk does), so with next_lane_last_q set,
+  // lane_last_q is the constant below (asserted).
+  localparam bit WholeLine = Width == LineBytes;
+  logic fcnt_gtw_q;                    // state_q == FCnt && gtw_q (a register, asserted)
+  (* keep *) logic ok_live, a_head, a_cr, b_head, c_head, cr_now;
+  assign ok_live = !start_i && !dead_q && !done_q;
+  assign a_head  = bulk_mode_q && !le2_q && stays && v0_i && (v1_i || fits2);
+  assign a_cr    = !copy_q || !next_lane_last_q ||
+                   (WholeLine ? (take_q ? cr3 : cr2) : (take_q ? cr2 : cr1));
+  assign b_head  = !bulk_fire && crossed_i && bulk_mode_q && v1_i && (v2_i || fits1);
+  assign c_head  = !crossed_i && (bulk_mode_q || fcnt_gtw_q) && v0_i && (v1_i || fits1);
+  assign cr_now  = !copy_q || !lane_last_q || credit_now;
 
   logic bulk_ok_d, tail_ok_d;
   always_comb begin
-    if (bulk_fire) begin
-      // This chunk goes: the next one is Width further on, in the same lines
-      // unless this one ends the first line (then the head crosses: a bubble).
-      bulk_ok_d = bulk_mode_q && !le2_q && stays && v0_i && (v1_i || fits2) &&
-                  (!copy_q || !next_lane_last_q || credit_after);
-    end else if (crossed_i) begin
-      // The load queue drops the head line this cycle: the lines move up.
-      bulk_ok_d = bulk_mode_q && v1_i && (v2_i || fits1) && (!copy_q || !lane_last_q || credit_now);
-    end else begin
-      bulk_ok_d = (bulk_mode_q || (state_q == FCnt && gtw_q)) &&
-                  v0_i && (v1_i || fits1) && (!copy_q || !lane_last_q || credit_now);
-    end
+    // This chunk goes: the next one is Width further on, in the same lines
+    // unless this one ends the first line (then the head crosses: a bubble).
+    // Else, if the load queue drops the head line this cycle, the lines move up.
+    bulk_ok_d = ok_live && (bulk_fire ? a_head && a_cr : cr_now && (b_head || c_head));
     tail_ok_d = (state_q == FBulk) && le1_q && armed_q && !tail_fire && !crossed_i &&
                 v0_i && (tail64_q || v1_i) && (!copy_q || credit_now);
   end
@@ -354,6 +364,7 @@ module recv_set
       bulk_ok_q   <= 1'b0;
       tail_ok_q   <= 1'b0;
       bulk_mode_q <= 1'b0;
+      fcnt_gtw_q  <= 1'b0;
     end else begin
       done_q     <= 1'b0;
       go_q       <= !start_i && in_read && !go_q && !short_q && rd_go;
@@ -441,8 +452,12 @@ module recv_set
         result_q <= ResLoadFault;
       end
       dead_q    <= start_i ? 1'b0 : (dead_q || done_q);
-      bulk_ok_q <= !start_i && !dead_q && !done_q && bulk_ok_d;
+      bulk_ok_q <= bulk_ok_d;
       tail_ok_q <= !start_i && !dead_q && !done_q && tail_ok_d;
+      // FCnt follows FHdrB (a UUID) or FLenB (a length above 0) unless the
+      // check fails or a request starts.
+      fcnt_gtw_q <= !start_i && ((state_q == FHdrB && uuid_q && !hend_q && 16 > Width) ||
+                                 (state_q == FLenB && !empty_q && !lend_q && gtw_q));
       if (state_q == FCnt) bulk_mode_q <= gtw_q;
       if (bulk_fire && le2_q) bulk_mode_q <= 1'b0;
       if (start_i) bulk_mode_q <= 1'b0;
@@ -635,6 +650,10 @@ module recv_set
     if (tail_fire)
       for (int unsigned i = 0; i < Width; i++)
         assert (tail_mask_q[i] == (7'(i) < cnt_lo_q[6:0])) else $error("recv_set: the tail's count moved the cycle before it went");
+    if (rst_ni)
+      assert (fcnt_gtw_q == (state_q == FCnt && gtw_q)) else $error("recv_set: fcnt_gtw_q disagrees with FCnt");
+    if (next_lane_last_q)
+      assert (lane_last_q == WholeLine) else $error("recv_set: two chunks in a row end a line below a whole line's Width");
   end
 `endif
 

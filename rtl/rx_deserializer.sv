@@ -47,7 +47,7 @@ module rx_deserializer
   logic [3:0]  ver_g_q, set_g_q, get_g_q;
   logic [5:0]  len_g_q;
   logic        vbad_q, lbad_q, nbad_q;
-  result_e     vres_q, lres_q;
+  result_e     eres_q;                 // the result its check cycle writes (if the check fails; DSeqB: always)
   logic        fault_q;                // a byte it took came from a faulty line
   logic        ver_ok_q, type_ok_q, len_neg_q, is_set_q;
   logic [7:0]  msg_type_q, method_q;
@@ -93,6 +93,10 @@ module rx_deserializer
     endcase
   end
 
+  // A check cycle that fails (a single LUT: the result's enable is one more).
+  (* keep *) logic check_end;
+  assign check_end = (state_q == DVerB && vbad_q) || (state_q == DLenB && lbad_q) || (state_q == DNameB && nbad_q);
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q    <= DIdle;
@@ -113,10 +117,12 @@ module rx_deserializer
       go_q       <= !start_i && read_step && !go_q && !short_q && (name_step ? ready3_i : ready4_i);
       short_q    <= !start_i && read_step && !go_q && !short_q && (name_step ? short3_i : short4_i);
       item_q     <= item;
+      // The result: a check cycle's is worked out in its wait cycle.
+      if (short_q)                        result_q <= ResTruncated;
+      else if (check_end || state_q == DSeqB) result_q <= eres_q;
       if (short_q) begin
         done_q   <= 1'b1;
         end_q    <= 1'b1;
-        result_q <= ResTruncated;
         state_q  <= DIdle;
       end else if (go_q) begin
         state_q <= succ;                        // the wait cycle
@@ -128,7 +134,6 @@ module rx_deserializer
           if (vbad_q) begin
             done_q   <= 1'b1;
             end_q    <= 1'b1;
-            result_q <= vres_q;
             state_q  <= DIdle;
           end else begin
             state_q  <= DLenA;
@@ -139,7 +144,6 @@ module rx_deserializer
           if (lbad_q) begin
             done_q   <= 1'b1;
             end_q    <= 1'b1;
-            result_q <= lres_q;
             state_q  <= DIdle;
           end else begin
             state_q  <= DNameA;
@@ -149,7 +153,6 @@ module rx_deserializer
           if (nbad_q) begin
             done_q   <= 1'b1;
             end_q    <= 1'b1;
-            result_q <= fault_q ? ResLoadFault : ResUnknownMethod;
             state_q  <= DIdle;
           end else begin
             method_q <= is_set_q ? 8'd1 : 8'd2;
@@ -160,7 +163,6 @@ module rx_deserializer
         DSeqB: begin
           done_q     <= 1'b1;
           state_q    <= DIdle;
-          result_q   <= fault_q ? ResLoadFault : ResNone;
           dispatch_q <= !fault_q;
           end_q      <= fault_q;
           if (!fault_q) item_q <= 3'd4;
@@ -217,9 +219,13 @@ module rx_deserializer
     ver_ok_q    <= &ver_g_q;
     is_set_q    <= &set_g_q;
     vbad_q      <= fault_q || !(&ver_g_q) || !type_ok_q;
-    vres_q      <= fault_q ? ResLoadFault : !(&ver_g_q) ? ResBadVersion : ResBadMsgType;
     lbad_q      <= fault_q || len_neg_q || !(&len_g_q);
-    lres_q      <= fault_q ? ResLoadFault : len_neg_q ? ResBadLength : ResUnknownMethod;
+    // In a wait cycle item_q is the read's item.
+    if (fault_q)                            eres_q <= ResLoadFault;
+    else if (item_q[1:0] == 2'd0)           eres_q <= !(&ver_g_q) ? ResBadVersion : ResBadMsgType;
+    else if (item_q[1:0] == 2'd1)           eres_q <= len_neg_q ? ResBadLength : ResUnknownMethod;
+    else if (item_q[1:0] == 2'd2)           eres_q <= ResUnknownMethod;
+    else                                    eres_q <= ResNone;
     nbad_q      <= fault_q || (!(&set_g_q) && !(&get_g_q));
   end
 

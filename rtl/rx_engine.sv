@@ -105,6 +105,7 @@ module rx_engine
   logic [LinesW-1:0] lines_q;
   logic             some_q, two_q;
   logic             len_nz_q;               // len_q != 0, a cycle ahead of its readers
+  logic             len_far_q, ld_far_q;    // len_q >= 128; and rem loads it now (for far_q)
   // The message's lines, from addr's line to (addr + len - 1)'s: the
   // span len + offset + 63 in 64-byte lines, its low half first.
   logic [LenW/2:0] span_lo;                 // its bits 5:0 are the last line's offset: unused
@@ -198,15 +199,20 @@ module rx_engine
   assign settled = !appl_q && !appl2_q && !step_q;
   assign appl_d  = d_go || s_go || s_bulk || s_tail;
   assign step_d  = d_go || s_go || (state_q == EOff);
-  // rem >= k for k = 1, 2, 3, 4, 8, 19: any high bit, or the low five
-  // bits by a constant table (no carry chain). The high half is not 0
-  // unless it is 0, or 1 with a borrow on its way.
+  // rem >= k for k = 1, 2, 3, 4, 8, 19: far_q, or the low seven bits by a
+  // constant table (one LUT level, no carry chain). far_q is "rem >= 128"
+  // a cycle behind (a length's load taken as it happens): a step takes at
+  // most 64 bytes (asserted), so after far_q rem is still at least 64, and
+  // without it rem is its low seven bits.
+  logic       far_q;
+  (* keep *) logic [1:0] far_hi;            // rem's high half is not 0, by halves (two LUT levels in all)
+  assign far_hi = {|rem_hi_q[HalfW-1:HalfW/2], |rem_hi_q[HalfW/2-1:0]};
   logic [5:0] remge;
   always_comb begin
     for (int unsigned j = 0; j < 6; j++) begin
-      logic [31:0] tab;
-      for (int unsigned v = 0; v < 32; v++) tab[v] = (v >= ((j == 5) ? 19 : (j == 4) ? 8 : j + 1));
-      remge[j] = (|rem_hi_q[HalfW-1:1]) || (rem_hi_q[0] ^ rem_b_q) || (|rem_lo_q[HalfW-1:5]) || tab[rem_lo_q[4:0]];
+      logic [127:0] tab;
+      for (int unsigned v = 0; v < 128; v++) tab[v] = (v >= ((j == 5) ? 19 : (j == 4) ? 8 : j + 1));
+      remge[j] = far_q || tab[rem_lo_q[6:0]];
     end
   end
 
@@ -499,6 +505,7 @@ module rx_engine
     else        pos_c_q <= 1'b0;
     if (appl_q) rem_b_q <= rem_lo_d[HalfW];
     else        rem_b_q <= 1'b0;
+    far_q      <= state_q != ECarry && (far_hi[0] || far_hi[1] || (|rem_lo_q[HalfW-1:7]) || ld_far_q);
     rem_him1_q <= rem_hi_q - 1'b1;
     {rem4_b_q, rem4_lo_q} <= {1'b0, rem_lo_q} - (HalfW+1)'(4);
   end
@@ -526,11 +533,13 @@ module rx_engine
       vcap_q      <= LenW'({app_cap_lines_i, 6'b0}) - LenW'(ValueOffset);
     end
     nlen_q <= {HalfW'(0) - len_q[LenW-1:HalfW], HalfW'(0) - len_q[HalfW-1:0]};
+    ld_far_q <= state_q == ECarry && !too_large_q && len_far_q;   // with lq_start_q
     if (state_q == EInit) begin
       too_large_q <= big;
       {span_c_q, span_lo_q} <= span_lo[LenW/2:6];
       len_nz_q    <= len_q != '0;
       len_hnz_q   <= len_q[LenW-1:LenW/2] != '0;
+      len_far_q   <= len_q[LenW-1:7] != '0;
       {net_c_q[1], net_hi1_q[HiA +: HiB]} <= {1'b0, addr_q[AddrW-HiW+HiA +: HiB]} + (HiB+1)'(net_c_q[0]);
       {app_c_q[1], app_hi1_q[HiA +: HiB]} <= {1'b0, base_q[LinesW+HiA +: HiB]} + (HiB+1)'(app_c_q[0]);
     end
@@ -669,6 +678,7 @@ module rx_engine
         else $error("rx_engine: pos read with its carry on its way");
       assert (remge[0] == (rem_ref >= 1) && remge[4] == (rem_ref >= 8) && remge[5] == (rem_ref >= 19))
         else $error("rx_engine: rem's compares disagree with rem %0d", rem_ref);
+      assert (!appl_q || amt_q <= 7'(LineBytes)) else $error("rx_engine: a step of %0d bytes", amt_q);
       assert (!(d_go || s_go) || remm4 == rem_ref - LenW'(4)) else $error("rx_engine: rem - 4 is %0d at a read, rem %0d", remm4, rem_ref);
     end
     // The result's sources are set only in their states, or qualified by
