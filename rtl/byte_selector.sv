@@ -3,9 +3,10 @@
 // largest first, each keeping only the lanes the later steps can still
 // reach; a register after the second step and one at the output, so each
 // cycle is at most two LUT levels (the window is two cycles behind the
-// offset). Bits 5:2 of the offset also come inverted, from a register of
-// their own that odd lanes read (a LUT takes either polarity), so each
-// register drives half the first two steps' LUTs.
+// offset). Bits 5:2 of the offset come in four copies, registers of their
+// own (a copy's polarity or reset makes it a cell Yosys does not merge
+// with the others; a LUT takes either polarity): lane i reads copy i % 4,
+// so each register drives a quarter of the first two steps' LUTs.
 module byte_selector
   import arcalis_pkg::*;
 #(
@@ -14,9 +15,9 @@ module byte_selector
 ) (
   input  logic                                 clk_i,
   input  logic [2*LineBytes*LaneBits-1:0]      lanes_i,    // {second line, first line}
-  input  logic [5:0]                           offset_i,
-  input  logic [5:2]                           offset_n_i, // ~offset_i[5:2], a register of its own
-  output logic [Width*LaneBits-1:0]            lanes_o     // from offset_i two cycles ago
+  input  logic [1:0]                           offset_lo_i, // the offset's bits 1:0
+  input  logic [4*4-1:0]                       offset_c_i,  // its bits 5:2, four copies; odd ones inverted
+  output logic [Width*LaneBits-1:0]            lanes_o      // from the offset two cycles ago
 );
 
   // Lanes still needed after the step by offset bits [5:4], [3:2].
@@ -29,10 +30,16 @@ module byte_selector
   logic [1:0]         lo_q;
   logic [Width*L-1:0] s0, out_q;
 
+  // Copy c of offset bits 5:2, in true polarity: {5:4, 3:2} at 4 c.
+  logic [4*4-1:0] hcs;
+  always_comb begin
+    for (int unsigned c = 0; c < 4; c++) hcs[4*c +: 4] = (c % 2 == 1) ? ~offset_c_i[4*c +: 4] : offset_c_i[4*c +: 4];
+  end
+
   // One 4:1 step: lane i of the result is lane i + k * step of the input.
   always_comb begin
     for (int unsigned i = 0; i < N4; i++) begin
-      unique case ((i % 2 == 1) ? ~offset_n_i[5:4] : offset_i[5:4])
+      unique case (hcs[4*(i%4)+2 +: 2])
         2'd0:    s4[i*L +: L] = lanes_i[(i +  0)*L +: L];
         2'd1:    s4[i*L +: L] = lanes_i[(i + 16)*L +: L];
         2'd2:    s4[i*L +: L] = lanes_i[(i + 32)*L +: L];
@@ -40,7 +47,7 @@ module byte_selector
       endcase
     end
     for (int unsigned i = 0; i < N2; i++) begin
-      unique case ((i % 2 == 1) ? ~offset_n_i[3:2] : offset_i[3:2])
+      unique case (hcs[4*(i%4) +: 2])
         2'd0:    s2[i*L +: L] = s4[(i +  0)*L +: L];
         2'd1:    s2[i*L +: L] = s4[(i +  4)*L +: L];
         2'd2:    s2[i*L +: L] = s4[(i +  8)*L +: L];
@@ -59,7 +66,7 @@ module byte_selector
 
   always_ff @(posedge clk_i) begin
     s2_q  <= s2;
-    lo_q  <= offset_i[1:0];
+    lo_q  <= offset_lo_i;
     out_q <= s0;
   end
   assign lanes_o = out_q;

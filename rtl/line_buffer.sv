@@ -53,16 +53,17 @@ module line_buffer
 
   logic [5:0]         off_q;
   logic               crossed_q;
-  logic [6:0]         sum, sum_width;
+  logic [5:0]         sum, sum_width;        // the new offset (its carry out: crosses, below)
   logic [Width*8-1:0] win_q;
-  // off_q[5:2] inverted, for the byte selector's odd lanes: a register
-  // apart from off_q (equal registers would be merged), halving its load.
-  logic [5:2]         off_n_q;
+  // off_q[5:2] for the byte selector, in four copies that Yosys keeps
+  // apart (equal registers would be merged): off_q's, inverted, and the
+  // same two without a reset. Each drives a quarter of its LUTs.
+  logic [5:2]         off_n_q, off_c_q, off_cn_q;
   byte_selector #(.Width(Width), .LaneBits(8)) u_byte_selector (
     .clk_i,
     .lanes_i    ({line1_i, line0_i}),
-    .offset_i   (off_q),
-    .offset_n_i (off_n_q),
+    .offset_lo_i (off_q[1:0]),
+    .offset_c_i ({off_cn_q, off_c_q, off_n_q, off_q[5:2]}),
     .lanes_o  (win_q)
   );
 
@@ -88,17 +89,24 @@ module line_buffer
   // already in the next line: it holds, and crossed clears. A read step's
   // and a tail's sums are added the cycle before (the head stands still
   // then: a step follows its read's cycle, a tail a wait).
-  logic [6:0] sum_step_q, sum_tail_q, other;
+  logic [6:0] sum_step_q, sum_tail_q;
+  logic [5:0] other;
+  logic       crosses;
+  logic [2:0] fit_q;                          // below
   // off + Width bit by bit, each a constant table of the offset (one LUT).
   always_comb begin
-    for (int unsigned k = 0; k < 7; k++) begin
+    for (int unsigned k = 0; k < 6; k++) begin
       logic [63:0] tab;
       for (int unsigned o = 0; o < 64; o++) tab[o] = (((o + Width) >> k) & 1) != 0;
       sum_width[k] = tab[off_q];
     end
   end
-  assign other     = (step_i && init_i) ? step_amt_i : tail_mode_i ? sum_tail_q : sum_width;
-  assign sum       = (step_i && !init_i) ? sum_step_q : other;
+  assign other     = (step_i && init_i) ? step_amt_i[5:0] : tail_mode_i ? sum_tail_q[5:0] : sum_width;
+  assign sum       = (step_i && !init_i) ? sum_step_q[5:0] : other;
+  // The move crosses into the next line: the sum's carry out, where a chunk's is the
+  // fit register's "off + Width >= 64" (current whenever a chunk goes,
+  // asserted) and the start offset's is 0 (it is below 64).
+  assign crosses = step_i ? !init_i && sum_step_q[6] : tail_mode_i ? sum_tail_q[6] : !fit_q[1];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -106,9 +114,16 @@ module line_buffer
       off_n_q   <= '1;
       crossed_q <= 1'b0;
     end else begin
-      if (step_i || bulk_i || tail_i) off_q <= sum[5:0];
+      if (step_i || bulk_i || tail_i) off_q <= sum;
       if (step_i || bulk_i || tail_i) off_n_q <= ~sum[5:2];
-      if (step_i || bulk_i || tail_i || crossed_q) crossed_q <= !crossed_q && sum[6];
+      if (step_i || bulk_i || tail_i || crossed_q) crossed_q <= !crossed_q && crosses;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (step_i || bulk_i || tail_i) begin
+      off_c_q  <= sum[5:2];
+      off_cn_q <= ~sum[5:2];
     end
   end
 
@@ -117,7 +132,8 @@ module line_buffer
   // a cycle late in it: no chunk decision follows a read that soon). The
   // tail's table is a register of its own: the tail goes three cycles or
   // more after the head and the tail's amount stood still (asserted).
-  logic [2:0] fit_q, fit_now, fit_bulk, fit_tail, fit_tail_q;
+  logic [2:0] fit_tail, fit_tail_q;
+  (* keep *) logic [2:0] fit_now, fit_bulk;   // single LUTs of the offset: fit_q's pick is one more
   always_comb begin
     for (int unsigned b = 0; b < 3; b++) begin
       logic [63:0] t_now, t_bulk;
@@ -157,6 +173,8 @@ module line_buffer
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
       assert ($countones({step_i, bulk_i, tail_i}) <= 1) else $error("line_buffer: two moves at once");
+      assert (!bulk_i || fit_q == fit_now) else $error("line_buffer: a chunk went on a stale fit");
+      assert (!(step_i && init_i) || !step_amt_i[6]) else $error("line_buffer: a start offset of 64 or more");
       assert (!((step_i || bulk_i || tail_i) && crossed_q)) else $error("line_buffer: the head moved while crossing");
       assert (!(bulk_i && tail_mode_i) && !(tail_i && !tail_mode_i)) else $error("line_buffer: chunk and tail mode disagree");
     end
