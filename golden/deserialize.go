@@ -86,7 +86,7 @@ func parse(msg, img []byte) (r Result) {
 		return r.end(CodeTruncated, 0)
 	}
 	ver := be.Uint32(msg)
-	if ver>>16 != 0x8001 || ver&0xFF00 != 0 {
+	if ver>>16 != VersionStrict || ver&0xFF00 != 0 {
 		return r.end(CodeBadVersion, 0)
 	}
 	r.MsgType = uint8(ver)
@@ -100,7 +100,7 @@ func parse(msg, img []byte) (r Result) {
 	switch l := int32(be.Uint32(msg[4:])); {
 	case l < 0:
 		return r.end(CodeBadLength, 4)
-	case l != 3:
+	case l != NameLen:
 		return r.end(CodeUnknownMethod, 4)
 	}
 
@@ -108,9 +108,9 @@ func parse(msg, img []byte) (r Result) {
 		return r.end(CodeTruncated, 8)
 	}
 	switch string(msg[8:11]) { // no allocation: the conversion is only compared
-	case "Set":
+	case NameSet:
 		r.Method = MethodSet
-	case "Get":
+	case NameGet:
 		r.Method = MethodGet
 	default:
 		return r.end(CodeUnknownMethod, 8)

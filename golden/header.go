@@ -16,10 +16,18 @@ const (
 	MaxMessage  = 16384000    // longest message in bytes (Thrift's MaxFrameSize)
 )
 
-// Message types (the low byte of the version word).
+// The strict message header (docs/abi.md section 5): the version word's
+// high half (Thrift's VERSION_1), the message types in its low byte, and
+// the methods' names, each NameLen bytes.
 const (
-	MsgCall   = 1
-	MsgOneway = 4
+	VersionStrict = 0x8001
+	MsgCall       = 1
+	MsgReply      = 2
+	MsgException  = 3
+	MsgOneway     = 4
+	NameSet       = "Set"
+	NameGet       = "Get"
+	NameLen       = 3
 )
 
 // Methods, as in the header's method byte.

@@ -12,7 +12,7 @@ const ReplySize = 16
 // for an unframed Set with a RespStatusValue image.
 func SetReply(seqid int32) [ReplySize]byte {
 	var r [ReplySize]byte
-	_ = append(appendReplyHead(r[:0], VersionReply, "Set", seqid), typeStop)
+	_ = append(appendReplyHead(r[:0], VersionReply, NameSet, seqid), typeStop)
 	return r
 }
 
@@ -36,22 +36,22 @@ const (
 // generated Go processor writes them with TBinaryProtocol (strict write,
 // the default).
 const (
-	VersionReply     = 0x8001_0002 // strict version word of a REPLY
-	VersionException = 0x8001_0003 // strict version word of an EXCEPTION
-	FrameHeaderSize  = 4           // framed transport: big-endian message length first
+	VersionReply     = VersionStrict<<16 | MsgReply     // strict version word of a REPLY
+	VersionException = VersionStrict<<16 | MsgException // strict version word of an EXCEPTION
+	FrameHeaderSize  = 4                                // framed transport: big-endian message length first
 
 	// ExcInternalError is the TApplicationException type (field 2) the
 	// generated processor gives a handler's error.
 	ExcInternalError = 6
 	// The exception message (field 1) is this prefix, then the handler
 	// error's text.
-	AppErrorPrefixSet = "Internal error processing Set: "
-	AppErrorPrefixGet = "Internal error processing Get: "
+	AppErrorPrefixSet = "Internal error processing " + NameSet + ": "
+	AppErrorPrefixGet = "Internal error processing " + NameGet + ": "
 
-	replyHeadSize   = 15 // version, name length, 3-byte name, seqid
-	fieldHeadSize   = 3  // type byte, big-endian i16 id
-	typeBinaryLen   = 4  // big-endian i32 length of a binary/string
-	replyStopSize   = 1  // the result struct's STOP
+	replyHeadSize   = 4 + 4 + NameLen + 4 // version, name length, name, seqid
+	fieldHeadSize   = 3                   // type byte, big-endian i16 id
+	typeBinaryLen   = 4                   // big-endian i32 length of a binary/string
+	replyStopSize   = 1                   // the result struct's STOP
 	excFieldsSize   = fieldHeadSize + typeBinaryLen + fieldHeadSize + 4 + replyStopSize
 	appErrPrefixLen = len(AppErrorPrefixGet)
 )
@@ -160,9 +160,9 @@ func WriteReply(dst []byte, req ReplyRequest, appResp []byte) TxResult {
 	if h.Status == RespStatusAppError {
 		version = VersionException
 	}
-	name := "Get"
+	name := NameGet
 	if req.Method == MethodSet {
-		name = "Set"
+		name = NameSet
 	}
 	b = appendReplyHead(b, version, name, req.SeqID)
 	switch {

@@ -84,9 +84,16 @@ package arcalis_pkg;
     TUuid   = 8'd16
   } ttype_e;
 
-  // Message types in the strict header's low byte.
+  // The strict message header: the version word's bits 31:16, the message
+  // types in its low byte, the methods' names (NameLen bytes, the first
+  // byte on the wire in the top bits).
+  localparam logic [15:0] VersionStrict = 16'h8001;
   localparam logic [7:0] MsgCall   = 8'd1;
+  localparam logic [7:0] MsgReply  = 8'd2;
   localparam logic [7:0] MsgOneway = 8'd4;
+  localparam int unsigned NameLen = 3;
+  localparam logic [23:0] NameSet = 24'h536574;  // "Set"
+  localparam logic [23:0] NameGet = 24'h476574;  // "Get"
   // ---- END GENERATED ----
 
   localparam int unsigned MinCapLines = ValueOffset / LineBytes;

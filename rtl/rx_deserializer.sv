@@ -196,10 +196,12 @@ module rx_deserializer
   // What a read step took, and compares of its bytes, as it fires (the
   // window's bytes are registers; the window is little-endian in a word);
   // in its wait cycle, the verdicts its check cycle reads.
-  localparam logic [23:0] VerWant = 24'h00_01_80;      // 0x80 0x01 0x00
-  localparam logic [31:0] LenWant = 32'h03_00_00_00;   // a name of 3 bytes
-  localparam logic [23:0] SetWant = 24'h74_65_53;      // "Set"
-  localparam logic [23:0] GetWant = 24'h74_65_47;      // "Get"
+  // The package's wire constants in window order (the first byte lowest).
+  localparam logic [31:0] NameLenW = 32'(NameLen);
+  localparam logic [23:0] VerWant = {8'h00, VersionStrict[7:0], VersionStrict[15:8]};
+  localparam logic [31:0] LenWant = {NameLenW[7:0], NameLenW[15:8], NameLenW[23:16], NameLenW[31:24]};
+  localparam logic [23:0] SetWant = {NameSet[7:0], NameSet[15:8], NameSet[23:16]};
+  localparam logic [23:0] GetWant = {NameGet[7:0], NameGet[15:8], NameGet[23:16]};
   always_ff @(posedge clk_i) begin
     if (go_q) begin
       // The name is three bytes: right-align it.

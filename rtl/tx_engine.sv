@@ -27,17 +27,21 @@ module tx_engine
   output logic                 done_o
 );
 
-  localparam int unsigned ReplyBytes = 16;
+  localparam int unsigned ReplyBytes = 4 + 4 + NameLen + 4 + 1;  // version, name length, name, seqid, STOP
   localparam int unsigned Chunks     = (ReplyBytes + Width - 1) / Width;
   localparam int unsigned ChunkBytes = (Width < ReplyBytes) ? Width : ReplyBytes;
   // The one-hot chunk index has a bit past the last chunk: set, the
   // engine is idle (after reset, and once the last chunk is sent).
   localparam int unsigned ChunkW     = Chunks + 1;
 
-  // Bytes in wire order, byte 0 in bits [7:0], padded to whole chunks.
+  // Bytes in wire order, byte 0 in bits [7:0], padded to whole chunks:
+  // the package's version word, name length and name, the seqid, STOP.
+  localparam logic [31:0] NameLenW = 32'(NameLen);
   logic [Chunks*Width*8-1:0] reply;
-  assign reply = (Chunks*Width*8)'({8'h00, seqid_i[7:0], seqid_i[15:8], seqid_i[23:16], seqid_i[31:24],
-                                    "teS", 32'h0300_0000, 32'h0200_0180});
+  assign reply = (Chunks*Width*8)'({8'(TStop), seqid_i[7:0], seqid_i[15:8], seqid_i[23:16], seqid_i[31:24],
+                                    NameSet[7:0], NameSet[15:8], NameSet[23:16],
+                                    NameLenW[7:0], NameLenW[15:8], NameLenW[23:16], NameLenW[31:24],
+                                    MsgReply, 8'h00, VersionStrict[7:0], VersionStrict[15:8]});
 
   // The next chunk, one-hot, and the credits as "more than 0 / 1" flags
   // beside their count: the send decision is one LUT of registers, and a

@@ -95,9 +95,20 @@ func Block() string {
 		types = append(types, entry{"T" + camel(name), int(t)})
 	}
 	enum(&b, "Thrift binary protocol type ids.", "ttype_e", 8, false, types)
-	fmt.Fprintf(&b, "\n  // Message types in the strict header's low byte.\n")
+	fmt.Fprintf(&b, "\n  // The strict message header: the version word's bits 31:16, the message\n")
+	fmt.Fprintf(&b, "  // types in its low byte, the methods' names (NameLen bytes, the first\n")
+	fmt.Fprintf(&b, "  // byte on the wire in the top bits).\n")
+	fmt.Fprintf(&b, "  localparam logic [15:0] VersionStrict = 16'h%04X;\n", golden.VersionStrict)
 	fmt.Fprintf(&b, "  localparam logic [7:0] MsgCall   = 8'd%d;\n", golden.MsgCall)
+	fmt.Fprintf(&b, "  localparam logic [7:0] MsgReply  = 8'd%d;\n", golden.MsgReply)
 	fmt.Fprintf(&b, "  localparam logic [7:0] MsgOneway = 8'd%d;\n", golden.MsgOneway)
+	fmt.Fprintf(&b, "  localparam int unsigned NameLen = %d;\n", golden.NameLen)
+	for _, n := range []string{golden.NameSet, golden.NameGet} {
+		if len(n) != golden.NameLen {
+			panic(fmt.Sprintf("abisv: method name %q is not %d bytes", n, golden.NameLen))
+		}
+		fmt.Fprintf(&b, "  localparam logic [%d:0] Name%s = %d'h%X;  // %q\n", 8*len(n)-1, n, 8*len(n), n, n)
+	}
 	b.WriteString(End)
 	return b.String()
 }

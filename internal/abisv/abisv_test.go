@@ -50,6 +50,9 @@ func TestBlock(t *testing.T) {
 		"TString = 8'd11,",
 		"TUuid   = 8'd16",
 		"localparam logic [7:0] MsgOneway = 8'd4;",
+		"localparam logic [15:0] VersionStrict = 16'h8001;",
+		"localparam logic [23:0] NameSet = 24'h536574;",
+		"localparam logic [23:0] NameGet = 24'h476574;",
 	} {
 		if !strings.Contains(blk, line) {
 			t.Errorf("the block lacks %q:\n%s", line, blk)
