@@ -276,6 +276,9 @@ func reportTiming(c *cli.Context) error {
 		return findingsf("report timing: estimated Fmax %.1f MHz is below the %.1f MHz target (see %s)", rep.FmaxMHz, freq, filepath.Join(out, "timing.md"))
 	case len(rep.InToOut) > 0:
 		return findingsf("report timing: %d output bits are reached from an input through logic alone (see %s)", len(rep.InToOut), filepath.Join(out, "timing.md"))
+	case rep.OverMargin > 0:
+		return findingsf("report timing: %d endpoints are above the %.0f %% margin's %.3f ns (see %s, \"Above the margin\")",
+			rep.OverMargin, timing.Margin*100, rep.PeriodNS/(1+timing.Margin), filepath.Join(out, "timing.md"))
 	}
 	return nil
 }
