@@ -106,6 +106,10 @@ module rx_engine
   logic             some_q, two_q;
   logic             len_nz_q;               // len_q != 0, a cycle ahead of its readers
   logic             len_far_q, ld_far_q;    // len_q >= 128; and rem loads it now (for far_q)
+  // len_q's bits 23:18, 17:12 (its high half), 11:7, 6:2 not all 0: one LUT each, and each
+  // flag above one more (kept: abc maps the wide ORs as two levels with MUXF7s).
+  (* keep *) logic [3:0] len_or;
+  assign len_or = {|len_q[LenW-1:LenW-6], |len_q[LenW-7:LenW/2], |len_q[LenW/2-1:7], |len_q[6:2]};
   // The message's lines, from addr's line to (addr + len - 1)'s: the
   // span len + offset + 63 in 64-byte lines, its low half first.
   logic [LenW/2:0] span_lo;                 // its bits 5:0 are the last line's offset: unused
@@ -210,9 +214,9 @@ module rx_engine
   logic [5:0] remge;
   always_comb begin
     for (int unsigned j = 0; j < 6; j++) begin
-      logic [127:0] tab;
-      for (int unsigned v = 0; v < 128; v++) tab[v] = (v >= ((j == 5) ? 19 : (j == 4) ? 8 : j + 1));
-      remge[j] = far_q || tab[rem_lo_q[6:0]];
+      logic [63:0] tab;    // (64 entries: Verilator unrolls up to 64, and no k is above 63)
+      for (int unsigned v = 0; v < 64; v++) tab[v] = (v >= ((j == 5) ? 19 : (j == 4) ? 8 : j + 1));
+      remge[j] = far_q || rem_lo_q[6] || tab[rem_lo_q[5:0]];
     end
   end
 
@@ -537,9 +541,9 @@ module rx_engine
     if (state_q == EInit) begin
       too_large_q <= big;
       {span_c_q, span_lo_q} <= span_lo[LenW/2:6];
-      len_nz_q    <= len_q != '0;
-      len_hnz_q   <= len_q[LenW-1:LenW/2] != '0;
-      len_far_q   <= len_q[LenW-1:7] != '0;
+      len_nz_q    <= (|len_or) || len_q[1] || len_q[0];
+      len_hnz_q   <= len_or[3] || len_or[2];
+      len_far_q   <= len_or[3] || len_or[2] || len_or[1];
       {net_c_q[1], net_hi1_q[HiA +: HiB]} <= {1'b0, addr_q[AddrW-HiW+HiA +: HiB]} + (HiB+1)'(net_c_q[0]);
       {app_c_q[1], app_hi1_q[HiA +: HiB]} <= {1'b0, base_q[LinesW+HiA +: HiB]} + (HiB+1)'(app_c_q[0]);
     end
