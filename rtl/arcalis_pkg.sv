@@ -96,6 +96,15 @@ package arcalis_pkg;
   localparam logic [23:0] NameGet = 24'h476574;  // "Get"
   // ---- END GENERATED ----
 
+  // The header's wire constants above in window order (the first byte on
+  // the wire in bits 7:0), as the deserializer compares them and the
+  // TxEngine writes them.
+  localparam logic [31:0] NameLenBE  = 32'(NameLen);
+  localparam logic [31:0] NameLenWin = {NameLenBE[7:0], NameLenBE[15:8], NameLenBE[23:16], NameLenBE[31:24]};
+  localparam logic [15:0] VersionWin = {VersionStrict[7:0], VersionStrict[15:8]};
+  localparam logic [23:0] NameSetWin = {NameSet[7:0], NameSet[15:8], NameSet[23:16]};
+  localparam logic [23:0] NameGetWin = {NameGet[7:0], NameGet[15:8], NameGet[23:16]};
+
   localparam int unsigned MinCapLines = ValueOffset / LineBytes;
   // Lines the store queue holds: the output buffer's credits. A credit
   // comes back about eight cycles after the engine counts on it (output

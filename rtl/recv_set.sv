@@ -453,7 +453,7 @@ module recv_set
       end
       dead_q    <= start_i ? 1'b0 : (dead_q || done_q);
       bulk_ok_q <= bulk_ok_d;
-      tail_ok_q <= !start_i && !dead_q && !done_q && tail_ok_d;
+      tail_ok_q <= ok_live && tail_ok_d;
       // FCnt follows FHdrB (a UUID) or FLenB (a length above 0) unless the
       // check fails or a request starts.
       fcnt_gtw_q <= !start_i && ((state_q == FHdrB && uuid_q && !hend_q && 16 > Width) ||

@@ -196,12 +196,10 @@ module rx_deserializer
   // What a read step took, and compares of its bytes, as it fires (the
   // window's bytes are registers; the window is little-endian in a word);
   // in its wait cycle, the verdicts its check cycle reads.
-  // The package's wire constants in window order (the first byte lowest).
-  localparam logic [31:0] NameLenW = 32'(NameLen);
-  localparam logic [23:0] VerWant = {8'h00, VersionStrict[7:0], VersionStrict[15:8]};
-  localparam logic [31:0] LenWant = {NameLenW[7:0], NameLenW[15:8], NameLenW[23:16], NameLenW[31:24]};
-  localparam logic [23:0] SetWant = {NameSet[7:0], NameSet[15:8], NameSet[23:16]};
-  localparam logic [23:0] GetWant = {NameGet[7:0], NameGet[15:8], NameGet[23:16]};
+  localparam logic [23:0] VerWant = {8'h00, VersionWin};   // the version word's first three bytes
+  localparam logic [31:0] LenWant = NameLenWin;
+  localparam logic [23:0] SetWant = NameSetWin;
+  localparam logic [23:0] GetWant = NameGetWin;
   always_ff @(posedge clk_i) begin
     if (go_q) begin
       // The name is three bytes: right-align it.

@@ -203,18 +203,18 @@ module rx_engine
   assign settled = !appl_q && !appl2_q && !step_q;
   assign appl_d  = d_go || s_go || s_bulk || s_tail;
   assign step_d  = d_go || s_go || (state_q == EOff);
-  // rem >= k for k = 1, 2, 3, 4, 8, 19: far_q, or the low seven bits by a
-  // constant table (one LUT level, no carry chain). far_q is "rem >= 128"
-  // a cycle behind (a length's load taken as it happens): a step takes at
-  // most 64 bytes (asserted), so after far_q rem is still at least 64, and
-  // without it rem is its low seven bits.
+  // rem >= k for k = 1, 2, 3, 4, 8, 19: far_q, bit 6, or the low six bits
+  // by a constant table (one LUT level, no carry chain). far_q is "rem >=
+  // 128" a cycle behind (a length's load taken as it happens): a step
+  // takes at most 64 bytes (asserted), so after far_q rem is still at
+  // least 64, and without it rem is its low seven bits.
   logic       far_q;
   (* keep *) logic [1:0] far_hi;            // rem's high half is not 0, by halves (two LUT levels in all)
   assign far_hi = {|rem_hi_q[HalfW-1:HalfW/2], |rem_hi_q[HalfW/2-1:0]};
   logic [5:0] remge;
   always_comb begin
     for (int unsigned j = 0; j < 6; j++) begin
-      logic [63:0] tab;    // (64 entries: Verilator unrolls up to 64, and no k is above 63)
+      logic [63:0] tab;    // 64 entries: Verilator unrolls loops of up to 64 (a longer one runs every evaluation)
       for (int unsigned v = 0; v < 64; v++) tab[v] = (v >= ((j == 5) ? 19 : (j == 4) ? 8 : j + 1));
       remge[j] = far_q || rem_lo_q[6] || tab[rem_lo_q[5:0]];
     end

@@ -36,12 +36,9 @@ module tx_engine
 
   // Bytes in wire order, byte 0 in bits [7:0], padded to whole chunks:
   // the package's version word, name length and name, the seqid, STOP.
-  localparam logic [31:0] NameLenW = 32'(NameLen);
   logic [Chunks*Width*8-1:0] reply;
   assign reply = (Chunks*Width*8)'({8'(TStop), seqid_i[7:0], seqid_i[15:8], seqid_i[23:16], seqid_i[31:24],
-                                    NameSet[7:0], NameSet[15:8], NameSet[23:16],
-                                    NameLenW[7:0], NameLenW[15:8], NameLenW[23:16], NameLenW[31:24],
-                                    MsgReply, 8'h00, VersionStrict[7:0], VersionStrict[15:8]});
+                                    NameSetWin, NameLenWin, MsgReply, 8'h00, VersionWin});
 
   // The next chunk, one-hot, and the credits as "more than 0 / 1" flags
   // beside their count: the send decision is one LUT of registers, and a

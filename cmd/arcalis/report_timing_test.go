@@ -8,9 +8,10 @@ import (
 )
 
 // TestReportTimingGate: make timing is a gate. A design that closes the
-// target with its 20 % margin exits 0; one below the target or the margin,
-// or with an input reaching an output through logic, is a finding (exit 1); a missing netlist is an input
-// error (exit 2). The netlists are report/timing's hand-made ones.
+// target with its 20 % margin exits 0; one below the target or the
+// margin, or with an input reaching an output through logic, is a finding
+// (exit 1); a missing netlist is an input error (exit 2). The netlists are
+// report/timing's hand-made ones.
 func TestReportTimingGate(t *testing.T) {
 	nl := func(name string) string { return filepath.Join("..", "..", "report", "timing", "testdata", name) }
 	tests := []struct {
