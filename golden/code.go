@@ -12,7 +12,7 @@ const (
 	CodeNone Code = 0x00 // no request has finished yet
 	CodeOK   Code = 0x01 // a Set or Get was deserialized into App.Recv
 	// 0x02 is reserved: PASS_TO_SW, a Get left to software before its recvFunction.
-	CodeRespOK            Code = 0x03 // the TxEngine wrote the Set reply
+	CodeRespOK            Code = 0x03 // the TxEngine wrote the reply
 	CodeTruncated         Code = 0x10 // an item extends past the message length
 	CodeBadVersion        Code = 0x11 // not a strict version-1 header
 	CodeBadMsgType        Code = 0x12 // message type is not CALL or ONEWAY
@@ -24,6 +24,10 @@ const (
 	CodeValueTooLong      Code = 0x18 // value longer than the App.Recv value region
 	CodeMsgTooLarge       Code = 0x19 // message longer than MaxMessage bytes
 	CodeLoadFault         Code = 0x1A // a load the parser needed came back with an error
+	// The TxEngine's own codes (docs/abi.md section 11), from 0x20.
+	CodeRespBadImage  Code = 0x20 // the App.Resp header line does not describe a reply to this request
+	CodeRespTooLarge  Code = 0x21 // the reply is longer than the Net.Resp buffer; nothing written
+	CodeRespLoadFault Code = 0x22 // a load of the App.Resp image came back with an error
 )
 
 var codeNames = [...]string{
@@ -41,6 +45,9 @@ var codeNames = [...]string{
 	CodeValueTooLong:      "VALUE_TOO_LONG",
 	CodeMsgTooLarge:       "MSG_TOO_LARGE",
 	CodeLoadFault:         "LOAD_FAULT",
+	CodeRespBadImage:      "RESP_BAD_IMAGE",
+	CodeRespTooLarge:      "RESP_TOO_LARGE",
+	CodeRespLoadFault:     "RESP_LOAD_FAULT",
 }
 
 // String returns the code's ABI name ("OK", "TRUNCATED", ...), or
@@ -65,7 +72,7 @@ func ParseCode(name string) (Code, error) {
 
 // AllCodes returns every defined code in ascending order, in a new slice.
 func AllCodes() []Code {
-	codes := make([]Code, 0, 15)
+	codes := make([]Code, 0, len(codeNames))
 	for c, n := range codeNames {
 		if n != "" {
 			codes = append(codes, Code(c))

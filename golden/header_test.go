@@ -84,6 +84,7 @@ func TestCodeNames(t *testing.T) {
 		{0x10, "TRUNCATED"}, {0x11, "BAD_VERSION"}, {0x12, "BAD_MSG_TYPE"}, {0x13, "UNKNOWN_METHOD"},
 		{0x14, "BAD_LENGTH"}, {0x15, "BAD_TYPE"}, {0x16, "NESTED_UNSUPPORTED"}, {0x17, "KEY_TOO_LONG"},
 		{0x18, "VALUE_TOO_LONG"}, {0x19, "MSG_TOO_LARGE"}, {0x1A, "LOAD_FAULT"},
+		{0x20, "RESP_BAD_IMAGE"}, {0x21, "RESP_TOO_LARGE"}, {0x22, "RESP_LOAD_FAULT"},
 	}
 	all := AllCodes()
 	if len(all) != len(want) {

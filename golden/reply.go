@@ -1,6 +1,9 @@
 package golden
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // ReplySize is the length of a void Set's reply message.
 const ReplySize = 16
@@ -24,13 +27,6 @@ func appendReplyHead(b []byte, version uint32, name string, seqid int32) []byte 
 	b = append(b, name...)
 	return binary.BigEndian.AppendUint32(b, uint32(seqid))
 }
-
-// Result codes of the TxEngine (status word bits [15:8], docs/abi.md
-// section 11), in a range of their own after the RxEngine's 0x10..0x1A.
-const (
-	CodeRespBadImage Code = 0x20 // the App.Resp header line does not describe a reply to this request
-	CodeRespTooLarge Code = 0x21 // the reply is longer than the Net.Resp buffer; nothing written
-)
 
 // The reply messages (docs/abi.md section 11), as Apache Thrift 0.17.0's
 // generated Go processor writes them with TBinaryProtocol (strict write,
@@ -197,3 +193,117 @@ func Reply(req ReplyRequest, appResp []byte) ([]byte, TxResult) {
 	out := make([]byte, size)
 	return out, WriteReply(out, req, appResp)
 }
+
+// Where a reply's variable fields sit, from its first byte (unframed): the
+// seqid, and the data's length field of a reply with data (a Get's value, an
+// application error's message).
+const (
+	ReplySeqIDOffset   = 4 + 4 + NameLen               // after the version word and the name
+	ReplyDataLenOffset = replyHeadSize + fieldHeadSize // after field 0's or field 1's header
+)
+
+// ReplyParts returns the constant bytes of the reply to method for an
+// App.Resp with status (unframed): prefix, everything before the data, with
+// zeros at the seqid (ReplySeqIDOffset) and, when the reply carries data, at
+// the data's length field (ReplyDataLenOffset, 4 bytes; it holds data_len
+// plus the prefix bytes after it, the application error's text prefix);
+// suffix, everything after the data. A reply without data (Set's VALUE,
+// Get's NULL) is all prefix. The reply WriteReply writes is prefix, with the
+// fields filled in, then the data, then suffix. The TxEngine's generator
+// takes its bytes from these (internal/abisv).
+func ReplyParts(method, status uint8) (prefix, suffix []byte, err error) {
+	var appErr error
+	var value []byte
+	switch {
+	case status == RespStatusAppError:
+		appErr = emptyError{}
+	case status == RespStatusValue && method == MethodGet:
+		value = []byte{}
+	case status == RespStatusValue, status == RespStatusNull && method == MethodGet:
+	default:
+		return nil, nil, fmt.Errorf("golden: no reply to method %d with App.Resp status %d", method, status)
+	}
+	img, err := BuildAppResp(method, value, appErr)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, res := Reply(ReplyRequest{Method: method}, img)
+	if res.Code != CodeRespOK {
+		return nil, nil, fmt.Errorf("golden: reply to method %d with App.Resp status %d: %v", method, status, res.Code)
+	}
+	switch {
+	case status == RespStatusAppError:
+		suffix = r[len(r)-(excFieldsSize-fieldHeadSize-typeBinaryLen):]
+	case value != nil:
+		suffix = r[len(r)-replyStopSize:]
+	default:
+		return r, nil, nil
+	}
+	prefix = r[:len(r)-len(suffix)]
+	clear(prefix[ReplyDataLenOffset : ReplyDataLenOffset+typeBinaryLen])
+	return prefix, suffix, nil
+}
+
+// emptyError is an application error whose text is empty.
+type emptyError struct{}
+
+func (emptyError) Error() string { return "" }
+
+// AppRespForReply returns the App.Resp image from which WriteReply writes
+// exactly reply (unframed) for a request of method: the answer a recorded
+// server gave, as the application would have written it, so that a capture
+// replays through the TxEngine. It fails for a reply the TxEngine cannot
+// write (another method or seqid shape, an exception other than a
+// handler's INTERNAL_ERROR, trailing bytes).
+func AppRespForReply(method uint8, reply []byte) ([]byte, error) {
+	if method != MethodSet && method != MethodGet {
+		return nil, fmt.Errorf("golden: no reply to method %d", method)
+	}
+	bad := func(what string) ([]byte, error) {
+		return nil, fmt.Errorf("golden: the reply (%d bytes) is not one the TxEngine writes: %s", len(reply), what)
+	}
+	if len(reply) < replyHeadSize+replyStopSize {
+		return bad("too short")
+	}
+	be := binary.BigEndian
+	version, seqid := be.Uint32(reply), int32(be.Uint32(reply[ReplySeqIDOffset:]))
+	var img []byte
+	var err error
+	body := reply[replyHeadSize:]
+	switch {
+	case version == VersionReply && len(body) == replyStopSize:
+		var value []byte // a Set's void, or a Get's nil
+		img, err = BuildAppResp(method, value, nil)
+	case version == VersionReply && method == MethodGet && len(body) >= fieldHeadSize+typeBinaryLen+replyStopSize:
+		n := int(be.Uint32(body[fieldHeadSize:]))
+		if n < 0 || n != len(body)-fieldHeadSize-typeBinaryLen-replyStopSize {
+			return bad("field 0's length")
+		}
+		img, err = BuildAppResp(method, body[fieldHeadSize+typeBinaryLen:][:n], nil)
+	case version == VersionException && len(body) >= excFieldsSize:
+		n := int(be.Uint32(body[fieldHeadSize:]))
+		prefix := AppErrorPrefixGet
+		if method == MethodSet {
+			prefix = AppErrorPrefixSet
+		}
+		msg := body[fieldHeadSize+typeBinaryLen:]
+		if n < len(prefix) || n != len(body)-excFieldsSize || string(msg[:len(prefix)]) != prefix {
+			return bad("the exception's message")
+		}
+		img, err = BuildAppResp(method, nil, errorText(msg[len(prefix):n]))
+	default:
+		return bad("its message type or result")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if got, res := Reply(ReplyRequest{Method: method, SeqID: seqid}, img); res.Code != CodeRespOK || string(got) != string(reply) {
+		return bad("its bytes differ from the reply to the image they describe")
+	}
+	return img, nil
+}
+
+// errorText is an application error with a given text.
+type errorText string
+
+func (e errorText) Error() string { return string(e) }

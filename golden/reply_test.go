@@ -566,3 +566,77 @@ func firstDiff(a, b []byte) int {
 
 // head is at most the first 96 bytes of b, for messages.
 func head(b []byte) []byte { return b[:min(len(b), 96)] }
+
+// TestReplyParts: every reply is ReplyParts' prefix with the seqid and the
+// data's length field filled in, the data, then the suffix: the layout the
+// TxEngine's generator builds replies from.
+func TestReplyParts(t *testing.T) {
+	cases := []struct {
+		method, status uint8
+		data           []byte
+	}{
+		{MethodSet, RespStatusValue, nil},
+		{MethodGet, RespStatusNull, nil},
+		{MethodGet, RespStatusValue, []byte("a value of some bytes")},
+		{MethodGet, RespStatusValue, []byte{}},
+		{MethodSet, RespStatusAppError, []byte("disk full")},
+		{MethodGet, RespStatusAppError, []byte("")},
+	}
+	for _, c := range cases {
+		prefix, suffix, err := ReplyParts(c.method, c.status)
+		if err != nil {
+			t.Fatalf("ReplyParts(%d, %d): %v", c.method, c.status, err)
+		}
+		img := make([]byte, RespDataOffset+len(c.data))
+		AppResp{DataLen: uint32(len(c.data)), Status: c.status, Method: c.method}.PutHeader(img)
+		copy(img[RespDataOffset:], c.data)
+		const seqid = -0x12345678
+		want, res := Reply(ReplyRequest{Method: c.method, SeqID: seqid}, img)
+		if res.Code != CodeRespOK {
+			t.Fatalf("Reply(%d, %d): %v", c.method, c.status, res)
+		}
+		got := append([]byte(nil), prefix...)
+		binary.BigEndian.PutUint32(got[ReplySeqIDOffset:], uint32(seqid+1<<32))
+		if c.data != nil {
+			binary.BigEndian.PutUint32(got[ReplyDataLenOffset:], uint32(len(prefix)-ReplyDataLenOffset-4+len(c.data)))
+		}
+		got = append(append(got, c.data...), suffix...)
+		if !bytes.Equal(got, want) {
+			t.Errorf("method %d status %d: parts give\n% x\nwant\n% x", c.method, c.status, got, want)
+		}
+	}
+	if _, _, err := ReplyParts(MethodSet, RespStatusNull); err == nil {
+		t.Error("ReplyParts(Set, NULL): no error")
+	}
+}
+
+// TestAppRespForReply: the image recovered from a reply writes that reply
+// again, for every shape; a reply the TxEngine does not write is refused.
+func TestAppRespForReply(t *testing.T) {
+	for _, c := range []struct {
+		method uint8
+		value  []byte
+		err    error
+	}{
+		{MethodSet, nil, nil}, {MethodGet, nil, nil}, {MethodGet, []byte{}, nil},
+		{MethodGet, []byte("value"), nil}, {MethodGet, nil, errors.New("miss")}, {MethodSet, nil, errors.New("")},
+	} {
+		img, err := BuildAppResp(c.method, c.value, c.err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reply, _ := Reply(ReplyRequest{Method: c.method, SeqID: 77}, img)
+		got, err := AppRespForReply(c.method, reply)
+		if err != nil || !bytes.Equal(got, img) {
+			t.Errorf("method %d value %q err %v: image % x, %v; want % x", c.method, c.value, c.err, got, err, img)
+		}
+		if c.err == nil && c.method == MethodGet && c.value != nil {
+			if _, err := AppRespForReply(c.method, append(bytes.Clone(reply), 0)); err == nil {
+				t.Errorf("a reply with a trailing byte: no error")
+			}
+		}
+	}
+	if _, err := AppRespForReply(MethodGet, []byte{0x80, 1, 0, 2}); err == nil {
+		t.Error("a 4-byte reply: no error")
+	}
+}

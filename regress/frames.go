@@ -21,18 +21,19 @@ type workerJob struct {
 	File, Source  string
 	Msg           []byte
 	Reply         []byte // the record's reply hash, or empty
+	ReplyMsg      []byte // the recorded reply, or empty
 }
 
 // appendJob appends j's frame on a worker's stdin: a little-endian uint32
 // of the length of what follows, then uint32 Index and Record, then File,
-// Source, Msg and Reply, each after its uint32 length. (JSON took longer to read
+// Source, Msg, Reply and ReplyMsg, each after its uint32 length. (JSON took longer to read
 // than a small vector takes to simulate.)
 func appendJob(b []byte, j workerJob) []byte {
 	le := binary.LittleEndian
 	b = le.AppendUint32(b, uint32(frameLen(j)))
 	b = le.AppendUint32(b, uint32(j.Index))
 	b = le.AppendUint32(b, uint32(j.Record))
-	for _, f := range [][]byte{[]byte(j.File), []byte(j.Source), j.Msg, j.Reply} {
+	for _, f := range [][]byte{[]byte(j.File), []byte(j.Source), j.Msg, j.Reply, j.ReplyMsg} {
 		b = le.AppendUint32(b, uint32(len(f)))
 		b = append(b, f...)
 	}
@@ -40,7 +41,9 @@ func appendJob(b []byte, j workerJob) []byte {
 }
 
 // frameLen is the length of j's frame after its own length.
-func frameLen(j workerJob) int { return 6*4 + len(j.File) + len(j.Source) + len(j.Msg) + len(j.Reply) }
+func frameLen(j workerJob) int {
+	return 7*4 + len(j.File) + len(j.Source) + len(j.Msg) + len(j.Reply) + len(j.ReplyMsg)
+}
 
 // maxFrame bounds a job's frame: a longer one is corrupt input, not a
 // reason to allocate gigabytes.
@@ -72,7 +75,7 @@ func readJob(r *bufio.Reader) (workerJob, error) {
 	}
 	j.Index, j.Record = int(le.Uint32(frame)), int(le.Uint32(frame[4:]))
 	rest := frame[8:]
-	var fields [4][]byte
+	var fields [5][]byte
 	for i := range fields {
 		if len(rest) < 4 || uint64(le.Uint32(rest)) > uint64(len(rest)-4) {
 			return j, bad
@@ -86,6 +89,9 @@ func readJob(r *bufio.Reader) (workerJob, error) {
 	j.File, j.Source, j.Msg = string(fields[0]), string(fields[1]), fields[2]
 	if len(fields[3]) > 0 {
 		j.Reply = fields[3]
+	}
+	if len(fields[4]) > 0 {
+		j.ReplyMsg = fields[4]
 	}
 	return j, nil
 }

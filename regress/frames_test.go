@@ -12,7 +12,7 @@ import (
 // that a worker's reader rejects truncated and malformed input.
 func TestJobFrames(t *testing.T) {
 	jobs := []workerJob{
-		{Index: 0, Record: 7, File: "a.vec", Source: "gen/etc", Msg: []byte{0x80, 1, 0, 1}, Reply: bytes.Repeat([]byte{7}, 32)},
+		{Index: 0, Record: 7, File: "a.vec", Source: "gen/etc", Msg: []byte{0x80, 1, 0, 1}, Reply: bytes.Repeat([]byte{7}, 32), ReplyMsg: []byte{0x80, 1, 0, 2}},
 		{Index: 1 << 20, Record: 0, File: "", Source: "", Msg: nil},
 		{Index: 3, Record: 9, File: "dir/b.vec", Source: "pcap", Msg: bytes.Repeat([]byte{0xA5}, 70000)},
 	}
@@ -24,7 +24,8 @@ func TestJobFrames(t *testing.T) {
 	for i, want := range jobs {
 		got, err := readJob(r)
 		if err != nil || got.Index != want.Index || got.Record != want.Record || got.File != want.File ||
-			got.Source != want.Source || !bytes.Equal(got.Msg, want.Msg) {
+			got.Source != want.Source || !bytes.Equal(got.Msg, want.Msg) || !bytes.Equal(got.Reply, want.Reply) ||
+			!bytes.Equal(got.ReplyMsg, want.ReplyMsg) {
 			t.Fatalf("job %d: %+v, %v", i, got, err)
 		}
 	}

@@ -93,6 +93,9 @@ type Vector struct {
 	File  string
 	Rec   vectors.Record
 	Reply []byte // the record's recorded reply hash (vectors.MetaReplySHA256), or nil
+	// The recorded reply itself (vectors.MetaReply), or nil: the
+	// application answers as the server did.
+	ReplyMsg []byte
 }
 
 // Plan is a run read from its vector files: the vectors of this shard and
@@ -139,9 +142,16 @@ func Load(files []string, opt Options) (*Plan, error) {
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", f, err)
 				}
+				msg, hasMsg, err := r.Reply()
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", f, err)
+				}
 				v := Vector{Index: len(all), File: f, Rec: r}
 				if ok {
 					v.Reply = sum[:]
+				}
+				if hasMsg {
+					v.ReplyMsg = msg
 				}
 				all = append(all, v)
 			}
@@ -282,11 +292,16 @@ func openAccel(s *setup) (*tb.Accel, error) {
 }
 
 // runVector runs one vector on acc and describes it; recorded is the
-// record's reply hash (vectors.MetaReplySHA256), nil if it has none.
-func runVector(acc *tb.Accel, index, record int, file, source string, msg, recorded []byte, s *setup) Result {
+// record's reply hash (vectors.MetaReplySHA256), nil if it has none, and
+// replyMsg the recorded reply (vectors.MetaReply), which the application
+// then answers with.
+func runVector(acc *tb.Accel, index, record int, file, source string, msg, recorded, replyMsg []byte, s *setup) Result {
 	ro := s.runOptions()
 	ro.WaveName = WaveName(file, record, index, s.RunID)
 	ro.RecordedReply = recorded
+	if replyMsg != nil {
+		ro.App = tb.ReplayApp(replyMsg)
+	}
 	r := acc.RunVector(index, source, msg, ro)
 	res := describe(index, file, record, r, s)
 	res.replyFields(r)
@@ -315,7 +330,7 @@ func runHere(sel []Vector, s *setup, put func(int, Result, []byte)) (uint64, err
 	var cycles uint64
 	for pos, v := range sel {
 		start, cyc := time.Now(), acc.Cycle()
-		res := runVector(acc, v.Index, v.Rec.Index, v.File, v.Rec.Source, v.Rec.Msg, v.Reply, s)
+		res := runVector(acc, v.Index, v.Rec.Index, v.File, v.Rec.Source, v.Rec.Msg, v.Reply, v.ReplyMsg, s)
 		res.seconds = time.Since(start).Seconds()
 		cycles += acc.Cycle() - cyc
 		put(pos, res, nil)

@@ -66,7 +66,7 @@ func Serve(in io.Reader, out io.Writer) error {
 			testFault(j.Index, w)
 		}
 		start, cyc := time.Now(), acc.Cycle()
-		res := runVector(acc, j.Index, j.Record, j.File, j.Source, j.Msg, j.Reply, &s)
+		res := runVector(acc, j.Index, j.Record, j.File, j.Source, j.Msg, j.Reply, j.ReplyMsg, &s)
 		js, _ := json.Marshal(res)
 		fmt.Fprintf(w, "R %d %d %d %g ", j.Index, b2i(res.Match), acc.Cycle()-cyc, time.Since(start).Seconds())
 		w.Write(js)
@@ -310,7 +310,7 @@ func runWorkers(ctx context.Context, sel []Vector, s *setup, opt Options, timeou
 						break
 					}
 					j := sel[pos]
-					batch = append(batch, workerJob{j.Index, j.Rec.Index, j.File, j.Rec.Source, j.Rec.Msg, j.Reply})
+					batch = append(batch, workerJob{j.Index, j.Rec.Index, j.File, j.Rec.Source, j.Rec.Msg, j.Reply, j.ReplyMsg})
 					queued = append(queued, pos)
 				}
 				if len(batch) > 0 {

@@ -64,7 +64,10 @@ package arcalis_pkg;
     ResKeyTooLong        = 8'h17,
     ResValueTooLong      = 8'h18,
     ResMsgTooLarge       = 8'h19,
-    ResLoadFault         = 8'h1A
+    ResLoadFault         = 8'h1A,
+    ResRespBadImage      = 8'h20,
+    ResRespTooLarge      = 8'h21,
+    ResRespLoadFault     = 8'h22
   } result_e;
 
   // Thrift binary protocol type ids.
@@ -89,11 +92,48 @@ package arcalis_pkg;
   // byte on the wire in the top bits).
   localparam logic [15:0] VersionStrict = 16'h8001;
   localparam logic [7:0] MsgCall   = 8'd1;
-  localparam logic [7:0] MsgReply  = 8'd2;
   localparam logic [7:0] MsgOneway = 8'd4;
   localparam int unsigned NameLen = 3;
   localparam logic [23:0] NameSet = 24'h536574;  // "Set"
   localparam logic [23:0] NameGet = 24'h476574;  // "Get"
+
+  // CMD_SEND_APP_RESP's payload: App.Resp length, Net.Resp capacity, framed.
+  localparam int unsigned AppRespLenBits   = 21;
+  localparam int unsigned AppRespCapShift  = 21;
+  localparam int unsigned AppRespCapBits   = 21;
+  localparam int unsigned AppRespFramedBit = 42;
+  // The App.Resp image: header line fields, statuses, methods, limits.
+  localparam int unsigned RespDataLenOffset = 0;
+  localparam int unsigned RespStatusOffset  = 4;
+  localparam int unsigned RespMethodOffset  = 5;
+  localparam int unsigned RespDataOffset    = 64;
+  localparam int unsigned RespDataMax       = 1048576;
+  localparam int unsigned RespImageMax      = 1048640;
+  localparam logic [7:0] RespStatusValue    = 8'd1;
+  localparam logic [7:0] RespStatusNull     = 8'd2;
+  localparam logic [7:0] RespStatusAppError = 8'd3;
+  localparam logic [7:0] MethodSet = 8'd1;
+  localparam logic [7:0] MethodGet = 8'd2;
+  // Replies (golden.ReplyParts): the prefix before the data, with zeros at
+  // the seqid and the data's length field, and the suffix after it; the
+  // first byte in bits 7:0. A framed reply has the frame length first.
+  localparam int unsigned FrameHeaderSize    = 4;
+  localparam int unsigned ReplySeqIDOffset   = 11;
+  localparam int unsigned ReplyDataLenOffset = 18;
+  localparam int unsigned ReplyPreSetValueLen = 16;
+  localparam logic [511:0] ReplyPreSetValue = 512'h0000000000000000_0000000000000000_0000000000000000_0000000000000000_0000000000000000_0000000000000000_0000000000746553_0300000002000180;
+  localparam int unsigned ReplyPreGetNullLen = 16;
+  localparam logic [511:0] ReplyPreGetNull = 512'h0000000000000000_0000000000000000_0000000000000000_0000000000000000_0000000000000000_0000000000000000_0000000000746547_0300000002000180;
+  localparam int unsigned ReplyPreGetValueLen = 22;
+  localparam logic [511:0] ReplyPreGetValue = 512'h0000000000000000_0000000000000000_0000000000000000_0000000000000000_0000000000000000_0000000000000000_0B00000000746547_0300000002000180;
+  localparam int unsigned ReplySufGetValueLen = 1;
+  localparam logic [63:0] ReplySufGetValue = 64'h0000000000000000;
+  localparam int unsigned ReplyPreSetErrorLen = 53;
+  localparam logic [511:0] ReplyPreSetError = 512'h0000000000000000_000000203A746553_20676E6973736563_6F727020726F7272_65206C616E726574_6E49000000000100_0B00000000746553_0300000003000180;
+  localparam int unsigned ReplySufErrorLen = 8;
+  localparam logic [63:0] ReplySufError = 64'h0006000000020008;
+  localparam int unsigned ReplyPreGetErrorLen = 53;
+  localparam logic [511:0] ReplyPreGetError = 512'h0000000000000000_000000203A746547_20676E6973736563_6F727020726F7272_65206C616E726574_6E49000000000100_0B00000000746547_0300000003000180;
   // ---- END GENERATED ----
 
   // The header's wire constants above in window order (the first byte on

@@ -51,12 +51,11 @@ module arcalis_top
 );
 
   // ---- Command interface and control FSM ----
-  logic        cmd_valid, stat_rd, cmd_zero, cmd_cap_low, cmd_unaligned;
+  logic        cmd_valid, stat_rd, cmd_resp_bad, cmd_cap_low, cmd_unaligned;
   logic [CmdNetReadyFlag:CmdSendNetBuf] cmd_is;
   logic [59:0] cmd_payload;
   logic [63:0] status;
   state_e      state;
-  logic        tx_active;
 
   cmd_interface u_cmd_interface (
     .clk_i,
@@ -75,20 +74,23 @@ module arcalis_top
     .cmd_valid_o   (cmd_valid),
     .cmd_is_o      (cmd_is),
     .cmd_payload_o (cmd_payload),
-    .cmd_zero_o    (cmd_zero),
+    .cmd_resp_bad_o (cmd_resp_bad),
     .cmd_cap_low_o (cmd_cap_low),
     .cmd_unaligned_o (cmd_unaligned),
     .stat_rd_o     (stat_rd),
     .status_i      (status)
   );
 
-  logic                 rx_start, rx_done, rx_needs_reply, tx_start, tx_done, mem_idle;
+  logic                 rx_start, rx_tx, rx_done, rx_needs_reply, rx_get, tx_start, tx_done, mem_idle;
   logic [AddrW-1:0]     rx_addr;
   logic [59:0]          rx_len;
-  logic [LineAddrW-1:0] app_base_line, net_resp_line;
+  logic [LineAddrW-1:0] app_base_line;
   logic [15:0]          app_cap_lines;
-  result_e              rx_result;
-  logic [31:0]          rx_detail, rx_seqid, tx_seqid;
+  result_e              rx_result, tx_result;
+  logic [31:0]          rx_detail, rx_seqid, tx_seqid, tx_detail;
+  logic [AppRespLenBits-1:0] tx_lm64;
+  logic [AppRespCapBits-1:0] tx_cap;
+  logic                 tx_framed, tx_get;
 
   ctrl_fsm u_ctrl_fsm (
     .clk_i,
@@ -96,12 +98,13 @@ module arcalis_top
     .cmd_valid_i      (cmd_valid),
     .cmd_is_i         (cmd_is),
     .cmd_payload_i    (cmd_payload),
-    .cmd_zero_i       (cmd_zero),
+    .cmd_resp_bad_i   (cmd_resp_bad),
     .cmd_cap_low_i    (cmd_cap_low),
     .cmd_unaligned_i  (cmd_unaligned),
     .stat_rd_i        (stat_rd),
     .status_o         (status),
     .rx_start_o       (rx_start),
+    .rx_tx_o          (rx_tx),
     .rx_addr_o        (rx_addr),
     .rx_len_o         (rx_len),
     .app_base_line_o  (app_base_line),
@@ -111,13 +114,18 @@ module arcalis_top
     .rx_detail_i      (rx_detail),
     .rx_needs_reply_i (rx_needs_reply),
     .rx_seqid_i       (rx_seqid),
+    .rx_get_i         (rx_get),
     .tx_start_o       (tx_start),
-    .net_resp_line_o  (net_resp_line),
+    .tx_lm64_o        (tx_lm64),
+    .tx_cap_o         (tx_cap),
+    .tx_framed_o      (tx_framed),
+    .tx_get_o         (tx_get),
     .tx_seqid_o       (tx_seqid),
     .tx_done_i        (tx_done),
+    .tx_result_i      (tx_result),
+    .tx_detail_i      (tx_detail),
     .mem_idle_i       (mem_idle),
-    .state_o          (state),
-    .tx_active_o      (tx_active)
+    .state_o          (state)
   );
 
   // ---- Load queue ----
@@ -166,32 +174,61 @@ module arcalis_top
   logic [DataBytes*8-1:0] os_bytes;
   logic [DataBytes-1:0] os_mask;
 
-  logic                 tx_valid, tx_last;
-  logic [LineAddrW-1:0] tx_line;
+  localparam int unsigned LaneW = (Lanes > 1) ? $clog2(Lanes) : 1;
+  logic                 tx_valid, tx_last, tx_gen, tx_take, credit_ok;
+  logic [LinesW:0]      tx_lo, tail_lo;
   logic [Lanes-1:0]     tx_lanes;
   logic [DataBytes*8-1:0] tx_bytes;
   logic [DataBytes-1:0] tx_mask;
+  logic                 rh_valid, rh_err, copy_go, copy_stop, copy_gtw, copy_le2w, stream_end, stream_fault;
+  logic [47:0]          rh;
+  logic [5:0]           copy_skip;
+  logic [LenW-1:0]      copy_cnt;
+  logic [LaneW-1:0]     tail_lane;
+  logic [LinesW-1:0]    base_lo;
 
   tx_engine #(.Width(DataBytes)) u_tx_engine (
     .clk_i,
     .rst_ni,
     .start_i         (tx_start),
-    .net_resp_line_i (net_resp_line),
+    .lm64_i          (tx_lm64),
+    .cap_i           (tx_cap),
+    .framed_i        (tx_framed),
+    .get_i           (tx_get),
     .seqid_i         (tx_seqid),
-    .pop_i           (sq_pop && tx_active),
+    .hdr_valid_i     (rh_valid),
+    .hdr_i           (rh),
+    .hdr_err_i       (rh_err),
+    .copy_go_o       (copy_go),
+    .copy_stop_o     (copy_stop),
+    .copy_skip_o     (copy_skip),
+    .copy_cnt_o      (copy_cnt),
+    .copy_gtw_o      (copy_gtw),
+    .copy_le2w_o     (copy_le2w),
+    .stream_end_i    (stream_end),
+    .stream_fault_i  (stream_fault),
+    .tail_lo_i       (tail_lo),
+    .tail_lane_i     (tail_lane),
+    .base_lo_i       (base_lo),
+    .credit_ok_i     (credit_ok),
+    .take_o          (tx_take),
+    .gen_o           (tx_gen),
     .out_valid_o     (tx_valid),
-    .out_line_o      (tx_line),
+    .out_lo_o        (tx_lo),
     .out_lanes_o     (tx_lanes),
     .out_bytes_o     (tx_bytes),
     .out_mask_o      (tx_mask),
     .out_last_o      (tx_last),
-    .done_o          (tx_done)
+    .done_o          (tx_done),
+    .result_o        (tx_result),
+    .detail_o        (tx_detail)
   );
 
   rx_engine #(.Width(DataBytes)) u_rx_engine (
     .clk_i,
     .rst_ni,
     .start_i         (rx_start),
+    .tx_i            (rx_tx),
     .addr_i          (rx_addr),
     .len_i           (rx_len),
     .app_base_line_i (app_base_line),
@@ -211,14 +248,30 @@ module arcalis_top
     .e0_i            (lq_e0),
     .e1_i            (lq_e1),
     .drop_o          (lq_drop),
-    .tx_active_i     (tx_active),
+    .resp_hdr_valid_o (rh_valid),
+    .resp_hdr_o      (rh),
+    .resp_hdr_err_o  (rh_err),
+    .copy_go_i       (copy_go),
+    .copy_stop_i     (copy_stop),
+    .copy_skip_i     (copy_skip),
+    .copy_cnt_i      (copy_cnt),
+    .copy_gtw_i      (copy_gtw),
+    .copy_le2w_i     (copy_le2w),
+    .stream_end_o    (stream_end),
+    .stream_fault_o  (stream_fault),
+    .tail_lo_o       (tail_lo),
+    .tail_lane_o     (tail_lane),
+    .base_lo_o       (base_lo),
+    .tx_take_i       (tx_take),
+    .credit_ok_o     (credit_ok),
+    .tx_gen_i        (tx_gen),
     .tx_valid_i      (tx_valid),
-    .tx_line_i       (tx_line),
+    .tx_lo_i         (tx_lo),
     .tx_lanes_i      (tx_lanes),
     .tx_bytes_i      (tx_bytes),
     .tx_mask_i       (tx_mask),
     .tx_last_i       (tx_last),
-    .pop_i           (sq_pop && !tx_active),
+    .pop_i           (sq_pop),
     .out_valid_o     (os_valid),
     .out_discard_o   (os_discard),
     .out_line_o      (os_line),
@@ -231,6 +284,7 @@ module arcalis_top
     .detail_o        (rx_detail),
     .needs_reply_o   (rx_needs_reply),
     .seqid_o         (rx_seqid),
+    .get_o           (rx_get),
     .phase_o         (rx_phase_o)
   );
 

@@ -13,35 +13,42 @@ module ctrl_fsm
   input  logic                 cmd_valid_i,
   input  logic [CmdNetReadyFlag:CmdSendNetBuf] cmd_is_i, // the opcode, one-hot; none set: unknown
   input  logic [59:0]          cmd_payload_i,
-  input  logic                 cmd_zero_i,
+  input  logic                 cmd_resp_bad_i, // CMD_SEND_APP_RESP's App.Resp length is outside its range
   input  logic                 cmd_cap_low_i,
   input  logic                 cmd_unaligned_i,
   input  logic                 stat_rd_i,
   output logic [63:0]          status_o,
 
-  // RxEngine.
+  // RxEngine: a request's message, or for the TxEngine the App.Resp image
+  // (rx_tx_o), whose data it streams to Net.Resp.
   output logic                 rx_start_o,
+  output logic                 rx_tx_o,
   output logic [AddrW-1:0]     rx_addr_o,
   output logic [59:0]          rx_len_o,
-  output logic [LineAddrW-1:0] app_base_line_o,
+  output logic [LineAddrW-1:0] app_base_line_o, // App.Recv's line, or Net.Resp's for the TxEngine
   output logic [15:0]          app_cap_lines_o,
   input  logic                 rx_done_i,
   input  logic [7:0]           rx_result_i,
   input  logic [31:0]          rx_detail_i,
   input  logic                 rx_needs_reply_i,
   input  logic [31:0]          rx_seqid_i,
+  input  logic                 rx_get_i,
 
   // TxEngine.
   output logic                 tx_start_o,
-  output logic [LineAddrW-1:0] net_resp_line_o,
+  output logic [AppRespLenBits-1:0] tx_lm64_o,  // the App.Resp length less its header line (L >= 64)
+  output logic [AppRespCapBits-1:0] tx_cap_o,
+  output logic                 tx_framed_o,
+  output logic                 tx_get_o,
   output logic [31:0]          tx_seqid_o,
   input  logic                 tx_done_i,
+  input  logic [7:0]           tx_result_i,
+  input  logic [31:0]          tx_detail_i,
 
   // MemReqInFlight == 0 (registers of the queues and the output buffer).
   input  logic                 mem_idle_i,
 
-  output state_e               state_o,
-  output logic                 tx_active_o
+  output state_e               state_o
 );
 
   state_e               state_q, state_d;       // state_d: bit equations of the flags, below
@@ -51,6 +58,7 @@ module ctrl_fsm
   logic [15:0]          app_cap_q, app_cap_d;
   logic                 app_set_q, app_set_d;
   logic [AddrW-1:0]     app_resp_q, app_resp_d;
+  logic                 app_resp_set_q, app_resp_set_d;
   logic [LineAddrW-1:0] net_resp_q, net_resp_d;
   logic                 net_resp_set_q, net_resp_set_d;
   logic [7:0]           result_q, result_d;
@@ -64,7 +72,7 @@ module ctrl_fsm
   logic [2:0]           held_q, cmderr;
   logic                 reply_q, reply_d;       // the finished request waits for a reply
   logic [31:0]          seqid_q, seqid_d;
-  logic                 tx_q, tx_d;             // BUSY belongs to the TxEngine
+  logic                 get_q, get_d;           // ... and was a Get
   logic                 mem_idle_q;
   logic                 drained_q;              // DRAIN is past its first cycle
   logic                 rx_start_d, rx_start_q, tx_start_d, tx_start_q;
@@ -99,12 +107,12 @@ module ctrl_fsm
   logic    err_unknown, err_state, err_not_ready, err_bad_arg;
   assign err_unknown   = cmd_valid_i && cmd_is_i == '0;
   assign err_state     = cmd_valid_i && cmd_is_i != '0 && !state_ok;
-  assign err_not_ready = (ok_net_len && !(net_buf_set_q && app_set_q)) || (ok_app_resp && !net_resp_set_q);
-  assign err_bad_arg   = (ok_app_ready && cmd_cap_low_i) || (ok_app_resp && net_resp_set_q && !cmd_zero_i) ||
-                         (ok_net_ready && cmd_unaligned_i);
+  assign err_not_ready = (ok_net_len && !(net_buf_set_q && app_set_q)) || (ok_app_resp && !(net_resp_set_q && app_resp_set_q));
+  assign err_bad_arg   = (ok_app_ready && cmd_cap_low_i) || (ok_app_resp && net_resp_set_q && app_resp_set_q && cmd_resp_bad_i) ||
+                         ((ok_net_ready || ok_app_buf) && cmd_unaligned_i);
   logic    go_rx, go_tx;                  // a command starts an engine
   assign go_rx = ok_net_len && net_buf_set_q && app_set_q;
-  assign go_tx = ok_app_resp && net_resp_set_q && cmd_zero_i;
+  assign go_tx = ok_app_resp && net_resp_set_q && app_resp_set_q && !cmd_resp_bad_i;
   // BUSY with the RxEngine or with the TxEngine, as flags of their own.
   logic    rx_busy_q, tx_busy_q, rx_busy_d, tx_busy_d, rx_end, tx_end;
   assign rx_end = rx_busy_q && rx_done_i;
@@ -117,13 +125,14 @@ module ctrl_fsm
     app_cap_d      = app_cap_q;
     app_set_d      = app_set_q;
     app_resp_d     = app_resp_q;
+    app_resp_set_d = app_resp_set_q;
     net_resp_d     = net_resp_q;
     net_resp_set_d = net_resp_set_q;
     result_d       = result_q;
     detail_d       = detail_q;
     reply_d        = reply_q;
     seqid_d        = seqid_q;
-    tx_d           = tx_q;
+    get_d          = get_q;
     rx_start_d     = 1'b0;
     tx_start_d     = 1'b0;
 
@@ -134,7 +143,6 @@ module ctrl_fsm
     if (go_rx) begin
       net_buf_set_d = 1'b0;
       rx_start_d    = 1'b1;
-      tx_d          = 1'b0;
     end
     if (ok_app_ready && !cmd_cap_low_i) begin
       app_base_d = {14'b0, cmd_payload_i[59:16]};
@@ -142,10 +150,13 @@ module ctrl_fsm
       app_set_d  = 1'b1;
     end
     if (go_tx) begin
+      rx_start_d = 1'b1;             // the RxEngine reads App.Resp for the TxEngine
       tx_start_d = 1'b1;
-      tx_d       = 1'b1;
     end
-    if (ok_app_buf) app_resp_d = {4'b0, cmd_payload_i};
+    if (ok_app_buf && !cmd_unaligned_i) begin
+      app_resp_d     = {4'b0, cmd_payload_i};
+      app_resp_set_d = 1'b1;
+    end
     if (ok_net_ready && !cmd_unaligned_i) begin
       net_resp_d     = {4'b0, cmd_payload_i[59:6]};
       net_resp_set_d = 1'b1;
@@ -156,9 +167,10 @@ module ctrl_fsm
       detail_d = rx_detail_i;
       reply_d  = rx_needs_reply_i;
       seqid_d  = rx_seqid_i;
+      get_d    = rx_get_i;
     end else if (tx_end) begin
-      result_d = ResRespOk;
-      detail_d = 32'd16;
+      result_d = tx_result_i;
+      detail_d = tx_detail_i;
       reply_d  = 1'b0;
     end
     rx_busy_d = go_rx || (rx_busy_q && !rx_done_i);
@@ -178,6 +190,7 @@ module ctrl_fsm
       app_cap_q      <= '0;
       app_set_q      <= 1'b0;
       app_resp_q     <= '0;
+      app_resp_set_q <= 1'b0;
       net_resp_q     <= '0;
       net_resp_set_q <= 1'b0;
       result_q       <= ResNone;
@@ -187,7 +200,7 @@ module ctrl_fsm
       held_q         <= '0;
       reply_q        <= 1'b0;
       seqid_q        <= '0;
-      tx_q           <= 1'b0;
+      get_q          <= 1'b0;
       idle_recv_q    <= 1'b1;
       idle_resp_q    <= 1'b0;
       rx_busy_q      <= 1'b0;
@@ -210,6 +223,7 @@ module ctrl_fsm
       app_cap_q      <= app_cap_d;
       app_set_q      <= app_set_d;
       app_resp_q     <= app_resp_d;
+      app_resp_set_q <= app_resp_set_d;
       net_resp_q     <= net_resp_d;
       net_resp_set_q <= net_resp_set_d;
       result_q       <= result_d;
@@ -219,7 +233,7 @@ module ctrl_fsm
       held_q         <= cmderr;
       reply_q        <= reply_d;
       seqid_q        <= seqid_d;
-      tx_q           <= tx_d;
+      get_q          <= get_d;
       idle_recv_q    <= idle_recv_d;
       idle_resp_q    <= idle_resp_d;
       rx_busy_q      <= rx_busy_d;
@@ -227,9 +241,24 @@ module ctrl_fsm
     end
   end
 
-  // The message length goes to the RxEngine with its (registered) start.
+  // The message (or the App.Resp image) goes to the RxEngine with its
+  // (registered) start; CMD_SEND_APP_RESP's fields to the TxEngine with its.
+  logic                 rx_tx_q;                // the start is the TxEngine's
+  logic [AddrW-1:0]     rx_addr_q;
+  logic [LineAddrW-1:0] rx_base_q;
+  logic [AppRespLenBits-1:0] tx_len_q;
+  logic [AppRespCapBits-1:0] tx_cap_q;
+  logic                 tx_framed_q;
   always_ff @(posedge clk_i) begin
-    if (rx_start_d) rx_len_q <= cmd_payload_i;
+    // Every cycle, from the last command word: an engine takes them as it
+    // starts, the cycle after its command (the next access comes later).
+    rx_tx_q     <= app_resp;
+    rx_len_q    <= {cmd_payload_i[59:AppRespLenBits] & {(60-AppRespLenBits){!app_resp}}, cmd_payload_i[AppRespLenBits-1:0]};
+    rx_addr_q   <= app_resp ? app_resp_q : net_buf_q;
+    rx_base_q   <= app_resp ? net_resp_q : app_base_q;
+    tx_len_q    <= cmd_payload_i[AppRespLenBits-1:0] - AppRespLenBits'(RespDataOffset);
+    tx_cap_q    <= cmd_payload_i[AppRespCapShift +: AppRespCapBits];
+    tx_framed_q <= cmd_payload_i[AppRespFramedBit];
   end
 
   // The next state as bit equations of the flags (IDLE_RECV 0, BUSY 1,
@@ -259,25 +288,24 @@ module ctrl_fsm
   assign status_o = {detail_q, 8'b0, stat_rd_i ? CmdErrNone : {5'b0, cmderr}, result_q, 3'b0,
                      shown == StDone, shown};
 
-  assign rx_addr_o       = net_buf_q;
+  assign rx_addr_o       = rx_addr_q;
   assign rx_len_o        = rx_len_q;
   assign rx_start_o      = rx_start_q;
+  assign rx_tx_o         = rx_tx_q;
   assign tx_start_o      = tx_start_q;
-  assign app_base_line_o = app_base_q;
+  assign app_base_line_o = rx_base_q;
   assign app_cap_lines_o = app_cap_q;
-  assign net_resp_line_o = net_resp_q;
+  assign tx_lm64_o       = tx_len_q;
+  assign tx_cap_o        = tx_cap_q;
+  assign tx_framed_o     = tx_framed_q;
+  assign tx_get_o        = get_q;
   assign tx_seqid_o      = seqid_q;
   assign state_o         = state_q;
-  assign tx_active_o     = tx_q;
-
-  // App.Resp is recorded for the response path; a void Set never reads it.
-  logic unused_app_resp;
-  assign unused_app_resp = ^app_resp_q;
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni) assert (idle_recv_q == (state_q == StIdleRecv) && idle_resp_q == (state_q == StIdleResp) &&
-                        rx_busy_q == (state_q == StBusy && !tx_q) && tx_busy_q == (state_q == StBusy && tx_q))
+                        (rx_busy_q || tx_busy_q) == (state_q == StBusy) && !(rx_busy_q && tx_busy_q))
       else $error("ctrl_fsm: the state flags disagree with the state %0d", state_q);
   end
 `endif

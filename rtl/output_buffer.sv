@@ -18,7 +18,7 @@ module output_buffer
   input  logic [LineAddrW-1:0] in_line_i,
   input  logic [Lanes-1:0]     in_lanes_i,    // in_valid_i per lane, one-hot
   input  logic [Width*8-1:0]   in_bytes_i,
-  input  logic [Width-1:0]     in_mask_i,     // the chunk's bytes: a run from the lane's start
+  input  logic [Width-1:0]     in_mask_i,     // the chunk's bytes (byte enables)
   input  logic                 in_last_i,     // the line goes to the store queue after this chunk
 
   output logic                 out_valid_o,
@@ -71,7 +71,7 @@ module output_buffer
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
-      if (in_valid_i) assert (in_mask_i[0]) else $error("output_buffer: an empty chunk");
+      if (in_valid_i) assert (in_mask_i != '0) else $error("output_buffer: an empty chunk");
     end
   end
 `endif

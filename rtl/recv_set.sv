@@ -18,6 +18,14 @@ module recv_set
   input  logic                 clear_i,       // a new request: operands back to 0
   input  logic                 start_i,       // dispatched by the Deserializer
   input  logic                 get_i,         // the method is Get (a register, steady while fields are read)
+  // The TxEngine's data stream (tx_engine): copy_i starts a copy of
+  // copy_cnt_i bytes at the head into Net.Resp from its start (its line is
+  // app_base_lo_i's), as a binary field's body goes to App.Recv; the
+  // request ends after its tail. Registers.
+  input  logic                 copy_i,
+  input  logic [LenW-1:0]      copy_cnt_i,
+  input  logic                 copy_gtw_i,    // copy_cnt_i > Width
+  input  logic                 copy_le2w_i,   // copy_cnt_i <= 2 Width
 
   // The window (line buffer), and what the message has left (rx_engine).
   input  logic [Width*8-1:0]   win_i,
@@ -61,6 +69,7 @@ module recv_set
   output logic                 out_last_o,
 
   output logic                 done_o,
+  output logic                 copy_end_o,    // a copy's last chunk is on its way (a register)
   output logic                 busy_o,        // last cycle a chunk was on its way out (its bytes or its discard): a register
   output result_e              result_o,
   output logic [LenW-1:0]      offset_o,
@@ -81,6 +90,7 @@ module recv_set
   logic            err0_q, err_q;      // faulty type byte; any other faulty byte read
   logic            rem3_q, rem19_q;
   logic            done_q, dead_q;
+  logic            copying_q, cend_q;  // a copy is on; it ended (not done_q: its last chunks are on their way)
   result_e         result_q;
   logic [LenW-1:0] offset_q;
 
@@ -128,6 +138,7 @@ module recv_set
     $error("recv_set: KeyMax must be a power of two, not %0d", KeyMax);
   end
   logic       gtw_q;                   // the field's count is above Width (more than its tail)
+  logic       gtw_x_q, le2w_x_q;       // a length read's gtw and le2w, every cycle (FLenW takes them)
 
   // ---- Read steps ----
   // A read state's first cycle registers whether the read can go (go_q) or
@@ -172,6 +183,7 @@ module recv_set
   // part and a carry out): its low six bits, and the rest a cycle later
   // (the region is set several cycles before its first chunk).
   logic [5:0]       rgn_lo_q;
+  logic [2:0]       rgn_k_q;           // the region's first line in App.Recv (0 for a copy)
   logic             rgn_c_q;
   logic [LinesW:6]  rgn_hi_q;
   logic            bulk_fire, tail_fire, chunk;
@@ -309,9 +321,11 @@ module recv_set
   logic            cntld_q;            // the count loads at this check:
   logic            cnt16_q;            // a UUID's 16 bytes, else the length,
   logic [LenW-1:0] ncnt_q;             // each half of it negated on its own (for the count's halves)
+  logic [LenW-1:0] cnt_src;            // the length read, or a copy's count
+  assign cnt_src = copying_q ? copy_cnt_i : val_q[32 +: LenW];
 
   assign hbad = err0_q || stop_q || !rem3_q || err_q || !valid_q || nested_q || (uuid_q && !rem19_q);
-  assign lbad = err_q || neg_q || hi_q || past_q || (is_key_q && key_long_q) || (is_value_q && value_long_q);
+  assign lbad = !copying_q && (err_q || neg_q || hi_q || past_q || (is_key_q && key_long_q) || (is_value_q && value_long_q));
   // The count loads at the check after this cycle (and is cleared now).
   logic cnt_next;
   assign cnt_next = (state_q == FHdrW && uuid_q) || state_q == FLenC;
@@ -342,7 +356,7 @@ module recv_set
 
     cntld_q  <= !start_i && cnt_next;
     cnt16_q  <= state_q == FHdrW;
-    ncnt_q   <= {CntW'(0) - val_q[32+CntW +: CntW], CntW'(0) - val_q[32 +: CntW]};
+    ncnt_q   <= {CntW'(0) - cnt_src[CntW +: CntW], CntW'(0) - cnt_src[0 +: CntW]};
   end
 
   // ---- The sequence ----
@@ -378,7 +392,7 @@ module recv_set
         FValW:  state_q <= FValB;
         FLenW:  state_q <= FLenC;
         FLenC:  state_q <= FLenB;
-        FTailW: state_q <= FHdrA;
+        FTailW: state_q <= copying_q ? FIdle : FHdrA;
 
         // A check that passes; one that fails ends the request (below).
         FHdrB: state_q <= uuid_q ? FCnt : binary_q ? FLenA : FValA;
@@ -451,7 +465,13 @@ module recv_set
         done_q   <= 1'b1;
         result_q <= ResLoadFault;
       end
-      dead_q    <= start_i ? 1'b0 : (dead_q || done_q);
+      dead_q    <= (start_i || copy_i) ? 1'b0 : (dead_q || done_q);
+      cend_q    <= state_q == FTailW && copying_q;
+      if (start_i || cend_q) copying_q <= 1'b0;
+      if (copy_i) begin
+        copying_q <= 1'b1;
+        state_q   <= FLenC;
+      end
       bulk_ok_q <= bulk_ok_d;
       tail_ok_q <= ok_live && tail_ok_d;
       // FCnt follows FHdrB (a UUID) or FLenB (a length above 0) unless the
@@ -495,7 +515,7 @@ module recv_set
     else         cnt_b_q <= cnt_lo_d[CntW];
     // dst counts from 0 in its region: a reset, not a load, at a field's
     // start (FLenB, decided in FLenC so that the reset is a register).
-    dst_clr_q <= !start_i && state_q == FLenC && (is_key_q || is_value_q);
+    dst_clr_q <= !start_i && state_q == FLenC && (is_key_q || is_value_q || copying_q);
     if (dst_clr_q) begin
       dst_lo_q       <= '0;
       dst_hi_q       <= '0;
@@ -514,9 +534,10 @@ module recv_set
     if (state_q == FLenB) region_q <= is_value_q;
     // Whether a field's chunks go to App.Recv: set with every binary length
     // and UUID (read only if the field goes on).
-    if (state_q == FLenB) copy_q <= is_key_q || is_value_q;
+    if (state_q == FLenB) copy_q <= is_key_q || is_value_q || copying_q;
     if (state_q == FHdrB) copy_q <= 1'b0;
-    {rgn_c_q, rgn_lo_q} <= {1'b0, app_base_lo_i[5:0]} + 7'(region_q ? ValueOffset / 64 : KeyOffset / 64);
+    rgn_k_q <= 3'(copying_q ? 0 : region_q ? ValueOffset / 64 : KeyOffset / 64);
+    {rgn_c_q, rgn_lo_q} <= {1'b0, app_base_lo_i[5:0]} + 7'(rgn_k_q);
     rgn_hi_q            <= {1'b0, app_base_lo_i[LinesW-1:6]} + (LinesW-5)'(rgn_c_q);
     hz_q <= (cnt_hi_q == CntW'(cnt_b_q)) && (cnt_lo_q[CntW-1:WidthW+3] == '0);
   end
@@ -557,6 +578,20 @@ module recv_set
     // A binary length n, every cycle of its read (the last one is the
     // cycle it fires): the limits of abi.md 5.6 that need no adder, as bit
     // tests (n > 256, n > Width, n > 2 Width).
+    if (copy_i) begin
+      is_key_q    <= 1'b0;
+      is_value_q  <= 1'b0;
+      empty_q     <= 1'b0;
+      gtw_q       <= copy_gtw_i;
+      le2w_q      <= copy_le2w_i;
+    end
+    // A length's gtw and le2w, from the read as it fires; taken in its wait.
+    gtw_x_q  <= (|x_u32[31:WidthW+1]) || (x_u32[WidthW] && |x_u32[WidthW-1:0]);
+    le2w_x_q <= !((|x_u32[31:WidthW+2]) || (x_u32[WidthW+1] && |x_u32[WidthW:0]));
+    if (state_q == FLenW) begin
+      gtw_q  <= gtw_x_q;
+      le2w_q <= le2w_x_q;
+    end
     if (state_q == FLenA) begin
       lenpos_q   <= pos_i;
       remm4_q    <= remm4_i;
@@ -564,8 +599,6 @@ module recv_set
       hi_q       <= x_u32[31:LenW] != '0;
       key_long_q <= (|x_u32[31:KeyW+1]) || (x_u32[KeyW] && |x_u32[KeyW-1:0]);
       empty_q    <= x_u32 == '0;
-      gtw_q      <= (|x_u32[31:WidthW+1]) || (x_u32[WidthW] && |x_u32[WidthW-1:0]);
-      le2w_q     <= !((|x_u32[31:WidthW+2]) || (x_u32[WidthW+1] && |x_u32[WidthW:0]));
     end
     // Its wait cycle: the limits that compare.
     past_q       <= val_q[32 +: LenW] > remm4_q;
@@ -640,6 +673,7 @@ module recv_set
   assign out_mask_o    = o_mask_q;
   assign out_last_o    = o_last_q;
   assign done_o        = done_q;
+  assign copy_end_o    = cend_q;
   assign busy_o        = busy_q;
   assign result_o      = result_q;
   assign offset_o      = offset_q;

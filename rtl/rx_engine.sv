@@ -1,6 +1,9 @@
 // RxEngine: loads one request from Net.Recv through the load queue, runs the
 // Deserializer and the Set recvFunction over the line buffer's window, and
 // writes the App.Recv header line last (docs/abi.md sections 5 and 6).
+// For the TxEngine (tx_i) it reads the App.Resp image instead: the header
+// line's first bytes for the TxEngine's checks, then, if the reply has
+// data, a copy of it through the same window into Net.Resp (section 11).
 // What it drives out is registers; a parser step decides from registers
 // (the readiness of a read is worked out the cycle before).
 module rx_engine
@@ -15,9 +18,10 @@ module rx_engine
   input  logic                 rst_ni,
 
   input  logic                 start_i,
-  input  logic [AddrW-1:0]     addr_i,        // Net.Recv byte address
-  input  logic [59:0]          len_i,         // message length
-  input  logic [LineAddrW-1:0] app_base_line_i,
+  input  logic                 tx_i,          // with start_i: the App.Resp image for the TxEngine
+  input  logic [AddrW-1:0]     addr_i,        // Net.Recv byte address (App.Resp's)
+  input  logic [59:0]          len_i,         // message length (App.Resp length)
+  input  logic [LineAddrW-1:0] app_base_line_i, // App.Recv's first line (Net.Resp's)
   input  logic [15:0]          app_cap_lines_i,
 
   // Load queue.
@@ -37,11 +41,30 @@ module rx_engine
   input  logic                 e1_i,
   output logic                 drop_o,
 
+  // For the TxEngine: the App.Resp header line's bytes 0..5 (registers,
+  // with the pulse), and its answer: a copy of the data, or none.
+  output logic                 resp_hdr_valid_o,
+  output logic [47:0]          resp_hdr_o,
+  output logic                 resp_hdr_err_o,
+  input  logic                 copy_go_i,
+  input  logic                 copy_stop_i,
+  input  logic [5:0]           copy_skip_i,
+  input  logic [LenW-1:0]      copy_cnt_i,
+  input  logic                 copy_gtw_i,
+  input  logic                 copy_le2w_i,
+  output logic                 stream_end_o,  // the copy is over: its chunks are in the output stage
+  output logic                 stream_fault_o,
+  output logic [LinesW:0]      tail_lo_o,     // the copy's last chunk's line (low part, carry) and lane
+  output logic [LaneW-1:0]     tail_lane_o,
+  output logic [LinesW-1:0]    base_lo_o,
+  input  logic                 tx_take_i,     // the TxEngine spent a credit last cycle
+  output logic                 credit_ok_o,   // a credit is left after the ones spent
+
   // The TxEngine's chunk, sent this cycle: the output stage below is both
-  // engines', selected by tx_active_i (a register: BUSY is the TxEngine's).
-  input  logic                 tx_active_i,
+  // engines', selected by tx_gen_i (a register: the TxEngine writes now).
+  input  logic                 tx_gen_i,
   input  logic                 tx_valid_i,
-  input  logic [LineAddrW-1:0] tx_line_i,
+  input  logic [LinesW:0]      tx_lo_i,       // its line: low part, and whether the high part takes the carry
   input  logic [Lanes-1:0]     tx_lanes_i,
   input  logic [Width*8-1:0]   tx_bytes_i,
   input  logic [Width-1:0]     tx_mask_i,
@@ -62,10 +85,12 @@ module rx_engine
   output logic [31:0]          detail_o,
   output logic                 needs_reply_o,
   output logic [31:0]          seqid_o,
+  output logic                 get_o,
   output logic [2:0]           phase_o        // for functional coverage
 );
 
-  typedef enum logic [3:0] {EIdle, EInit, ECarry, EStart, EOff, EOffW, EHeader, EFields, EWriteHeader} estate_e;
+  typedef enum logic [3:0] {EIdle, EInit, ECarry, EStart, EOff, EOffW, EHeader, EFields, EWriteHeader,
+                            ETxHead, ETxWait, ETxSkip} estate_e;
 
   // Line addresses are split: a low part that counts and a high part taken
   // as is or plus one, so no adder runs the whole width in one cycle.
@@ -101,6 +126,8 @@ module rx_engine
   logic             ending_q;               // EFields: the recvFunction has ended the request
   logic [LenW-1:0]  vcap_q;                 // value region bytes
   logic [5:0]       start_off_q;
+  logic             tx_q;                   // this request is the TxEngine's (App.Resp)
+  logic             ns_q;                   // the state is EOff or ETxSkip (a registered decode)
   logic [6:0]       off63_q;                // start_off_q + 63: the span's two constant-ish terms, added ahead
   logic [LinesW-1:0] lines_q;
   logic             some_q, two_q;
@@ -137,6 +164,7 @@ module rx_engine
   logic             done_q;
   logic             reply_q;                // a Set CALL that succeeded: the TxEngine answers it (a Get's reply is software's until its respFunction)
   logic             lq_start_q, lq_stop_q;  // registered decodes for the load queue
+  logic             rem_ld_q;               // lq_start_q again: rem loads the length
   logic             in_init_q, in_offw_q, in_fields_q; // the state is EInit, EOffW, EFields (registered decodes)
 
   // ---- Line buffer ----
@@ -159,7 +187,7 @@ module rx_engine
     .drop_o,
     .step_i      (step_q),
     .step_amt_i  (step_amt_q),
-    .next_start_i     (state_q == EOff),
+    .next_start_i     (ns_q),
     .next_hdr_i       (state_q == EHeader),
     .next_start_amt_i (start_off_q),
     .next_hdr_amt_i   (d_amt),
@@ -202,7 +230,7 @@ module rx_engine
   logic       appl_d, step_d;               // appl_q's and step_q's next values
   assign settled = !appl_q && !appl2_q && !step_q;
   assign appl_d  = d_go || s_go || s_bulk || s_tail;
-  assign step_d  = d_go || s_go || (state_q == EOff);
+  assign step_d  = d_go || s_go || (state_q == EOff) || (state_q == ETxSkip);
   // rem >= k for k = 1, 2, 3, 4, 8, 19: far_q, bit 6, or the low six bits
   // by a constant table (one LUT level, no carry chain). far_q is "rem >=
   // 128" a cycle behind (a length's load taken as it happens): a step
@@ -211,6 +239,9 @@ module rx_engine
   logic       far_q;
   (* keep *) logic [1:0] far_hi;            // rem's high half is not 0, by halves (two LUT levels in all)
   assign far_hi = {|rem_hi_q[HalfW-1:HalfW/2], |rem_hi_q[HalfW/2-1:0]};
+  (* keep *) logic far_lo, far_any;        // rem's low half is 128 or more; far_q's terms
+  assign far_lo  = |rem_lo_q[HalfW-1:7];
+  assign far_any = far_hi[0] || far_hi[1] || far_lo || ld_far_q;
   logic [5:0] remge;
   always_comb begin
     for (int unsigned j = 0; j < 6; j++) begin
@@ -287,7 +318,7 @@ module rx_engine
   );
 
   // ---- recvFunction for Set ----
-  logic            s_done, s_busy, s_valid, s_discard, s_last, s_take, s_give;
+  logic            s_done, s_cend, s_busy, s_valid, s_discard, s_last, s_take, s_give;
   logic            s_bulk, s_tail;
   logic [6:0]      s_amt, s_tail_amt;
   logic            s_tail_mode, s_streaming;
@@ -305,6 +336,10 @@ module rx_engine
     .clear_i       (in_init_q),
     .start_i       (d_dispatch),        // (only ever with d_done)
     .get_i         (d_get),
+    .copy_i        (copy_q),
+    .copy_cnt_i,
+    .copy_gtw_i,
+    .copy_le2w_i,
     .win_i         (win),
     .win_err_i     (win_err),
     .off_i         (off),
@@ -342,6 +377,7 @@ module rx_engine
     .out_mask_o    (s_mask),
     .out_last_o    (s_last),
     .done_o        (s_done),
+    .copy_end_o    (s_cend),
     .busy_o        (s_busy),
     .result_o      (s_result),
     .offset_o      (s_offset),
@@ -360,7 +396,7 @@ module rx_engine
   // an output of this mux would be a level more).
   always_comb begin
     unique case (state_q)
-      EOff:    rd_amt = {1'b0, start_off_q};
+      EOff, ETxSkip: rd_amt = {1'b0, start_off_q};
       EHeader: rd_amt = d_amt;
       default: rd_amt = s_amt;
     endcase
@@ -375,8 +411,12 @@ module rx_engine
   // the two never run at once, and DRAIN gives every credit back between) ----
   logic [CreditW-1:0] credits_q, credits_d;
   logic       taken, credit_ok;
-  assign taken     = s_take || h_take_q;             // spent last cycle, not yet counted
-  assign credit_ok = credits_q > CreditW'(taken);
+  assign taken     = s_take || h_take_q || tx_take_i; // spent last cycle, not yet counted
+  // The engines' own takes apart (the TxEngine's chunks come after the
+  // RxEngine's are all gone): each a LUT of its own.
+  assign credit_ok = credits_q > CreditW'(s_take || h_take_q);
+  logic credit_tx;
+  assign credit_tx = credits_q > CreditW'(tx_take_i);
   // One cycle's spend and returns: -1, +1 or +2.
   always_comb begin
     unique case ({taken, pop_i, s_give})
@@ -403,6 +443,7 @@ module rx_engine
     if (!rst_ni) begin
       state_q  <= EIdle;
       init_q   <= 1'b0;
+      ns_q     <= 1'b0;
       ending_q <= 1'b0;
       appl_q   <= 1'b0;
       step_q   <= 1'b0;
@@ -418,32 +459,40 @@ module rx_engine
       no_ld_q    <= 1'b1;
       in_offw_q  <= 1'b0;
     end else begin
-      init_q   <= state_q == EOff;
+      init_q   <= state_q == EOff || state_q == ETxSkip;
+      ns_q     <= state_q == EStart || (state_q == ETxWait && copy_go_i);
       appl_q   <= appl_d;
       step_q   <= step_d;
       done_q   <= hdr_fire && hdr_last;
       h_take_q <= hdr_fire && hdr_last;
-      reply_q  <= (result_q == ResOk) && (d_msg_type == MsgCall) && (d_method == 8'd1);
+      reply_q  <= (result_q == ResOk) && (d_msg_type == MsgCall);   // a Set or a Get: the TxEngine answers
       // The load queue starts with EStart and stops one cycle after the
       // parse ends (a line more may be loaded: docs/abi.md section 9).
       lq_start_q <= (state_q == ECarry) && !too_large_q;
-      in_fields_q <= ((state_q == EHeader) && d_done && d_dispatch) ||
+      in_fields_q <= ((state_q == EHeader) && d_done && d_dispatch) || (state_q == ETxSkip) ||
                      ((state_q == EFields) && !(ending_q && !s_busy));
       tl_take_q  <= in_init_q && big;
       in_init_q  <= (state_q == EIdle) && start_i;
       no_ld_q    <= !(in_init_q && !big);
-      in_offw_q  <= state_q == EOff;
-      lq_stop_q  <= (state_q != EStart) && (state_q != EOff) && (state_q != EOffW) &&
-                    (state_q != EHeader) && (state_q != EFields);
+      in_offw_q  <= state_q == EOff && !tx_q;
+      lq_stop_q  <= (state_q == EIdle) || (state_q == EInit) || (state_q == ECarry) || (state_q == EWriteHeader);
       if (hdr_fire) for (int unsigned l = 0; l < Lanes; l++) hl_q[l] <= hl_q[(l + Lanes - 1) % Lanes];
-      ending_q <= (state_q == EFields) && (ending_q || s_done);
+      ending_q <= (state_q == EFields) && (ending_q || s_done || s_cend);
       unique case (state_q)
         EIdle: if (start_i) state_q <= EInit;
         EInit:  state_q <= ECarry;
         ECarry: state_q <= too_large_q ? EWriteHeader : EStart;
         EStart: state_q <= EOff;
         EOff:   state_q <= EOffW;
-        EOffW:  state_q <= EHeader;
+        EOffW:  state_q <= tx_q ? ETxHead : EHeader;
+        // For the TxEngine: the header line's first bytes, its answer, and
+        // the copy's start offset (a second start offset, from 0).
+        ETxHead: if (ready_q[4]) state_q <= ETxWait;
+        ETxWait: begin
+          if (copy_go_i)        state_q <= ETxSkip;
+          else if (copy_stop_i) state_q <= EIdle;
+        end
+        ETxSkip: state_q <= EFields;
         EHeader: begin
           if (d_done && d_dispatch) state_q <= EFields;
           else if (d_done)          state_q <= EWriteHeader;
@@ -454,7 +503,7 @@ module rx_engine
         // end is known, so a cycle with none on its way (s_busy: last
         // cycle's) ends the wait.
         EFields: begin
-          if (ending_q && !s_busy) state_q <= EWriteHeader;
+          if (ending_q && !s_busy) state_q <= tx_q ? EIdle : EWriteHeader;
         end
         EWriteHeader: if (hdr_fire && hdr_last) state_q <= EIdle;
         default: ;
@@ -498,7 +547,7 @@ module rx_engine
       rem_lo_q <= '0;
       rem_hi_q <= '0;
     end else begin
-      if (appl_q || lq_start_q) begin
+      if (appl_q || rem_ld_q) begin
         pos_lo_q <= pos_lo_d[HalfW-1:0];
         rem_lo_q <= rem_lo_d[HalfW-1:0];
       end
@@ -509,7 +558,8 @@ module rx_engine
     else        pos_c_q <= 1'b0;
     if (appl_q) rem_b_q <= rem_lo_d[HalfW];
     else        rem_b_q <= 1'b0;
-    far_q      <= state_q != ECarry && (far_hi[0] || far_hi[1] || (|rem_lo_q[HalfW-1:7]) || ld_far_q);
+    far_q      <= far_any;
+    if (state_q == ECarry) far_q <= 1'b0;   // (a synchronous reset: far_any's one LUT is the path)
     rem_him1_q <= rem_hi_q - 1'b1;
     {rem4_b_q, rem4_lo_q} <= {1'b0, rem_lo_q} - (HalfW+1)'(4);
   end
@@ -530,14 +580,18 @@ module rx_engine
       big_lo_q    <= len_i[LenW/2-1:0] > MaxMessage[LenW/2-1:0];
       addr_q      <= addr_i[AddrW-1:6];
       start_off_q <= addr_i[5:0];
+      tx_q        <= tx_i;
       off63_q     <= {1'b0, addr_i[5:0]} + 7'd63;
       base_q      <= app_base_line_i;
       {net_c_q[0], net_hi1_q[0 +: HiA]} <= {1'b0, addr_i[6+LinesW +: HiA]} + 1'b1;
       {app_c_q[0], app_hi1_q[0 +: HiA]} <= {1'b0, app_base_line_i[LinesW +: HiA]} + 1'b1;
       vcap_q      <= LenW'({app_cap_lines_i, 6'b0}) - LenW'(ValueOffset);
     end
+    // The TxEngine's copy starts where it says in App.Resp's first line.
+    if (state_q == ETxWait && copy_go_i) start_off_q <= copy_skip_i;
     nlen_q <= {HalfW'(0) - len_q[LenW-1:HalfW], HalfW'(0) - len_q[HalfW-1:0]};
     ld_far_q <= state_q == ECarry && !too_large_q && len_far_q;   // with lq_start_q
+    rem_ld_q <= state_q == ECarry && !too_large_q;                // lq_start_q, for pos and rem (no reset: a register of its own)
     if (state_q == EInit) begin
       too_large_q <= big;
       {span_c_q, span_lo_q} <= span_lo[LenW/2:6];
@@ -609,6 +663,8 @@ module rx_engine
   // two at once).
   logic                 o_valid_q, o_discard_q, o_last_q;
   logic [LineAddrW-1:0] o_line_q;
+  logic [LinesW:0]      o_lo;                 // the chunk's line: low part, and whether the high part takes the carry
+  assign o_lo = tx_gen_i ? tx_lo_i : h_valid_q ? {1'b0, base_q[LinesW-1:0]} : s_lo;
   logic [Lanes-1:0]     o_lanes_q;
   logic [Width*8-1:0]   o_bytes_q;
   logic [Width-1:0]     o_mask_q;
@@ -618,10 +674,10 @@ module rx_engine
       o_lanes_q   <= '0;
       o_discard_q <= 1'b0;
     end else begin
-      o_valid_q   <= tx_active_i ? tx_valid_i : (h_valid_q || s_valid);
+      o_valid_q   <= tx_gen_i ? tx_valid_i : (h_valid_q || s_valid);
       // Decoded here, so the output buffer's lane enables are one LUT deep.
       for (int unsigned l = 0; l < Lanes; l++) begin
-        o_lanes_q[l] <= tx_active_i ? tx_lanes_i[l] :
+        o_lanes_q[l] <= tx_gen_i    ? tx_lanes_i[l] :
                         h_valid_q   ? h_lanes_q[l]  :
                                       (s_valid && (Lanes == 1 || LaneW'(s_off >> WidthW) == LaneW'(l)));
       end
@@ -629,12 +685,10 @@ module rx_engine
     end
   end
   always_ff @(posedge clk_i) begin
-    o_line_q  <= tx_active_i ? tx_line_i :
-                 {(!h_valid_q && s_lo[LinesW]) ? app_hi1_q : base_q[LineAddrW-1:LinesW],
-                  h_valid_q ? base_q[LinesW-1:0] : s_lo[LinesW-1:0]};
-    o_bytes_q <= tx_active_i ? tx_bytes_i : h_valid_q ? h_bytes_q : s_bytes;
-    o_mask_q  <= tx_active_i ? tx_mask_i  : h_valid_q ? '1 : s_mask;
-    o_last_q  <= tx_active_i ? tx_last_i  : h_valid_q ? h_last_q : s_last;
+    o_line_q  <= {o_lo[LinesW] ? app_hi1_q : base_q[LineAddrW-1:LinesW], o_lo[LinesW-1:0]};
+    o_bytes_q <= tx_gen_i ? tx_bytes_i : h_valid_q ? h_bytes_q : s_bytes;
+    o_mask_q  <= tx_gen_i ? tx_mask_i  : h_valid_q ? '1 : s_mask;
+    o_last_q  <= tx_gen_i ? tx_last_i  : h_valid_q ? h_last_q : s_last;
   end
   assign out_valid_o   = o_valid_q;
   assign out_discard_o = o_discard_q;
@@ -644,11 +698,57 @@ module rx_engine
   assign out_mask_o    = o_mask_q;
   assign out_last_o    = o_last_q;
 
+  // ---- For the TxEngine ----
+  // The App.Resp header line's bytes 0..5 as a read of 8 takes them (the
+  // window is little-endian in a word, like the image); the copy's start
+  // offset; where its last chunk went; its end, once no chunk of it is on
+  // its way.
+  logic        rh_take_q, rh_valid_q, rh_err_q, copy_q, se_q, sf_q;
+  logic [47:0] rh_q;
+  logic [LinesW:0]  tail_lo_q;
+  logic [LaneW-1:0] tail_lane_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rh_take_q  <= 1'b0;
+      rh_valid_q <= 1'b0;
+      copy_q     <= 1'b0;
+      se_q       <= 1'b0;
+    end else begin
+      // The read goes the cycle after its readiness (the window holds its
+      // bytes then), and the TxEngine has them the cycle after.
+      rh_take_q  <= state_q == ETxHead && ready_q[4];
+      rh_valid_q <= rh_take_q;
+      copy_q     <= state_q == ETxSkip;
+      se_q       <= state_q == EFields && tx_q && ending_q && !s_busy;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (rh_take_q) begin
+      rh_q     <= win[47:0];
+      rh_err_q <= |win_err[5:0];
+    end
+    if (s_valid) begin
+      tail_lo_q   <= s_lo;
+      tail_lane_q <= LaneW'(s_off >> WidthW);
+    end
+    sf_q <= result_q == ResLoadFault;
+  end
+  assign resp_hdr_valid_o = rh_valid_q;
+  assign resp_hdr_o       = rh_q;
+  assign resp_hdr_err_o   = rh_err_q;
+  assign stream_end_o     = se_q;
+  assign stream_fault_o   = sf_q;
+  assign tail_lo_o        = tail_lo_q;
+  assign tail_lane_o      = tail_lane_q;
+  assign base_lo_o        = base_q[LinesW-1:0];
+  assign credit_ok_o      = credit_tx;
+
   // Read by the control FSM with done_o, the cycle after the last header chunk.
   assign done_o        = done_q;
   assign result_o      = result_q;
   assign detail_o      = {8'b0, offset_q};
   assign seqid_o       = d_seqid;
+  assign get_o         = d_get;
   assign needs_reply_o = reply_q;
 
   always_comb begin
@@ -656,6 +756,7 @@ module rx_engine
       EIdle:                      phase_o = 3'd0;
       EInit, ECarry, EStart, EOff, EOffW: phase_o = 3'd1;
       EHeader:                    phase_o = 3'd2;
+      ETxHead, ETxWait, ETxSkip:  phase_o = 3'd5;
       EFields:                    phase_o = 3'd3;
       default:                    phase_o = 3'd4;
     endcase
@@ -692,6 +793,7 @@ module rx_engine
       assert (no_ld_q == !(state_q == ECarry && !too_large_q)) else $error("rx_engine: no_ld_q disagrees with ECarry");
       assert (in_fields_q == (state_q == EFields)) else $error("rx_engine: in_fields_q disagrees with the state %0d", state_q);
       assert (tl_take_q == (state_q == ECarry && too_large_q)) else $error("rx_engine: tl_take_q disagrees with ECarry");
+      assert (ns_q == (state_q == EOff || state_q == ETxSkip)) else $error("rx_engine: ns_q disagrees with EOff and ETxSkip");
     end
   end
 `endif

@@ -9,6 +9,7 @@ package serve
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -338,14 +339,15 @@ func (e *engine) run(j *job) outcome {
 		}
 	}
 	start := e.acc.Cycle()
-	o, err := e.receive(idx, source, j.msg)
+	biz := &business{e: e}
+	o, err := e.receive(idx, source, j.msg, biz.answer, j.framed)
 	smp := &sample{cycles: e.acc.Cycle() - start}
 	if err != nil {
 		s.log.Printf("connection %d request %d: the simulation failed (%v); the engine was reset and software answers", j.conn, idx, err)
 	} else {
 		smp.rxCycles = o.Cycles
 	}
-	out, hw := e.hardware(j, idx, o, err)
+	out, hw := e.hardware(j, idx, o, err, biz)
 	if !hw {
 		out = e.software(j, idx)
 	}
@@ -357,11 +359,11 @@ func (e *engine) run(j *job) outcome {
 
 // receive is tb's Receive as `arcalis run` places vector idx (start offset
 // idx mod 64, memory reseeded from Seed+idx), scored with --check.
-func (e *engine) receive(idx int, source string, msg []byte) (tb.Outcome, error) {
+func (e *engine) receive(idx int, source string, msg []byte, app tb.Application, framed bool) (tb.Outcome, error) {
 	s := e.s
 	if !s.cfg.Check {
 		e.acc.Mem.Reseed(s.cfg.Seed + int64(idx))
-		o, err := e.acc.Receive(tb.Request{Msg: msg, Offset: idx % tb.LineSize})
+		o, err := e.acc.Receive(tb.Request{Msg: msg, Offset: idx % tb.LineSize, App: app, Framed: framed})
 		if err != nil {
 			if rerr := e.acc.Restart(); rerr != nil {
 				err = fmt.Errorf("%w; reset after it failed: %v", err, rerr)
@@ -374,7 +376,7 @@ func (e *engine) receive(idx int, source string, msg []byte) (tb.Outcome, error)
 		// The replay needs the message in a file of its own.
 		file, record = filepath.Join(s.cfg.WaveDir, fmt.Sprintf("serve-%s-r%d.vec", s.runID, idx)), 0
 	}
-	opt := regress.Options{RunOptions: tb.RunOptions{Offset: -1, WaveDir: s.cfg.WaveDir}, Latency: s.cfg.MemLatency, Seed: s.cfg.Seed, Model: s.cfg.Model, ReplayModel: s.cfg.ReplayModel, RunID: s.runID}
+	opt := regress.Options{RunOptions: tb.RunOptions{Offset: -1, WaveDir: s.cfg.WaveDir, App: app, Framed: framed}, Latency: s.cfg.MemLatency, Seed: s.cfg.Seed, Model: s.cfg.Model, ReplayModel: s.cfg.ReplayModel, RunID: s.runID}
 	ro := opt.RunOptions
 	ro.WaveName = regress.WaveName(file, record, idx, s.runID)
 	run := e.acc.RunVector(idx, source, msg, ro)
@@ -404,55 +406,101 @@ type answer struct {
 	method string
 }
 
-// hardware is the business logic on what the RTL wrote, if the RTL says
-// it handled the request (result OK: a Set or Get deserialized into
-// App.Recv). The request is read from the App.Recv image, never from the
-// message; a Set CALL's reply is the TxEngine's bytes from Net.Resp, a Get
-// CALL's the reference serializer's (the TxEngine writes Set's only).
-func (e *engine) hardware(j *job, idx int, o tb.Outcome, simErr error) (answer, bool) {
+// business is the application between the RxEngine and the TxEngine (the
+// AppCore): it reads a CALL from the App.Recv image the RTL wrote, never
+// from the message, runs it against the store, and gives the App.Resp
+// image the TxEngine serializes the reply from. A Get value longer than
+// App.Resp holds (golden.RespDataMax) is answered by software: the image is
+// then an application error whose reply is not sent.
+type business struct {
+	e     *engine
+	ran   bool // the CALL went through answer
+	big   []byte
+	seqid int32
+	bad   error // an App.Recv image the application could not read
+}
+
+func (b *business) answer(appRecv []byte) []byte {
+	b.ran = true
+	h, key, value, err := readImage(appRecv)
+	if err != nil {
+		b.bad = err
+		img, _ := golden.BuildAppResp(golden.MethodSet, nil, err)
+		return img
+	}
+	b.seqid = h.SeqID
+	var img []byte
+	if h.Method == golden.MethodGet {
+		v, _ := Handler{b.e.s.store}.Get(context.Background(), h.ReqID, key)
+		if len(v) > golden.RespDataMax {
+			b.big = v
+			img, _ = golden.BuildAppResp(golden.MethodGet, nil, errors.New("value longer than App.Resp holds"))
+		} else {
+			img, _ = golden.BuildAppResp(golden.MethodGet, v, nil)
+		}
+	} else {
+		b.e.s.store.Set(key, value, h.Flags, h.Exptime)
+		img, _ = golden.BuildAppResp(golden.MethodSet, nil, nil)
+	}
+	return img
+}
+
+// readImage reads a Set or Get from an App.Recv image: its header, key and
+// value.
+func readImage(img []byte) (golden.Result, []byte, []byte, error) {
+	h, err := golden.ParseHeader(img)
+	if err == nil && (h.Method != golden.MethodSet && h.Method != golden.MethodGet || h.KeyLen > golden.KeyMax || golden.ValueOffset+int(h.ValueLen) > len(img)) {
+		err = fmt.Errorf("method %d, key %d bytes, value %d bytes in a %d-byte App.Recv", h.Method, h.KeyLen, h.ValueLen, len(img))
+	}
+	if err != nil {
+		return h, nil, nil, err
+	}
+	return h, img[golden.KeyOffset : golden.KeyOffset+int(h.KeyLen)], img[golden.ValueOffset : golden.ValueOffset+int(h.ValueLen)], nil
+}
+
+// hardware is the request as the RTL handled it, if the RTL says it did
+// (result OK: a Set or Get deserialized into App.Recv). A CALL went
+// through the application (business.answer), and its reply is the
+// TxEngine's bytes from Net.Resp, framed by the TxEngine as the request
+// was; a ONEWAY Set is applied here, from the image.
+func (e *engine) hardware(j *job, idx int, o tb.Outcome, simErr error, b *business) (answer, bool) {
 	if simErr != nil || golden.Code(o.Status.Result()) != golden.CodeOK {
 		return answer{}, false
 	}
-	h, err := golden.ParseHeader(o.Image)
-	if err == nil && (h.Method != golden.MethodSet && h.Method != golden.MethodGet || h.KeyLen > golden.KeyMax || golden.ValueOffset+int(h.ValueLen) > len(o.Image)) {
-		err = fmt.Errorf("method %d, key %d bytes, value %d bytes in a %d-byte App.Recv", h.Method, h.KeyLen, h.ValueLen, len(o.Image))
+	h, key, value, err := readImage(o.Image)
+	if err == nil {
+		err = b.bad
 	}
 	if err != nil {
 		e.s.log.Printf("connection %d request %d: RTL result OK but its App.Recv header is unusable (%v); software answers", j.conn, idx, err)
 		return answer{}, false
 	}
-	key := o.Image[golden.KeyOffset : golden.KeyOffset+int(h.KeyLen)]
+	a := answer{method: "Set"}
 	if h.Method == golden.MethodGet {
-		value, _ := Handler{e.s.store}.Get(context.Background(), h.ReqID, key)
-		a := answer{method: "Get"}
-		if h.MsgType != golden.MsgOneway {
-			a.reply = e.reply(golden.MethodGet, h.SeqID, value, j.framed)
+		a.method = "Get"
+	}
+	if !b.ran {
+		// ONEWAY: no reply (a Get's result goes nowhere).
+		if h.Method == golden.MethodSet {
+			e.s.store.Set(key, value, h.Flags, h.Exptime)
 		}
 		return a, true
 	}
-	value := o.Image[golden.ValueOffset : golden.ValueOffset+int(h.ValueLen)]
-	e.s.store.Set(key, value, h.Flags, h.Exptime)
-	a := answer{method: "Set"}
-	if h.MsgType == golden.MsgOneway {
-		return a, true
-	}
-	if n := int(o.ReplyStatus.Detail()); o.Replied && golden.Code(o.ReplyStatus.Result()) == golden.CodeRespOK && n <= len(o.Reply) {
-		a.reply = frame(o.Reply[:n], j.framed)
-	} else {
-		e.s.log.Printf("connection %d request %d: the RTL took the Set but its reply status is %s (replied %v); software writes the reply", j.conn, idx, golden.Code(o.ReplyStatus.Result()), o.Replied)
-		a.reply = e.reply(golden.MethodSet, h.SeqID, nil, j.framed)
+	switch reply := o.WrittenReply(); {
+	case b.big != nil:
+		a.reply = apacheGetReply(b.seqid, b.big, j.framed)
+	case reply != nil:
+		a.reply = bytes.Clone(reply)
+	default:
+		// The store has done the request: the reference writes its reply.
+		e.s.log.Printf("connection %d request %d: the TxEngine ended %s detail %d (replied %v); the reference writes the reply", j.conn, idx, golden.Code(o.ReplyStatus.Result()), o.ReplyStatus.Detail(), o.Replied)
+		var v []byte
+		if h.Method == golden.MethodGet {
+			v, _ = Handler{e.s.store}.Get(context.Background(), h.ReqID, key)
+		}
+		a.reply = e.reply(h.Method, h.SeqID, v, j.framed)
 	}
 	return a, true
-}
-
-// frame copies reply, behind its frame length if the request was framed
-// (the TxEngine writes the bare message today).
-func frame(reply []byte, framed bool) []byte {
-	out := make([]byte, 0, golden.FrameHeaderSize+len(reply))
-	if framed {
-		out = append(out, byte(len(reply)>>24), byte(len(reply)>>16), byte(len(reply)>>8), byte(len(reply)))
-	}
-	return append(out, reply...)
 }
 
 // software is the NetCore's software stack: the original message decoded

@@ -73,3 +73,28 @@ func AppReadyFits(base uint64, capLines int) error {
 	}
 	return nil
 }
+
+// CMD_SEND_APP_RESP's payload (docs/abi.md section 2): the App.Resp length
+// in bits [20:0], the Net.Resp buffer's capacity in bytes in bits [41:21]
+// (a larger buffer is given as the largest capacity the field holds, which
+// is above any reply's length), and in bit 42 whether the request came
+// framed. Bits above are ignored.
+const (
+	AppRespLenBits   = 21
+	AppRespCapShift  = 21
+	AppRespCapBits   = 21
+	AppRespFramedBit = 42
+	AppRespCapMax    = 1<<AppRespCapBits - 1
+)
+
+// AppRespPayload encodes CMD_SEND_APP_RESP's payload for an App.Resp image of
+// appLen bytes, a Net.Resp buffer of capacity bytes (capped at
+// AppRespCapMax) and the request's framing. An appLen the field cannot hold
+// is refused by the engine (it is outside golden.CheckAppRespLen's range).
+func AppRespPayload(appLen, capacity int, framed bool) uint64 {
+	p := uint64(min(max(appLen, 0), 1<<AppRespLenBits-1)) | uint64(min(max(capacity, 0), AppRespCapMax))<<AppRespCapShift
+	if framed {
+		p |= 1 << AppRespFramedBit
+	}
+	return p
+}

@@ -78,7 +78,7 @@ type Accel struct {
 	guarded   []vpi.Cond               // frames' stop conditions with the guard, reused
 	lm        *vpi.LineMem             // see lineMemRun; nil if it could not attach
 	handoffs  int                      // edges lm handed back to Memory (tests)
-	replies   [2][LineSize]byte        // Outcome.Reply's, in turn
+	replies   [2][]byte                // Outcome.Reply's, in turn
 	nextReply int
 	noLineMem bool // answer every cycle's memory traffic in Go (tests)
 	script    ucScript

@@ -132,14 +132,24 @@ func TestReplyCommands(t *testing.T) {
 		if err != nil || golden.Code(s.Result()) != golden.CodeOK {
 			t.Fatalf("request: status %#x, err %v", uint64(s), err)
 		}
+		img, _ := golden.BuildAppResp(golden.MethodSet, nil, nil)
+		dut.Mem.Write(AppRespBase, img)
+		dut.Mem.Readable = Region{"App.Resp", AppRespBase, uint64(len(img))}
+		good := AppRespPayload(len(img), LineSize, false)
 		expectCmdErr(t, "NET_LEN in IDLE_RESP", OpSendNetLen, 4, CmdErrWrongState, StateIdleResp)
-		expectCmdErr(t, "SEND_APP_RESP before NET_READY", OpSendAppResp, 0, CmdErrNotReady, StateIdleResp)
+		expectCmdErr(t, "SEND_APP_RESP before NET_READY", OpSendAppResp, good, CmdErrNotReady, StateIdleResp)
 		expectCmdErr(t, "NET_READY in IDLE_RESP", OpNetReadyFlag, NetRespBase, CmdErrNone, StateIdleResp)
-		expectCmdErr(t, "SEND_APP_RESP with a length", OpSendAppResp, 8, CmdErrBadArg, StateIdleResp)
+		expectCmdErr(t, "SEND_APP_RESP before SEND_APP_BUF", OpSendAppResp, good, CmdErrNotReady, StateIdleResp)
+		expectCmdErr(t, "SEND_APP_BUF not line-aligned", OpSendAppBuf, AppRespBase+8, CmdErrBadArg, StateIdleResp)
+		expectCmdErr(t, "SEND_APP_RESP after a refused SEND_APP_BUF", OpSendAppResp, good, CmdErrNotReady, StateIdleResp)
+		expectCmdErr(t, "SEND_APP_BUF", OpSendAppBuf, AppRespBase, CmdErrNone, StateIdleResp)
+		expectCmdErr(t, "SEND_APP_RESP below the header line", OpSendAppResp, AppRespPayload(golden.RespHeaderSize-1, LineSize, false), CmdErrBadArg, StateIdleResp)
+		expectCmdErr(t, "SEND_APP_RESP of 0 bytes", OpSendAppResp, 0, CmdErrBadArg, StateIdleResp)
+		expectCmdErr(t, "SEND_APP_RESP above the image's limit", OpSendAppResp, AppRespPayload(golden.RespImageMax+1, LineSize, false), CmdErrBadArg, StateIdleResp)
 		dut.Mem.Writable = Region{"Net.Resp", NetRespBase, LineSize}
-		mustCommand(t, OpSendAppResp, 0)
-		s, err = dut.Poll(100)
-		if err != nil || golden.Code(s.Result()) != golden.CodeRespOK {
+		mustCommand(t, OpSendAppResp, good)
+		s, err = dut.Poll(200)
+		if err != nil || golden.Code(s.Result()) != golden.CodeRespOK || s.Detail() != golden.ReplySize {
 			t.Fatalf("reply: status %#x, err %v", uint64(s), err)
 		}
 		if got, want := dut.Mem.Read(NetRespBase, 16), golden.SetReply(77); string(got) != string(want[:]) {

@@ -2,7 +2,9 @@ package tb
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 
 	"arcalis/golden"
 )
@@ -31,11 +33,20 @@ func TightCapLines(n int) int {
 	return min(max(lines, 5), 0xFFFF)
 }
 
+// Application is the AppCore's business logic: given the App.Recv image of a
+// CALL the engine deserialized (a Set or a Get, result OK), it returns the
+// App.Resp image the TxEngine answers from (golden.BuildAppResp), whose
+// length is the App.Resp length given with CMD_SEND_APP_RESP.
+type Application func(appRecv []byte) (appResp []byte)
+
 // Request is one message for the NetCore to hand to the engine.
 type Request struct {
 	Msg      []byte
 	Offset   int // start offset of the message within its line, 0..63
 	CapLines int // App.Recv capacity in lines (0: TightCapLines)
+	App      Application // answers the CALLs the engine deserializes (nil: DefaultApp)
+	Framed   bool        // the request came framed: so does its reply
+	RespCap  int         // the Net.Resp buffer's capacity in bytes (0: AppRespCapMax)
 	// Net.Recv's and App.Recv's line-aligned bases (0: NetRecvBase,
 	// AppRecvBase): a test puts a message or a value across a 16 MiB
 	// line-address boundary, where the engines' line counters carry into
@@ -52,6 +63,17 @@ type Outcome struct {
 	// (Image is the next request's Before).
 	Before, Image []byte
 	Replied       bool // the engine waited in IDLE_RESP and the reply was run
+	// The App.Resp image the application gave, the request's framing and
+	// the Net.Resp capacity: what the reference answers from.
+	AppResp       []byte
+	Framed        bool
+	RespCap       int
+	// RespFaulted: a load of an App.Resp line the reply needs (the header
+	// line, and the data's lines when the reference writes a reply with
+	// data) was answered with an error: the reply must end RESP_LOAD_FAULT.
+	RespFaulted   bool
+	// Net.Resp after the reply: the reply, then a line of filler (the
+	// bytes past the reply that the check for stray writes reads).
 	Reply         []byte
 	ReplyStatus   Status
 	Cycles        uint64 // from the CMD_SEND_NET_LEN edge to the edge whose status load saw ready
@@ -295,7 +317,7 @@ func (a *Accel) Receive(req Request) (Outcome, error) {
 		return o, err
 	}
 	if next.State() == StateIdleResp {
-		if err := a.reply(&o); err != nil {
+		if err := a.reply(&o, req); err != nil {
 			return o, err
 		}
 	} else if next.State() != StateIdleRecv {
@@ -305,28 +327,106 @@ func (a *Accel) Receive(req Request) (Outcome, error) {
 	return o, nil
 }
 
-// reply is the AppCore finishing business logic for a void Set: it names the
-// buffers and asks for the response; the NetCore polls for it.
-func (a *Accel) reply(o *Outcome) error {
+// reply is the AppCore finishing the business logic: the application's
+// App.Resp image goes to App.Resp, and the TxEngine is asked for the reply;
+// the NetCore polls for it and reads Net.Resp.
+func (a *Accel) reply(o *Outcome, req Request) error {
 	m := a.Mem
-	m.Fill(NetRespBase, LineSize, Filler)
-	m.Writable = Region{"Net.Resp", NetRespBase, LineSize}
-	m.Readable = Region{"nothing", 0, 0}
-	// One more load was taken at the edge that answered: an idle cycle
-	// lets its answer go by (see Poll).
+	app := req.App
+	if app == nil {
+		app = DefaultApp
+	}
+	o.AppResp, o.Framed, o.RespCap = app(o.Image), req.Framed, cmp.Or(req.RespCap, AppRespCapMax)
+	if err := golden.CheckAppRespLen(len(o.AppResp)); err != nil {
+		return fmt.Errorf("tb: the application's App.Resp image: %w", err)
+	}
+	// Filler over what the reply should take and a line past it: a stray
+	// write there shows.
+	want := 0
+	if len(o.AppResp) > golden.RespMethodOffset {
+		if n, res := golden.ReplyLen(golden.ReplyRequest{Framed: req.Framed, Method: o.AppResp[golden.RespMethodOffset]}, o.AppResp); res.Code == golden.CodeRespOK {
+			want = n
+		}
+	}
+	span := min(o.RespCap, want+LineSize)
+	faulted := len(m.Faulted)
+	m.Write(AppRespBase, o.AppResp)
+	m.Fill(NetRespBase, span, Filler)
+	m.Writable = Region{"Net.Resp", NetRespBase, uint64(o.RespCap)}
+	m.Readable = Region{"App.Resp", AppRespBase, uint64(len(o.AppResp))}
 	var s Status
-	cmds := [...]command{{OpNetReadyFlag, NetRespBase}, {OpSendAppBuf, AppRespBase}, {OpSendAppResp, 0}}
-	if _, err := a.exchange(a.Budget(0), nil, func(_ uint64, st Status) { s = st }, cmds[:], 1); err != nil {
+	cmds := [...]command{{OpNetReadyFlag, NetRespBase}, {OpSendAppBuf, AppRespBase},
+		{OpSendAppResp, AppRespPayload(len(o.AppResp), o.RespCap, req.Framed)}}
+	if _, err := a.exchange(a.Budget(len(o.AppResp)), nil, func(_ uint64, st Status) { s = st }, cmds[:], 1); err != nil {
 		return err
 	}
 	o.Replied, o.ReplyStatus = true, s
 	// Two buffers in turn, like the images (see Outcome): a Read per
 	// reply was the harness's one allocation per request.
-	o.Reply = a.replies[a.nextReply][:]
+	n := span
+	if golden.Code(s.Result()) == golden.CodeRespOK {
+		n = max(n, min(int(s.Detail()), o.RespCap))
+	}
+	buf := &a.replies[a.nextReply]
+	if cap(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	o.Reply = (*buf)[:n]
 	a.nextReply ^= 1
 	m.readInto(o.Reply, NetRespBase)
 	if !m.Idle() {
 		m.violate("reply ready with memory requests still in flight")
 	}
+	needed := uint64(golden.RespDataOffset)
+	if want > 0 {
+		needed += uint64(binary.LittleEndian.Uint32(o.AppResp[golden.RespDataLenOffset:]))
+	}
+	for _, line := range m.Faulted[faulted:] {
+		o.RespFaulted = o.RespFaulted || line >= AppRespBase && line < AppRespBase+needed
+	}
 	return nil
+}
+
+// ReplayApp is the business logic of a recorded exchange: it answers with
+// the App.Resp image from which the TxEngine writes reply again
+// (golden.AppRespForReply), or as DefaultApp if no image does.
+func ReplayApp(reply []byte) Application {
+	return func(appRecv []byte) []byte {
+		if h, err := golden.ParseHeader(appRecv); err == nil {
+			if img, err := golden.AppRespForReply(h.Method, reply); err == nil {
+				return img
+			}
+		}
+		return DefaultApp(appRecv)
+	}
+}
+
+// DefaultApp is the harness's business logic when a request names none: a
+// Set is void; a Get's answer is a function of its key (its FNV-1a hash),
+// so that a replay gives the same reply: mostly a value of 0 to 299 bytes,
+// sometimes a nil value (NULL) or an application error.
+func DefaultApp(appRecv []byte) []byte {
+	h, err := golden.ParseHeader(appRecv)
+	if err != nil || h.Method != golden.MethodGet || int(h.KeyLen) > golden.KeyMax {
+		img, _ := golden.BuildAppResp(golden.MethodSet, nil, nil)
+		return img
+	}
+	key := appRecv[golden.KeyOffset : golden.KeyOffset+int(h.KeyLen)]
+	f := fnv.New64a()
+	f.Write(key)
+	x := f.Sum64()
+	var img []byte
+	switch x % 16 {
+	case 0:
+		img, _ = golden.BuildAppResp(golden.MethodGet, nil, nil)
+	case 1:
+		img, _ = golden.BuildAppResp(golden.MethodGet, nil, fmt.Errorf("no value for key % x", key[:min(len(key), int(x>>8%40))]))
+	default:
+		v := make([]byte, x>>8%300)
+		for i := range v {
+			v[i] = byte(x >> (i % 7 * 8) + uint64(i))
+		}
+		img, _ = golden.BuildAppResp(golden.MethodGet, v, nil)
+	}
+	return img
 }

@@ -572,7 +572,7 @@ func noisyRequest(t *T, rng *rand.Rand, name string, req Request) {
 				outsideWindow(t, rng)
 			}
 		}
-		if err := dut.reply(&o); err != nil {
+		if err := dut.reply(&o, req); err != nil {
 			t.Fatalf("%s: reply: %v", name, err)
 		}
 	} else if next.State() != StateIdleRecv {

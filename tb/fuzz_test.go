@@ -418,7 +418,8 @@ func TestGenMessage(t *testing.T) {
 	}
 	for _, c := range golden.AllCodes() {
 		switch c {
-		case golden.CodeNone, golden.CodeRespOK, golden.CodeLoadFault, golden.CodeMsgTooLarge:
+		case golden.CodeNone, golden.CodeRespOK, golden.CodeLoadFault, golden.CodeMsgTooLarge,
+			golden.CodeRespBadImage, golden.CodeRespTooLarge, golden.CodeRespLoadFault: // (replies)
 			continue
 		}
 		if codes[c] == 0 {

@@ -20,6 +20,10 @@ type RunOptions struct {
 	// the message (vectors.MetaReplySHA256): a reply the engine writes must
 	// be those bytes too.
 	RecordedReply []byte
+	// The reply's business logic, framing and Net.Resp capacity (Request's).
+	App     Application
+	Framed  bool
+	RespCap int
 }
 
 // Run is one vector's full record: what went in, what the RTL did, the verdict.
@@ -44,7 +48,8 @@ func (a *Accel) RunVector(index int, source string, msg []byte, opt RunOptions) 
 	if r.Offset < 0 {
 		r.Offset = index % LineSize
 	}
-	req := Request{Msg: msg, Offset: r.Offset, CapLines: opt.CapLines, NetBase: opt.NetBase, AppBase: opt.AppBase}
+	req := Request{Msg: msg, Offset: r.Offset, CapLines: opt.CapLines, NetBase: opt.NetBase, AppBase: opt.AppBase,
+		App: opt.App, Framed: opt.Framed, RespCap: opt.RespCap}
 	a.Mem.Reseed(a.Mem.cfg.Seed + int64(index))
 	r.Outcome, r.Err = a.Receive(req)
 	if r.Err == nil {

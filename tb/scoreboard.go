@@ -98,30 +98,82 @@ func Score(msg []byte, o Outcome) Verdict {
 		diff("... %d App.Recv bytes differ in all", n)
 	}
 
-	// A Get's reply is the software's until the TxEngine's respFunction.
-	wantReply := v.Ref.Code == golden.CodeOK && v.Ref.MsgType == golden.MsgCall && v.Ref.Method == golden.MethodSet
+	// A Set or Get CALL the engine took waits for its reply, which the
+	// reference writes from the same App.Resp image.
+	wantReply := v.Ref.Code == golden.CodeOK && v.Ref.MsgType == golden.MsgCall
 	switch {
 	case wantReply != o.Replied:
 		diff("engine waited for a reply: %v, reference expects one: %v", o.Replied, wantReply)
 	case wantReply:
-		reply := golden.SetReply(v.Ref.SeqID)
-		want := reply[:]
 		before := len(v.Diffs)
-		if !bytes.Equal(o.Reply[:len(want)], want) {
-			diff("Net.Resp reply % x, want % x", o.Reply[:len(want)], bytes.Clone(want)) // the clone keeps reply off the heap
-		}
-		for i := len(want); i < len(o.Reply); i++ {
-			if o.Reply[i] != Filler {
-				diff("Net.Resp[%d] written past the %d-byte reply", i, len(want))
-				break
-			}
-		}
-		if golden.Code(o.ReplyStatus.Result()) != golden.CodeRespOK || o.ReplyStatus.Detail() != uint32(len(want)) {
-			diff("reply status %s detail %d, want RESP_OK detail %d",
-				golden.Code(o.ReplyStatus.Result()), o.ReplyStatus.Detail(), len(want))
-		}
+		scoreReply(golden.ReplyRequest{Method: v.Ref.Method, SeqID: v.Ref.SeqID, Framed: o.Framed}, o, diff)
 		v.ReplyMatch = len(v.Diffs) == before
 	}
 	v.Match = len(v.Diffs) == 0
 	return v
+}
+
+// refReplies holds the reference's replies between scoreReply calls.
+var refReplies = sync.Pool{New: func() any { return new([]byte) }}
+
+// scoreReply compares the reply status and Net.Resp with what the reference
+// writes for req from the App.Resp image the application gave.
+func scoreReply(req golden.ReplyRequest, o Outcome, diff func(string, ...any)) {
+	n, want := golden.ReplyLen(req, o.AppResp)
+	if want.Code == golden.CodeRespOK && n > o.RespCap {
+		want = golden.TxResult{Code: golden.CodeRespTooLarge, Detail: uint32(n)}
+	}
+	if o.RespFaulted {
+		// Part of the reply may be written, never a byte past it.
+		if got := golden.Code(o.ReplyStatus.Result()); got != golden.CodeRespLoadFault || o.ReplyStatus.Detail() != 0 {
+			diff("reply status %s detail %d after a load fault in App.Resp, want RESP_LOAD_FAULT detail 0", got, o.ReplyStatus.Detail())
+		}
+		if want.Code != golden.CodeRespOK {
+			n = 0
+		}
+		for i := n; i < len(o.Reply); i++ {
+			if o.Reply[i] != Filler {
+				diff("Net.Resp[%d] written past the %d-byte reply after a load fault", i, n)
+				break
+			}
+		}
+		return
+	}
+	if got := (golden.TxResult{Code: golden.Code(o.ReplyStatus.Result()), Detail: o.ReplyStatus.Detail()}); got != want {
+		diff("reply status %s detail %d, reference %s detail %d", got.Code, got.Detail, want.Code, want.Detail)
+	}
+	written := 0
+	if want.Code == golden.CodeRespOK {
+		buf := refReplies.Get().(*[]byte)
+		defer refReplies.Put(buf)
+		if cap(*buf) < n {
+			*buf = make([]byte, n)
+		}
+		ref := (*buf)[:n]
+		golden.WriteReply(ref, req, o.AppResp)
+		if len(o.Reply) < n {
+			diff("Net.Resp holds %d bytes, the reply is %d", len(o.Reply), n)
+			return
+		}
+		if i := firstDiff(o.Reply[:n], ref); i >= 0 {
+			diff("Net.Resp[%d] = %#02x, reference reply %#02x (reply of %d bytes, its first %d: % x)", i, o.Reply[i], ref[i], n, min(n, 32), bytes.Clone(o.Reply[:min(n, 32)]))
+		}
+		written = n
+	}
+	for i := written; i < len(o.Reply); i++ {
+		if o.Reply[i] != Filler {
+			diff("Net.Resp[%d] written past the %d-byte reply", i, written)
+			break
+		}
+	}
+}
+
+// firstDiff is the first index where a and b (of one length) differ, or -1.
+func firstDiff(a, b []byte) int {
+	for i := range a {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return -1
 }

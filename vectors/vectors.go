@@ -5,6 +5,7 @@ package vectors
 //go:generate go run ./defaultset -o default.vec
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -121,6 +122,30 @@ func (e *FormatError) Resumable() bool {
 // SHA-256 (64 hex digits) of the reply message a server sent for it,
 // transport framing removed (from a capture, or Apache's processor).
 const MetaReplySHA256 = "reply_sha256"
+
+// MetaReply is the metadata key of the recorded reply message itself (hex,
+// framing removed), beside its MetaReplySHA256: what `arcalis run` gives the
+// TxEngine to write again (the application answers as the server did).
+const MetaReply = "reply"
+
+// Reply returns the record's recorded reply message, if it has one. A value
+// that is not hex, or whose SHA-256 is not the record's MetaReplySHA256, is
+// an error naming the record and key.
+func (r Record) Reply() ([]byte, bool, error) {
+	v, ok := r.Meta[MetaReply]
+	if !ok {
+		return nil, false, nil
+	}
+	s, isString := v.(string)
+	b, derr := hex.DecodeString(s)
+	if !isString || derr != nil {
+		return nil, false, fmt.Errorf("record %d (%s): metadata %q is %s, want hex digits", r.Index, r.Source, MetaReply, jsonText(v))
+	}
+	if sum, has, err := r.ReplySHA256(); err == nil && has && sum != sha256.Sum256(b) {
+		return nil, false, fmt.Errorf("record %d (%s): metadata %q is not the reply whose SHA-256 %q gives", r.Index, r.Source, MetaReply, MetaReplySHA256)
+	}
+	return b, true, nil
+}
 
 // ReplySHA256 returns the record's recorded reply hash, if it has one. A
 // value that is not 64 hex digits is an error naming the record and key.

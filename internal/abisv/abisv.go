@@ -100,7 +100,6 @@ func Block() string {
 	fmt.Fprintf(&b, "  // byte on the wire in the top bits).\n")
 	fmt.Fprintf(&b, "  localparam logic [15:0] VersionStrict = 16'h%04X;\n", golden.VersionStrict)
 	fmt.Fprintf(&b, "  localparam logic [7:0] MsgCall   = 8'd%d;\n", golden.MsgCall)
-	fmt.Fprintf(&b, "  localparam logic [7:0] MsgReply  = 8'd%d;\n", golden.MsgReply)
 	fmt.Fprintf(&b, "  localparam logic [7:0] MsgOneway = 8'd%d;\n", golden.MsgOneway)
 	fmt.Fprintf(&b, "  localparam int unsigned NameLen = %d;\n", golden.NameLen)
 	for _, n := range []string{golden.NameSet, golden.NameGet} {
@@ -109,8 +108,88 @@ func Block() string {
 		}
 		fmt.Fprintf(&b, "  localparam logic [%d:0] Name%s = %d'h%X;  // %q\n", 8*len(n)-1, n, 8*len(n), n, n)
 	}
+	replyParts(&b)
 	b.WriteString(End)
 	return b.String()
+}
+
+// bytesSV prints bs as a packed constant of n bytes, the first byte in bits
+// 7:0 (the window order the RTL's byte lanes use), zeros above.
+func bytesSV(bs []byte, n int) string {
+	if len(bs) > n {
+		panic(fmt.Sprintf("abisv: %d bytes do not fit %d", len(bs), n))
+	}
+	var h strings.Builder
+	for i := n - 1; i >= 0; i-- {
+		v := byte(0)
+		if i < len(bs) {
+			v = bs[i]
+		}
+		fmt.Fprintf(&h, "%02X", v)
+		if i > 0 && i%8 == 0 {
+			h.WriteByte('_')
+		}
+	}
+	return fmt.Sprintf("%d'h%s", 8*n, h.String())
+}
+
+// replyParts prints CMD_SEND_APP_RESP's payload fields, the App.Resp image's
+// fields and the reply parts of golden.ReplyParts (docs/abi.md section 11).
+func replyParts(b *strings.Builder) {
+	fmt.Fprintf(b, "\n  // CMD_SEND_APP_RESP's payload: App.Resp length, Net.Resp capacity, framed.\n")
+	fmt.Fprintf(b, "  localparam int unsigned AppRespLenBits   = %d;\n", tb.AppRespLenBits)
+	fmt.Fprintf(b, "  localparam int unsigned AppRespCapShift  = %d;\n", tb.AppRespCapShift)
+	fmt.Fprintf(b, "  localparam int unsigned AppRespCapBits   = %d;\n", tb.AppRespCapBits)
+	fmt.Fprintf(b, "  localparam int unsigned AppRespFramedBit = %d;\n", tb.AppRespFramedBit)
+	fmt.Fprintf(b, "  // The App.Resp image: header line fields, statuses, methods, limits.\n")
+	fmt.Fprintf(b, "  localparam int unsigned RespDataLenOffset = %d;\n", golden.RespDataLenOffset)
+	fmt.Fprintf(b, "  localparam int unsigned RespStatusOffset  = %d;\n", golden.RespStatusOffset)
+	fmt.Fprintf(b, "  localparam int unsigned RespMethodOffset  = %d;\n", golden.RespMethodOffset)
+	fmt.Fprintf(b, "  localparam int unsigned RespDataOffset    = %d;\n", golden.RespDataOffset)
+	fmt.Fprintf(b, "  localparam int unsigned RespDataMax       = %d;\n", golden.RespDataMax)
+	fmt.Fprintf(b, "  localparam int unsigned RespImageMax      = %d;\n", golden.RespImageMax)
+	fmt.Fprintf(b, "  localparam logic [7:0] RespStatusValue    = 8'd%d;\n", golden.RespStatusValue)
+	fmt.Fprintf(b, "  localparam logic [7:0] RespStatusNull     = 8'd%d;\n", golden.RespStatusNull)
+	fmt.Fprintf(b, "  localparam logic [7:0] RespStatusAppError = 8'd%d;\n", golden.RespStatusAppError)
+	fmt.Fprintf(b, "  localparam logic [7:0] MethodSet = 8'd%d;\n", golden.MethodSet)
+	fmt.Fprintf(b, "  localparam logic [7:0] MethodGet = 8'd%d;\n", golden.MethodGet)
+	fmt.Fprintf(b, "  // Replies (golden.ReplyParts): the prefix before the data, with zeros at\n")
+	fmt.Fprintf(b, "  // the seqid and the data's length field, and the suffix after it; the\n")
+	fmt.Fprintf(b, "  // first byte in bits 7:0. A framed reply has the frame length first.\n")
+	fmt.Fprintf(b, "  localparam int unsigned FrameHeaderSize    = %d;\n", golden.FrameHeaderSize)
+	fmt.Fprintf(b, "  localparam int unsigned ReplySeqIDOffset   = %d;\n", golden.ReplySeqIDOffset)
+	fmt.Fprintf(b, "  localparam int unsigned ReplyDataLenOffset = %d;\n", golden.ReplyDataLenOffset)
+	var errSuffix []byte
+	for _, r := range []struct {
+		name           string
+		method, status uint8
+	}{
+		{"SetValue", golden.MethodSet, golden.RespStatusValue},
+		{"GetNull", golden.MethodGet, golden.RespStatusNull},
+		{"GetValue", golden.MethodGet, golden.RespStatusValue},
+		{"SetError", golden.MethodSet, golden.RespStatusAppError},
+		{"GetError", golden.MethodGet, golden.RespStatusAppError},
+	} {
+		pre, suf, err := golden.ReplyParts(r.method, r.status)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Fprintf(b, "  localparam int unsigned ReplyPre%sLen = %d;\n", r.name, len(pre))
+		fmt.Fprintf(b, "  localparam logic [511:0] ReplyPre%s = %s;\n", r.name, bytesSV(pre, 64))
+		switch {
+		case r.status == golden.RespStatusAppError && errSuffix == nil:
+			errSuffix = suf
+			fmt.Fprintf(b, "  localparam int unsigned ReplySufErrorLen = %d;\n", len(suf))
+			fmt.Fprintf(b, "  localparam logic [63:0] ReplySufError = %s;\n", bytesSV(suf, 8))
+		case r.status == golden.RespStatusAppError:
+			if string(suf) != string(errSuffix) {
+				panic("abisv: the two methods' error replies end differently")
+			}
+		case len(suf) > 0:
+			fmt.Fprintf(b, "  localparam int unsigned ReplySuf%sLen = %d;\n", r.name, len(suf))
+			fmt.Fprintf(b, "  localparam logic [63:0] ReplySuf%s = %s;\n", r.name, bytesSV(suf, 8))
+		}
+	}
 }
 
 // Replace returns pkg (rtl/arcalis_pkg.sv's text) with its generated block

@@ -9,8 +9,10 @@ import (
 // Allowance lets the netlist hold another number of bits of one RTL state
 // variable than the RTL declares, for a synthesis optimization that keeps
 // the behaviour (Kind): "constant" bits that never leave their reset value
-// (opt_dff removes them), "unused" bits that nothing reads (opt_clean), or
-// "fsm" for a state register Yosys's fsm pass re-encodes (more or fewer
+// (opt_dff removes them), "unused" bits that nothing reads (opt_clean),
+// "renamed" bits whose flip-flops the netlist keeps under another
+// variable's name, or "fsm" for a state register Yosys's fsm pass
+// re-encodes (more or fewer
 // flops holding the same states).
 type Allowance struct {
 	Module string // source module name
@@ -44,7 +46,19 @@ var StateAllowances = []Allowance{
 	{"rx_deserializer", "result_q", "constant", "the header checks' results are 0 and codes below 0x20: bits 7..5 stay 0"},
 	{"rx_deserializer", "amt_q", "constant", "3 or 4: bits 0 and 1 are always equal, one flop"},
 	{"rx_deserializer", "method_q", "constant", "only small method codes are ever stored: the top bits stay 0"},
-	{"tx_engine", "bytes_q", "constant", "chunks of a reply whose framing bytes are constants: only seqid and result bits change"},
+	{"tx_engine", "state_q", "fsm", "Yosys's fsm pass re-encodes the reply FSM one-hot (yosys.log: Recoding FSM state_q, auto encoding)"},
+	{"tx_engine", "sel_q", "fsm", "the reply template's choice, a register of constants, is taken for a state machine and re-encoded (yosys.log: Extracting FSM sel_q)"},
+	{"tx_engine", "pf_q", "constant", "where the data starts: 22, 26, 53 or 57 (bits 2 and 6 follow the others)"},
+	{"tx_engine", "plim_q", "constant", "the prefix's end: 16, 20, 22, 26, 53 or 57 (bits that follow the others)"},
+	{"tx_engine", "suf_b_q", "constant", "a suffix byte: only bits 1, 2 and 3 are ever set (08 00 02 00 00 00 06 00, or 00)"},
+	{"tx_engine", "skip_q", "constant", "64 less the data's place in its chunk: bits that no width's few values set apart"},
+	{"tx_engine", "rom_q", "constant", "the templates' bytes by quarters: bits no template byte of a quarter sets"},
+	{"tx_engine", "e0m1_q", "constant", "at DataBytes=64 ... (few values)"},
+	{"recv_set", "rgn_k_q", "constant", "the region's first line is 0, 1 or 5: bit 2 follows the others"},
+	{"tx_engine", "det_q", "renamed", "at DataBytes=8 the detail's bits 10..20 lose the name in opt_dff (their flip-flops drive detail_o's 21 bits)"},
+	{"tx_engine", "res_q", "constant", "the TxEngine's codes are 0x03 and 0x20..0x22: bits 7, 6 and 4 stay 0, bits 3 and 2 follow the others"},
+	{"ctrl_fsm", "rx_addr_q", "constant", "Net.Recv's or App.Resp's address: the top 4 bits are never loaded with anything but 0"},
+	{"ctrl_fsm", "rx_base_q", "constant", "App.Recv's or Net.Resp's line: the top 4 bits are never loaded with anything but 0"},
 	// At DataBytes=64 a chunk is a whole line: one lane, every chunk ends it.
 	{"rx_engine", "h_bytes_q", "constant", "at DataBytes=64 the header line is one chunk, and its bytes 36..63 (and unused header bits) are 0"},
 	{"rx_engine", "hl_q", "constant", "at DataBytes=64 the header line is one chunk: its one-hot chunk index is always 1"},
@@ -57,6 +71,13 @@ var StateAllowances = []Allowance{
 	{"recv_set", "c_last_q", "constant", "at DataBytes=64 every chunk ends its line"},
 	{"recv_set", "o_last_q", "constant", "at DataBytes=64 every chunk ends its line"},
 	{"recv_set", "o_lane_q", "constant", "at DataBytes=64 there is one lane"},
+	{"rx_engine", "tail_lane_q", "constant", "at DataBytes=64 there is one lane"},
+	{"tx_engine", "klast_q", "constant", "at DataBytes=64 the prefix is one chunk"},
+	{"tx_engine", "km1_q", "constant", "at DataBytes=64 the prefix is one chunk"},
+	{"tx_engine", "ci_q", "constant", "at DataBytes=64 the prefix is one chunk"},
+	{"tx_engine", "lane_q", "constant", "at DataBytes=64 there is one lane"},
+	{"tx_engine", "tl_lanes_q", "constant", "at DataBytes=64 there is one lane"},
+	{"tx_engine", "olanes_q", "constant", "at DataBytes=64 there is one lane"},
 }
 
 // VarCheck is one RTL state variable against the netlist.

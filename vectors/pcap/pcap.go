@@ -575,8 +575,9 @@ func (m Message) Record(capture string) vectors.Record {
 // Records turns the messages into vector records in their order. A CALL
 // whose reply the messages hold (REPLY or EXCEPTION with its seqid, the
 // first after it on the reverse flow: kept with Options.Replies) carries
-// the reply's SHA-256 (vectors.MetaReplySHA256), which `arcalis run` holds
-// the TxEngine's reply to.
+// the reply's SHA-256 (vectors.MetaReplySHA256) and the reply itself
+// (vectors.MetaReply): `arcalis run` has the application answer as the
+// server did and holds the TxEngine's reply to it.
 func Records(msgs []Message, capture string) []vectors.Record {
 	recs := make([]vectors.Record, len(msgs))
 	open := map[string]int{} // flow and seqid of a CALL waiting for its reply -> its index
@@ -592,6 +593,7 @@ func Records(msgs []Message, capture string) []vectors.Record {
 			if c, waiting := open[k]; ok && waiting {
 				sum := sha256.Sum256(m.Msg)
 				recs[c].Meta[vectors.MetaReplySHA256] = hex.EncodeToString(sum[:])
+				recs[c].Meta[vectors.MetaReply] = hex.EncodeToString(m.Msg)
 				delete(open, k)
 			}
 		}
