@@ -164,7 +164,7 @@ var Labels = map[string]string{
 	"load_queue":      "FLR load queue + ROB",
 	"store_queue":     "FLR store queue",
 	"output_buffer":   "Output buffer",
-	"tx_engine":       "TxEngine (Set reply)",
+	"tx_engine":       "TxEngine (respFunction)",
 	"rx_engine":       "RxEngine",
 	"line_buffer":     "Line buffer",
 	"byte_selector":   "Byte selector",
