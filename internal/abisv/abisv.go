@@ -11,6 +11,7 @@ import (
 
 	"arcalis/golden"
 	"arcalis/tb"
+	"arcalis/thriftidl/gen"
 	"arcalis/thriftidl/schema"
 )
 
@@ -113,26 +114,6 @@ func Block() string {
 	return b.String()
 }
 
-// bytesSV prints bs as a packed constant of n bytes, the first byte in bits
-// 7:0 (the window order the RTL's byte lanes use), zeros above.
-func bytesSV(bs []byte, n int) string {
-	if len(bs) > n {
-		panic(fmt.Sprintf("abisv: %d bytes do not fit %d", len(bs), n))
-	}
-	var h strings.Builder
-	for i := n - 1; i >= 0; i-- {
-		v := byte(0)
-		if i < len(bs) {
-			v = bs[i]
-		}
-		fmt.Fprintf(&h, "%02X", v)
-		if i > 0 && i%8 == 0 {
-			h.WriteByte('_')
-		}
-	}
-	return fmt.Sprintf("%d'h%s", 8*n, h.String())
-}
-
 // replyParts prints CMD_SEND_APP_RESP's payload fields, the App.Resp image's
 // fields and the reply parts of golden.ReplyParts (docs/abi.md section 11).
 func replyParts(b *strings.Builder) {
@@ -175,19 +156,19 @@ func replyParts(b *strings.Builder) {
 			panic(err)
 		}
 		fmt.Fprintf(b, "  localparam int unsigned ReplyPre%sLen = %d;\n", r.name, len(pre))
-		fmt.Fprintf(b, "  localparam logic [511:0] ReplyPre%s = %s;\n", r.name, bytesSV(pre, 64))
+		fmt.Fprintf(b, "  localparam logic [511:0] ReplyPre%s = %s;\n", r.name, gen.BytesLiteral(pre, 64))
 		switch {
 		case r.status == golden.RespStatusAppError && errSuffix == nil:
 			errSuffix = suf
 			fmt.Fprintf(b, "  localparam int unsigned ReplySufErrorLen = %d;\n", len(suf))
-			fmt.Fprintf(b, "  localparam logic [63:0] ReplySufError = %s;\n", bytesSV(suf, 8))
+			fmt.Fprintf(b, "  localparam logic [63:0] ReplySufError = %s;\n", gen.BytesLiteral(suf, 8))
 		case r.status == golden.RespStatusAppError:
 			if string(suf) != string(errSuffix) {
 				panic("abisv: the two methods' error replies end differently")
 			}
 		case len(suf) > 0:
 			fmt.Fprintf(b, "  localparam int unsigned ReplySuf%sLen = %d;\n", r.name, len(suf))
-			fmt.Fprintf(b, "  localparam logic [63:0] ReplySuf%s = %s;\n", r.name, bytesSV(suf, 8))
+			fmt.Fprintf(b, "  localparam logic [63:0] ReplySuf%s = %s;\n", r.name, gen.BytesLiteral(suf, 8))
 		}
 	}
 }

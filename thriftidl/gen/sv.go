@@ -83,7 +83,7 @@ func SV(t *schema.Table, o Options) []byte {
 		return es
 	}
 	w.table("method_name", 8*maxName, mW, mi(func(i int) (string, string) {
-		return nameLiteral(t.Methods[i].Name, maxName), ""
+		return BytesLiteral([]byte(t.Methods[i].Name), maxName), ""
 	}))
 	w.table("method_name_len", nameW, mW, mi(func(i int) (string, string) { return lit(nameW, len(t.Methods[i].Name)), "" }))
 	w.table("method_args", sW, mW, mi(func(i int) (string, string) {
@@ -212,13 +212,18 @@ func wireConst(w uint8) string {
 	return "Wire" + n[:1] + strings.ToLower(n[1:])
 }
 
-// nameLiteral is name as a width-byte hex literal, its first byte in bits [7:0].
-func nameLiteral(name string, n int) string {
+// BytesLiteral is bs as an n-byte SystemVerilog hex literal, its first byte
+// in bits [7:0] (the byte lanes' order), zeros above. It panics if bs is
+// longer than n bytes.
+func BytesLiteral(bs []byte, n int) string {
+	if len(bs) > n {
+		panic(fmt.Sprintf("gen: %d bytes do not fit a %d-byte literal", len(bs), n))
+	}
 	var b strings.Builder
 	for i := n - 1; i >= 0; i-- {
 		c := byte(0)
-		if i < len(name) {
-			c = name[i]
+		if i < len(bs) {
+			c = bs[i]
 		}
 		fmt.Fprintf(&b, "%02x", c)
 	}
