@@ -1,6 +1,7 @@
 package main
 
 import (
+	"arcalis/golden"
 	"bufio"
 	"encoding/binary"
 	"encoding/json"
@@ -70,23 +71,38 @@ func largeValues(n int) (harnessWorkload, error) {
 	return w, nil
 }
 
-// writeStream writes jobs in the format bench/native/tb.cpp reads.
+// writeStream writes jobs in the format bench/native/tb.cpp reads: for each
+// request, the App.Resp image tb.DefaultApp answers a CALL with (from the
+// App.Recv image the reference writes, which the RTL's equals) and the
+// CMD_SEND_APP_RESP payload for it (tb.AppRespPayload), so that the native
+// testbench replies as tb.Accel.Receive does without a copy of either.
 func writeStream(path string, jobs []job) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(f)
-	w.WriteString("ARCSTRM1")
+	w.WriteString("ARCSTRM2")
 	le := binary.LittleEndian
 	w.Write(le.AppendUint32(nil, uint32(len(jobs))))
 	for _, j := range jobs {
-		var h [12]byte
+		capLines := tb.TightCapLines(len(j.Msg)) // as tb.Receive offers by default
+		img := make([]byte, capLines*tb.LineSize)
+		var resp []byte
+		var payload uint64
+		if r := golden.Deserialize(j.Msg, img); r.Code == golden.CodeOK && r.MsgType == golden.MsgCall {
+			resp = tb.DefaultApp(img)
+			payload = tb.AppRespPayload(len(resp), tb.AppRespCapMax, false)
+		}
+		var h [16]byte
 		le.PutUint32(h[0:], uint32(len(j.Msg)))
 		le.PutUint32(h[4:], uint32(j.Offset))
-		le.PutUint32(h[8:], uint32(tb.TightCapLines(len(j.Msg)))) // as tb.Receive offers by default
+		le.PutUint32(h[8:], uint32(capLines))
+		le.PutUint32(h[12:], uint32(len(resp)))
 		w.Write(h[:])
 		w.Write(j.Msg)
+		w.Write(le.AppendUint64(nil, payload))
+		w.Write(resp)
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()

@@ -277,7 +277,7 @@ module tx_engine
   logic             nbp_q, nbs_q, lane_ce_q, lo_ce_q;  // lane_ce_q, lo_ce_q: lane_q and lo_q load
   logic [WidthW-1:0] k_b;                      // bytes of this burst made
   logic [6:0]       q_q;
-  logic [5:0]       u_q;
+  logic [6:0]       u_q;                       // (7 bits: in the suffix it runs to 2 Width - 1)
   logic [3:0]       fring_q;
   logic [RingW-1:0] uring_q;
   logic             st_q;                      // the suffix's bytes are being made (the stream's are past)
@@ -322,7 +322,7 @@ module tx_engine
     suf_b_q  <= kc_q ? ReplySufError[8*u_q[2:0] +: 8] : ReplySufGetValue[8*u_q[2:0] +: 8];
     zero_q   <= suf_q ? !st_q : fring_q != '0;
     m_pre_q  <= q_q < plim_q;
-    m_suf_q  <= st_q && u_q < (kc_q ? 6'(SufC) : 6'(SufB));
+    m_suf_q  <= st_q && u_q < (kc_q ? 7'(SufC) : 7'(SufB));
     // Variable bytes: the frame length (the reply less its 4 frame bytes,
     // below 2**24: its byte 0 is 0), the seqid, the data's length field
     // (below 2**24; 0 for a reply without data).

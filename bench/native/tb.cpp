@@ -9,8 +9,12 @@
 //   arcalis-native STREAM LATENCY [CYCLES_OUT [PASSES]]
 //
 // STREAM is written by `go run ./bench` (bench/stream.go):
-//   "ARCSTRM1" | count u32 | count x (len u32 | offset u32 | capLines u32 | msg)
-// all little-endian. The requests run PASSES times (default 1). The output is
+//   "ARCSTRM2" | count u32 | count x (len u32 | offset u32 | capLines u32 |
+//   respLen u32 | msg | respPayload u64 | resp)
+// all little-endian: resp is the App.Resp image the harness's application
+// answers the request with (respLen 0: no reply), respPayload the
+// CMD_SEND_APP_RESP payload for it (both written by the Go side, which
+// holds the ABI's rules). The requests run PASSES times (default 1). The output is
 // one JSON object on stdout; CYCLES_OUT, if given and not "-", receives one
 // line per request of the first pass: "cycles status_word", for the Go side
 // to compare with its own run.
@@ -41,6 +45,7 @@ constexpr uint64_t kNetRespBase = 0x08000000;
 constexpr uint64_t kAppRespBase = 0x09000000;
 constexpr uint8_t kFiller = 0xA5;
 constexpr uint64_t kLine = 64;
+constexpr uint64_t kMaxReply = 1 << 21;  // Net.Resp's room: above any reply (tb.AppRespCapMax)
 
 // docs/abi.md sections 2 and 4.
 enum : uint8_t { kSendNetBuf = 1, kSendNetLen = 2, kAppReadyFlag = 3, kSendAppResp = 4, kSendAppBuf = 5, kNetReadyFlag = 6 };
@@ -137,7 +142,8 @@ class Bench {
 
     // receive mirrors tb.Accel.Receive (and reply); it returns the cycles
     // from the CMD_SEND_NET_LEN edge to the edge whose status load saw ready.
-    uint64_t receive(const uint8_t* msg, uint32_t len, uint32_t offset, uint32_t capLines, uint64_t* status) {
+    uint64_t receive(const uint8_t* msg, uint32_t len, uint32_t offset, uint32_t capLines,
+                     const std::vector<uint8_t>& resp, uint64_t respPayload, uint64_t* status) {
         const uint64_t addr = kNetRecvBase + offset;
         mem_.fill(kNetRecvBase, offset, kFiller);
         mem_.write(addr, msg, len);
@@ -154,13 +160,15 @@ class Bench {
         const uint64_t cycles = cycle_ - 2 - start;
         const uint64_t next = uc(false, kWindowBase, 0);
         if ((next & 0xF) == kStateIdleResp) {
-            mem_.fill(kNetRespBase, kLine, kFiller);
-            writable_ = Region{kNetRespBase, kLine};
-            readable_ = Region{};
+            if (resp.empty()) die("the engine waits for a reply the stream has no App.Resp image for%s", "");
+            mem_.write(kAppRespBase, resp.data(), resp.size());
+            mem_.fill(kNetRespBase, resp.size() + kLine, kFiller);
+            writable_ = Region{kNetRespBase, kMaxReply};
+            readable_ = Region{kAppRespBase, resp.size()};
             command(kNetReadyFlag, kNetRespBase);
             command(kSendAppBuf, kAppRespBase);
-            command(kSendAppResp, 0);
-            poll(budget(0));
+            command(kSendAppResp, respPayload);
+            poll(budget(resp.size()));
         }
         return cycles;
     }
@@ -299,7 +307,8 @@ class Bench {
 
 struct Req {
     uint32_t len, offset, capLines;
-    std::vector<uint8_t> msg;
+    std::vector<uint8_t> msg, resp;
+    uint64_t respPayload;
 };
 
 uint32_t le32(const uint8_t* p) { return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24; }
@@ -311,20 +320,26 @@ std::vector<Req> readStream(const char* path) {
     uint8_t chunk[1 << 16];
     for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, f)) > 0;) buf.insert(buf.end(), chunk, chunk + n);
     std::fclose(f);
-    if (buf.size() < 12 || std::memcmp(buf.data(), "ARCSTRM1", 8) != 0) die("%s: not a request stream (bad magic)", path);
+    if (buf.size() < 12 || std::memcmp(buf.data(), "ARCSTRM2", 8) != 0) die("%s: not a request stream (bad magic)", path);
     const uint32_t count = le32(&buf[8]);
     size_t p = 12;
     std::vector<Req> reqs(count);
     for (uint32_t i = 0; i < count; ++i) {
-        if (p + 12 > buf.size()) die("%s: truncated request header", path);
+        if (p + 16 > buf.size()) die("%s: truncated request header", path);
         Req& r = reqs[i];
         r.len = le32(&buf[p]);
         r.offset = le32(&buf[p + 4]);
         r.capLines = le32(&buf[p + 8]);
-        p += 12;
-        if (r.offset > 63 || r.capLines < 5 || r.capLines > 0xFFFF || p + r.len > buf.size()) die("%s: bad request record", path);
+        const uint32_t respLen = le32(&buf[p + 12]);
+        p += 16;
+        if (r.offset > 63 || r.capLines < 5 || r.capLines > 0xFFFF || p + r.len + 8 + respLen > buf.size())
+            die("%s: bad request record", path);
         r.msg.assign(buf.begin() + p, buf.begin() + p + r.len);
         p += r.len;
+        r.respPayload = uint64_t{le32(&buf[p])} | uint64_t{le32(&buf[p + 4])} << 32;
+        p += 8;
+        r.resp.assign(buf.begin() + p, buf.begin() + p + respLen);
+        p += respLen;
     }
     if (p != buf.size()) die("%s: bytes after the last request", path);
     return reqs;
@@ -349,7 +364,7 @@ int main(int argc, char** argv) {
         for (size_t i = 0; i < reqs.size(); ++i) {
             const Req& r = reqs[i];
             uint64_t st;
-            const uint64_t c = b.receive(r.msg.data(), r.len, r.offset, r.capLines, &st);
+            const uint64_t c = b.receive(r.msg.data(), r.len, r.offset, r.capLines, r.resp, r.respPayload, &st);
             if (pass == 0) cycles[i] = c, status[i] = st;
         }
     }
