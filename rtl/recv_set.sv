@@ -575,9 +575,8 @@ module recv_set
       gtw_q  <= 16 > Width;
       le2w_q <= 16 <= 2 * Width;
     end
-    // A binary length n, every cycle of its read (the last one is the
-    // cycle it fires): the limits of abi.md 5.6 that need no adder, as bit
-    // tests (n > 256, n > Width, n > 2 Width).
+    // A copy is a field of its own: no slot, never empty, its count's
+    // sizes from the TxEngine.
     if (copy_i) begin
       is_key_q    <= 1'b0;
       is_value_q  <= 1'b0;
@@ -585,13 +584,18 @@ module recv_set
       gtw_q       <= copy_gtw_i;
       le2w_q      <= copy_le2w_i;
     end
-    // A length's gtw and le2w, from the read as it fires; taken in its wait.
+    // A length's "above Width" and "at most 2 Width", from the read as it
+    // fires, taken in its wait cycle (a register between the window's wide
+    // tests and the loads above).
     gtw_x_q  <= (|x_u32[31:WidthW+1]) || (x_u32[WidthW] && |x_u32[WidthW-1:0]);
     le2w_x_q <= !((|x_u32[31:WidthW+2]) || (x_u32[WidthW+1] && |x_u32[WidthW:0]));
     if (state_q == FLenW) begin
       gtw_q  <= gtw_x_q;
       le2w_q <= le2w_x_q;
     end
+    // A binary length n, every cycle of its read (the last one is the
+    // cycle it fires): the limits of abi.md 5.6 that need no adder, as bit
+    // tests (n > 256).
     if (state_q == FLenA) begin
       lenpos_q   <= pos_i;
       remm4_q    <= remm4_i;
