@@ -42,8 +42,8 @@ type Application func(appRecv []byte) (appResp []byte)
 // Request is one message for the NetCore to hand to the engine.
 type Request struct {
 	Msg      []byte
-	Offset   int // start offset of the message within its line, 0..63
-	CapLines int // App.Recv capacity in lines (0: TightCapLines)
+	Offset   int         // start offset of the message within its line, 0..63
+	CapLines int         // App.Recv capacity in lines (0: TightCapLines)
 	App      Application // answers the CALLs the engine deserializes (nil: DefaultApp)
 	Framed   bool        // the request came framed: so does its reply
 	RespCap  int         // the Net.Resp buffer's capacity in bytes (0: AppRespCapMax)
@@ -65,19 +65,19 @@ type Outcome struct {
 	Replied       bool // the engine waited in IDLE_RESP and the reply was run
 	// The App.Resp image the application gave, the request's framing and
 	// the Net.Resp capacity: what the reference answers from.
-	AppResp       []byte
-	Framed        bool
-	RespCap       int
+	AppResp []byte
+	Framed  bool
+	RespCap int
 	// RespFaulted: a load of an App.Resp line the reply needs (the header
 	// line, and the data's lines when the reference writes a reply with
 	// data) was answered with an error: the reply must end RESP_LOAD_FAULT.
-	RespFaulted   bool
+	RespFaulted bool
 	// Net.Resp after the reply: the reply, then a line of filler (the
 	// bytes past the reply that the check for stray writes reads).
-	Reply         []byte
-	ReplyStatus   Status
-	Cycles        uint64 // from the CMD_SEND_NET_LEN edge to the edge whose status load saw ready
-	Violations    []string
+	Reply       []byte
+	ReplyStatus Status
+	Cycles      uint64 // from the CMD_SEND_NET_LEN edge to the edge whose status load saw ready
+	Violations  []string
 }
 
 // WrittenReply is the reply the TxEngine wrote to Net.Resp, its length the
@@ -377,8 +377,9 @@ func (a *Accel) reply(o *Outcome, req Request) error {
 	if !m.Idle() {
 		m.violate("reply ready with memory requests still in flight")
 	}
+	// A reply the TxEngine writes reads the data; any other only the header line.
 	needed := uint64(golden.RespDataOffset)
-	if want > 0 {
+	if want > 0 && want <= o.RespCap {
 		needed += uint64(binary.LittleEndian.Uint32(o.AppResp[golden.RespDataLenOffset:]))
 	}
 	for _, line := range m.Faulted[faulted:] {
@@ -424,7 +425,7 @@ func DefaultApp(appRecv []byte) []byte {
 	default:
 		v := make([]byte, x>>8%300)
 		for i := range v {
-			v[i] = byte(x >> (i % 7 * 8) + uint64(i))
+			v[i] = byte(x>>(i%7*8) + uint64(i))
 		}
 		img, _ = golden.BuildAppResp(golden.MethodGet, v, nil)
 	}

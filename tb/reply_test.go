@@ -110,9 +110,9 @@ func TestReplyBadImages(t *testing.T) {
 func TestReplyCapacity(t *testing.T) {
 	on(t, func(t *T) {
 		for _, c := range []struct {
-			name  string
-			msg   []byte
-			img   []byte
+			name string
+			msg  []byte
+			img  []byte
 		}{
 			{"Set", setMsg(1, []byte("k"), []byte("v")), appResp(t, golden.MethodSet, nil, nil)},
 			{"Get value", getMsg(2, []byte("k")), appResp(t, golden.MethodGet, pattern(300, 1), nil)},
