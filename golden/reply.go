@@ -216,7 +216,7 @@ func ReplyParts(method, status uint8) (prefix, suffix []byte, err error) {
 	var value []byte
 	switch {
 	case status == RespStatusAppError:
-		appErr = emptyError{}
+		appErr = errorText("")
 	case status == RespStatusValue && method == MethodGet:
 		value = []byte{}
 	case status == RespStatusValue, status == RespStatusNull && method == MethodGet:
@@ -244,10 +244,6 @@ func ReplyParts(method, status uint8) (prefix, suffix []byte, err error) {
 	return prefix, suffix, nil
 }
 
-// emptyError is an application error whose text is empty.
-type emptyError struct{}
-
-func (emptyError) Error() string { return "" }
 
 // AppRespForReply returns the App.Resp image from which WriteReply writes
 // exactly reply (unframed) for a request of method: the answer a recorded
