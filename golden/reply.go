@@ -244,7 +244,6 @@ func ReplyParts(method, status uint8) (prefix, suffix []byte, err error) {
 	return prefix, suffix, nil
 }
 
-
 // AppRespForReply returns the App.Resp image from which WriteReply writes
 // exactly reply (unframed) for a request of method: the answer a recorded
 // server gave, as the application would have written it, so that a capture
