@@ -168,6 +168,7 @@ var Labels = map[string]string{
 	"rx_engine":       "RxEngine",
 	"line_buffer":     "Line buffer",
 	"byte_selector":   "Byte selector",
+	"lane_mux4":       "Byte selector 4:1 step",
 	"rx_deserializer": "Deserializer / dispatch",
 	"recv_set":        "recvFunction (Set, Get)",
 	"schema_table":    "Schema table",

@@ -30,30 +30,18 @@ module byte_selector
   logic [1:0]         lo_q;
   logic [Width*L-1:0] s0, out_q;
 
-  // Copy c of offset bits 5:2, in true polarity: {5:4, 3:2} at 4 c.
-  logic [4*4-1:0] hcs;
+  // Offset bits 5:4 and 3:2 of each copy, as the steps take them.
+  logic [4*2-1:0] sel54, sel32;
   always_comb begin
-    for (int unsigned c = 0; c < 4; c++) hcs[4*c +: 4] = (c % 2 == 1) ? ~offset_c_i[4*c +: 4] : offset_c_i[4*c +: 4];
+    for (int unsigned c = 0; c < 4; c++) begin
+      sel54[2*c +: 2] = offset_c_i[4*c+2 +: 2];
+      sel32[2*c +: 2] = offset_c_i[4*c +: 2];
+    end
   end
+  lane_mux4 #(.N(N4), .Step(16), .L(L)) u_lane_mux4_16 (.lanes_i(lanes_i[(N4+48)*L-1:0]), .sel_i(sel54), .lanes_o(s4));
+  lane_mux4 #(.N(N2), .Step(4),  .L(L)) u_lane_mux4_4  (.lanes_i(s4), .sel_i(sel32), .lanes_o(s2));
 
-  // One 4:1 step: lane i of the result is lane i + k * step of the input.
   always_comb begin
-    for (int unsigned i = 0; i < N4; i++) begin
-      unique case (hcs[4*(i%4)+2 +: 2])
-        2'd0:    s4[i*L +: L] = lanes_i[(i +  0)*L +: L];
-        2'd1:    s4[i*L +: L] = lanes_i[(i + 16)*L +: L];
-        2'd2:    s4[i*L +: L] = lanes_i[(i + 32)*L +: L];
-        default: s4[i*L +: L] = lanes_i[(i + 48)*L +: L];
-      endcase
-    end
-    for (int unsigned i = 0; i < N2; i++) begin
-      unique case (hcs[4*(i%4) +: 2])
-        2'd0:    s2[i*L +: L] = s4[(i +  0)*L +: L];
-        2'd1:    s2[i*L +: L] = s4[(i +  4)*L +: L];
-        2'd2:    s2[i*L +: L] = s4[(i +  8)*L +: L];
-        default: s2[i*L +: L] = s4[(i + 12)*L +: L];
-      endcase
-    end
     for (int unsigned i = 0; i < Width; i++) begin
       unique case (lo_q)
         2'd0:    s0[i*L +: L] = s2_q[(i + 0)*L +: L];

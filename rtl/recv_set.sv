@@ -148,7 +148,6 @@ module recv_set
   logic       rd_go, short_now, in_read;
   logic       go_q, short_q;
   logic [3:0] amt_q;
-  logic       lenrd_q;                 // the read is a binary length's
   logic [4:0] kmask_q;                 // the bytes a read's fault bits count (bit 4: bytes 4..7)
   always_comb begin
     in_read = 1'b1;
@@ -262,7 +261,6 @@ module recv_set
       FValA:   amt_q <= size_q;                 // one-hot 1, 2, 4, 8 is the number
       default: amt_q <= 4'd4;
     endcase
-    lenrd_q <= state_q == FLenA;
     // A header's bytes 1 and 2, a length's 0..3, a value's size bytes (as
     // AND-ORs: constants here would make the state a reset's input).
     kmask_q <= {!rd_hdr && !rd_len && size_q[3],
@@ -552,7 +550,7 @@ module recv_set
     if (go_q) begin
       err0_q <= win_err_i[0];
       err_q  <= |(win_err_i & {{3{kmask_q[4]}}, kmask_q});
-      val_q  <= lenrd_q ? {x_u32, 32'b0} : x_u64;
+      val_q  <= x_u64;                     // (a length is its top 32 bits)
     end
     if (state_q == FHdrA) begin
       // Every cycle of the header read: the last one is the cycle it fires.

@@ -202,9 +202,8 @@ module rx_deserializer
   localparam logic [23:0] GetWant = NameGetWin;
   always_ff @(posedge clk_i) begin
     if (go_q) begin
-      // The name is three bytes: right-align it.
-      word_q    <= three_q ? {8'b0, win_i[7:0], win_i[15:8], win_i[23:16]}
-                           : {win_i[7:0], win_i[15:8], win_i[23:16], win_i[31:24]};
+      // (read only after a four-byte step: the name's three are compared below)
+      word_q    <= {win_i[7:0], win_i[15:8], win_i[23:16], win_i[31:24]};
       fault_q   <= three_q ? |win_err_i[2:0] : |win_err_i;
       for (int unsigned g = 0; g < 4; g++) begin
         ver_g_q[g] <= win_i[6*g +: 6] == VerWant[6*g +: 6];

@@ -469,7 +469,7 @@ module rx_engine
       // The load queue starts with EStart and stops one cycle after the
       // parse ends (a line more may be loaded: docs/abi.md section 9).
       lq_start_q <= (state_q == ECarry) && !too_large_q;
-      in_fields_q <= ((state_q == EHeader) && d_done && d_dispatch) || (state_q == ETxSkip) ||
+      in_fields_q <= ((state_q == EHeader) && d_dispatch) || (state_q == ETxSkip) ||
                      ((state_q == EFields) && !(ending_q && !s_busy));
       tl_take_q  <= in_init_q && big;
       in_init_q  <= (state_q == EIdle) && start_i;
@@ -494,8 +494,8 @@ module rx_engine
         end
         ETxSkip: state_q <= EFields;
         EHeader: begin
-          if (d_done && d_dispatch) state_q <= EFields;
-          else if (d_done)          state_q <= EWriteHeader;
+          if (d_dispatch)  state_q <= EFields;        // (d_dispatch only ever with d_done)
+          else if (d_done) state_q <= EWriteHeader;
         end
         // Chunks squashed by the end (a fault) still pass to the output
         // buffer as discards: the header line waits for them (ending_q), or
@@ -626,18 +626,14 @@ module rx_engine
   // ---- The App.Recv header line: operand registers in host byte order ----
   // Byte i of a line is bits [8i+7:8i], so a little-endian field of the
   // header sits in the line as the plain value.
+  localparam int unsigned HdrPad = 224;      // the line's bytes past the header's fields: zeros
   logic [LineBits-1:0] header_line;
-  assign header_line = {224'b0, {8'b0, offset_q}, d_method, 3'b0, s_ops.present,
+  assign header_line = {HdrPad'(0), {8'b0, offset_q}, d_method, 3'b0, s_ops.present,
                         d_msg_type, result_q, d_seqid, s_ops.value_len,
                         s_ops.key_len, s_ops.exptime, s_ops.flags, s_ops.req_id};
 
   logic               h_valid_q, h_last_q;
   logic [Lanes-1:0]   h_lanes_q;              // hl_q, a cycle later
-  logic [Width*8-1:0] h_bytes_q, h_pick;
-  always_comb begin
-    h_pick = '0;
-    for (int unsigned l = 0; l < Lanes; l++) h_pick = h_pick | ({Width*8{hl_q[l]}} & header_line[l*Width*8 +: Width*8]);
-  end
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       h_valid_q <= 1'b0;
@@ -647,13 +643,7 @@ module rx_engine
       h_last_q  <= hdr_fire && hdr_last;
     end
   end
-  // The chunk at hl_q, every cycle (an AND-OR of the lanes): with h_valid_q
-  // it is the one that fired (hl_q moves on only after a fire), and no
-  // enable reaches the data.
-  always_ff @(posedge clk_i) begin
-    h_lanes_q <= hl_q;
-    h_bytes_q <= h_pick;
-  end
+  always_ff @(posedge clk_i) h_lanes_q <= hl_q;
 
   // A data chunk's App.Recv line: recv_set added base + dst / 64 in the low
   // LinesW bits; the high part is taken as is or plus one.
@@ -663,6 +653,68 @@ module rx_engine
   // two at once).
   logic                 o_valid_q, o_discard_q, o_last_q;
   logic [LineAddrW-1:0] o_line_q;
+  // The chunk's bytes: a mux of its sources by a binary code registered
+  // the cycle before (0 the recvFunction's, 1 the TxEngine's, 2 + l the
+  // header's source l), so each bit is one LUT of the code and its
+  // sources, not a pick of the header's lanes and then a choice of engine.
+  // The code is what goes whenever a chunk goes (bytes without a chunk are
+  // not read): the TxEngine's while it generates (tx_gen_i is set before
+  // its first chunk and cleared after its last), the recvFunction's
+  // in EFields (its chunks go the cycle after an EFields cycle: it is left
+  // only with none on its way), else the header's lane hl_q.
+  // The header's sources are its lanes when it spans at most three chunks;
+  // beyond that (8 B/cycle) one register, hp_q, that picks the lane as it
+  // fires (a mux of more inputs would take two LUT levels and two MUXFs;
+  // at other widths only an assertion reads hp_q).
+  // Past the header's fields the line is zeros: a lane past them takes a
+  // reset of every bit (oz_lo_q), and in the last lane with fields the
+  // bits past them decode only the code's low bits and take a reset
+  // (oz_hi_q): registers straight on the flip-flops' reset pins.
+  localparam int unsigned HdrBits  = LineBits - HdrPad;
+  localparam int unsigned HdrLanes = (HdrBits + Width*8 - 1) / (Width*8);
+  localparam bit          Direct   = HdrLanes <= 3;
+  localparam int unsigned HdrSrcs  = Direct ? HdrLanes : 1;
+  localparam int unsigned PartBits = Direct ? HdrBits - (HdrLanes - 1) * Width*8 : Width*8;   // the last source's bits of fields
+  localparam int unsigned CodeW    = $clog2(HdrSrcs + 2);
+  localparam int unsigned CodeLoW  = $clog2(HdrSrcs + 1);
+  (* fsm_encoding = "none" *)               // a mux code, not a state: Yosys must not recode it
+  logic [CodeW-1:0]   osrc_q;
+  logic [CodeW-1:0]   osrc_d;
+  logic               oz_lo_q, oz_hi_q;
+  logic [Width*8-1:0] hp_q, hp_d, o_bytes_d;
+  always_comb begin
+    // (an OR of the sources' codes, hl_q one-hot: a mux of constants would
+    // become a synchronous set with a LUT level of its own)
+    osrc_d = {CodeW{tx_gen_i}} & CodeW'(1);
+    for (int unsigned l = 0; l < HdrSrcs; l++)
+      osrc_d = osrc_d | ({CodeW{!tx_gen_i && !in_fields_q && (Direct ? hl_q[l] : 1'b1)}} & CodeW'(2 + l));
+    for (int unsigned b = 0; b < Width*8; b++) begin
+      o_bytes_d[b] = s_bytes[b];
+      if (b < PartBits) begin
+        if (osrc_q == CodeW'(1)) o_bytes_d[b] = tx_bytes_i[b];
+        for (int unsigned l = 0; l < HdrSrcs; l++)
+          if (osrc_q == CodeW'(2 + l)) o_bytes_d[b] = Direct ? header_line[l*Width*8 + b] : hp_q[b];
+        if (oz_lo_q) o_bytes_d[b] = 1'b0;
+      end else begin
+        if (osrc_q[CodeLoW-1:0] == CodeLoW'(1)) o_bytes_d[b] = tx_bytes_i[b];
+        for (int unsigned l = 0; l + 1 < HdrSrcs; l++)
+          if (osrc_q[CodeLoW-1:0] == CodeLoW'(2 + l)) o_bytes_d[b] = header_line[l*Width*8 + b];
+        if (oz_hi_q) o_bytes_d[b] = 1'b0;
+      end
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    osrc_q  <= osrc_d;
+    oz_lo_q <= Direct && !in_fields_q && !tx_gen_i && (hl_q >> HdrLanes) != '0;
+    oz_hi_q <= Direct && !in_fields_q && !tx_gen_i && ((hl_q >> HdrLanes) != '0 || (hl_q[HdrLanes-1] && PartBits < Width*8));
+    hp_q    <= hp_d;
+  end
+  always_comb begin
+    // (an AND-OR of the lanes: an if would make a reset of the pick's zeros)
+    hp_d = '0;
+    for (int unsigned l = 0; l < Lanes; l++) hp_d = hp_d | ({Width*8{hl_q[l]}} & header_line[l*Width*8 +: Width*8]);
+  end
+
   logic [LinesW:0]      o_lo;                 // the chunk's line: low part, and whether the high part takes the carry
   assign o_lo = tx_gen_i ? tx_lo_i : h_valid_q ? {1'b0, base_q[LinesW-1:0]} : s_lo;
   logic [Lanes-1:0]     o_lanes_q;
@@ -686,7 +738,7 @@ module rx_engine
   end
   always_ff @(posedge clk_i) begin
     o_line_q  <= {o_lo[LinesW] ? app_hi1_q : base_q[LineAddrW-1:LinesW], o_lo[LinesW-1:0]};
-    o_bytes_q <= tx_gen_i ? tx_bytes_i : h_valid_q ? h_bytes_q : s_bytes;
+    o_bytes_q <= o_bytes_d;
     o_mask_q  <= tx_gen_i ? tx_mask_i  : h_valid_q ? '1 : s_mask;
     o_last_q  <= tx_gen_i ? tx_last_i  : h_valid_q ? h_last_q : s_last;
   end
@@ -786,10 +838,21 @@ module rx_engine
       assert (!appl_q || amt_q <= 7'(LineBytes)) else $error("rx_engine: a step of %0d bytes", amt_q);
       assert (!(d_go || s_go) || remm4 == rem_ref - LenW'(4)) else $error("rx_engine: rem - 4 is %0d at a read, rem %0d", remm4, rem_ref);
     end
+    // Whatever chunk goes, its bytes are its source's (the header's lane
+    // as it stood when it fired: hp_q).
+    if (rst_ni && tx_gen_i && tx_valid_i)
+      assert (o_bytes_d == tx_bytes_i) else $error("rx_engine: a TxEngine chunk took other bytes");
+    if (rst_ni && !tx_gen_i && h_valid_q)
+      assert (o_bytes_d == hp_q) else $error("rx_engine: a header chunk took other bytes");
+    if (rst_ni && !tx_gen_i && !h_valid_q && s_valid)
+      assert (o_bytes_d == s_bytes) else $error("rx_engine: a recvFunction chunk took other bytes");
+    if (rst_ni) assert (int'(tx_gen_i && tx_valid_i) + int'(h_valid_q) + int'(s_valid) <= 1)
+      else $error("rx_engine: two chunks at once");
     // The result's sources are set only in their states, or qualified by
     // registered decodes of them (its enable relies on it).
     if (rst_ni) begin
       assert (!d_done || state_q == EHeader) else $error("rx_engine: the header ended outside EHeader");
+      assert (!d_dispatch || d_done) else $error("rx_engine: a dispatch without the header's end");
       assert (no_ld_q == !(state_q == ECarry && !too_large_q)) else $error("rx_engine: no_ld_q disagrees with ECarry");
       assert (in_fields_q == (state_q == EFields)) else $error("rx_engine: in_fields_q disagrees with the state %0d", state_q);
       assert (tl_take_q == (state_q == ECarry && too_large_q)) else $error("rx_engine: tl_take_q disagrees with ECarry");

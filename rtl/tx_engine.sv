@@ -296,6 +296,11 @@ module tx_engine
   logic             burst_end, uen, emit;
 
   assign burst_end = prod_q && k_b == WidthW'(Width - 1);
+  // k_b == e0m1_q in two halves, each one LUT (kept: as one function abc
+  // maps it with MUXFs into st_q's enable, above two LUT levels).
+  localparam int unsigned KLoW = WidthW / 2;
+  (* keep *) logic [1:0] k_hit;
+  assign k_hit = {k_b[WidthW-1:KLoW] == e0m1_q[WidthW-1:KLoW], k_b[KLoW-1:0] == e0m1_q[KLoW-1:0]};
   assign uen       = prod_q && (suf_q ? st_q : fring_q == '0);
   assign emit      = fire_q && cemit_q;
 
@@ -445,7 +450,7 @@ module tx_engine
     // The suffix's first byte follows e0 bytes of the stream's last chunk:
     // byte k is past them when k > e0 - 1 (set as byte e0 - 1 is made).
     if (ld_suf_q) st_q <= 1'b0;
-    else if (prod_q && k_b == e0m1_q) st_q <= 1'b1;
+    else if (prod_q && &k_hit) st_q <= 1'b1;
     if (pa_q) begin
       sr_q <= {byte_b, sr_q[Width*8-1:8]};
       mk_q <= {suf_q ? m_suf_q : m_pre_q, mk_q[Width-1:1]};

@@ -60,7 +60,9 @@ var StateAllowances = []Allowance{
 	{"ctrl_fsm", "rx_addr_q", "constant", "Net.Recv's or App.Resp's address: the top 4 bits are never loaded with anything but 0"},
 	{"ctrl_fsm", "rx_base_q", "constant", "App.Recv's or Net.Resp's line: the top 4 bits are never loaded with anything but 0"},
 	// At DataBytes=64 a chunk is a whole line: one lane, every chunk ends it.
-	{"rx_engine", "h_bytes_q", "constant", "at DataBytes=64 the header line is one chunk, and its bytes 36..63 (and unused header bits) are 0"},
+	{"rx_engine", "hp_q", "unused", "the header's lanes picked into a register only where the header spans more than three chunks (DataBytes=8); elsewhere the output mux reads the lanes"},
+	{"rx_engine", "oz_lo_q", "constant", "no lane lies past the header's fields at DataBytes=32 and 64, nor a reset at DataBytes=8 (the picked lane is zeros there)"},
+	{"rx_engine", "oz_hi_q", "constant", "no reset at DataBytes=8 (the picked lane is zeros past the fields)"},
 	{"rx_engine", "hl_q", "constant", "at DataBytes=64 the header line is one chunk: its one-hot chunk index is always 1"},
 	{"rx_engine", "h_lanes_q", "constant", "at DataBytes=64 the header line is one chunk: its one-hot chunk index is always 1"},
 	{"recv_set", "k_last_q", "constant", "at DataBytes=64 every chunk ends its line"},
