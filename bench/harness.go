@@ -1,7 +1,6 @@
 package main
 
 import (
-	"arcalis/golden"
 	"bufio"
 	"encoding/binary"
 	"encoding/json"
@@ -22,6 +21,7 @@ import (
 	"unsafe"
 
 	"arcalis/bench/workload"
+	"arcalis/golden"
 	"arcalis/tb"
 	"arcalis/vectors"
 )
