@@ -405,7 +405,12 @@ module tx_engine
           if (stream_end_i) begin
             allow_q <= !stream_fault_i;
             gen_q   <= !stream_fault_i;
-            if (stream_fault_i) state_q <= TEnd;
+            // (the prefix's burst stops too: were it to end in TEnd, its
+            // chunk would wait for the next reply)
+            if (stream_fault_i) begin
+              state_q <= TEnd;
+              prod_q  <= 1'b0;
+            end
           end
           sfault_q <= stream_end_i && stream_fault_i;
           if (fire_q && clast_q) state_q <= ka_q ? TEnd : TSuf;
@@ -528,6 +533,8 @@ module tx_engine
     if (rst_ni && copy_go_o && state_q == TPre)
       assert (pf_q < 7'(LineBytes)) else $error("tx_engine: the prefix does not end in Net.Resp's first line: the stream cannot start in App.Resp's header line");
     if (rst_ni && pa_q) assert (!fire_q) else $error("tx_engine: a chunk went while its bytes were shifting in");
+    if (rst_ni && state_q == TGo)
+      assert (!full_q && !prod_q && !lasta_q && !fire_q) else $error("tx_engine: a new reply begins with a chunk of the last one left");
   end
 `endif
 

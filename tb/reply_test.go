@@ -130,6 +130,33 @@ func TestReplyCapacity(t *testing.T) {
 	})
 }
 
+// TestReplyAfterStreamFault: a reply whose data stream ends on a load fault
+// leaves nothing behind, wherever the fault lands in the making of the
+// prefix (data lengths and random stalls move it across that burst's
+// cycles): the next request's reply is its own. FuzzRTL found a Set reply
+// sent as the bytes of an abandoned Get error's prefix, when the fault came
+// the cycle before the prefix's burst ended.
+func TestReplyAfterStreamFault(t *testing.T) {
+	on(t, func(t *T) {
+		for n := 1; n < 200; n += 3 {
+			for _, kind := range []string{"error", "value"} {
+				img := appResp(t, golden.MethodGet, pattern(n, 3), nil)
+				if kind == "error" {
+					img = appResp(t, golden.MethodGet, nil, errors.New(string(pattern(n, 2))))
+				}
+				for seed := range 8 {
+					framed := seed%2 == 1
+					name := fmt.Sprintf("Get %s of %d bytes, fault on App.Resp line 1, stalls seed %d, framed %v", kind, n, seed, framed)
+					withMem(t, MemConfig{MaxStall: 17, Seed: int64(seed), FaultLine: func(a uint64) bool { return a == AppRespBase+LineSize }}, func() {
+						expect(t, name, getMsg(5, []byte("k")), RunOptions{App: gives(img), Framed: framed})
+					})
+					expect(t, "Set after "+name, setMsg(uint32(n), []byte("k"), []byte("v")), RunOptions{Framed: framed})
+				}
+			}
+		}
+	})
+}
+
 // TestReplyLoadFaults: an error on the App.Resp header line, or on a line of
 // the data, ends RESP_LOAD_FAULT without a byte written past the reply; an
 // error on a line past the data changes nothing.
