@@ -169,6 +169,7 @@ var Labels = map[string]string{
 	"line_buffer":     "Line buffer",
 	"byte_selector":   "Byte selector",
 	"lane_mux4":       "Byte selector 4:1 step",
+	"any_of":          "recvFunction enable OR",
 	"rx_deserializer": "Deserializer / dispatch",
 	"recv_set":        "recvFunction (Set, Get)",
 	"schema_table":    "Schema table",

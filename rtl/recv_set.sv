@@ -308,6 +308,12 @@ module recv_set
   // a length's, a value's).
   logic            hbad, lbad;         // the header's, the length's checks fail
   logic            hend_q, hpos_q, lfail_q, lend_q, lpos_q, vend_q;
+  // result_q's and offset_q's enables, one LUT each (abc would share them
+  // with done_q's OR of the flags: two LUT levels in front of the enables
+  // of all their bits)
+  logic            res_ce, off_ce;
+  any_of #(.N(5)) u_res_ce (.flags_i({short_q, hend_q, lend_q, vend_q, cf_q && !dead_q}), .any_o(res_ce));
+  any_of #(.N(3)) u_off_ce (.flags_i({short_q, hend_q, lend_q}), .any_o(off_ce));
   result_e         hres_q, lres_q;
   // A failing header's offset: item_q, plus one after a T_STOP, or plus
   // three where the message ends inside a UUID (the head, after the
@@ -444,25 +450,15 @@ module recv_set
         done_q  <= 1'b1;
         state_q <= FIdle;
       end
-      if (short_q) begin
-        result_q <= ResTruncated;
-        offset_q <= pos_i;
-      end
-      if (hend_q) begin
-        result_q <= hres_q;
-        offset_q <= hpos_q ? {hoff3_c_q ? hoff_hi1_q : item_q[LenW-1:CntW], hoff3_lo_q}
+      if (res_ce) result_q <= (vend_q || cf_q && !dead_q) ? ResLoadFault : lend_q ? lres_q : hend_q ? hres_q : ResTruncated;
+      if (off_ce) begin
+        offset_q <= lend_q ? (lpos_q ? pos_i : lenpos_q) :
+                    !hend_q ? pos_i :
+                    hpos_q ? {hoff3_c_q ? hoff_hi1_q : item_q[LenW-1:CntW], hoff3_lo_q}
                            : {hoff_c_q ? hoff_hi1_q : item_q[LenW-1:CntW], hoff_lo_q};
       end
-      if (lend_q) begin
-        result_q <= lres_q;
-        offset_q <= lpos_q ? pos_i : lenpos_q;
-      end
-      if (vend_q) result_q <= ResLoadFault;
       // A chunk read from a faulty line ends the request, whatever the state.
-      if (cf_q && !dead_q) begin
-        done_q   <= 1'b1;
-        result_q <= ResLoadFault;
-      end
+      if (cf_q && !dead_q) done_q <= 1'b1;
       dead_q    <= (start_i || copy_i) ? 1'b0 : (dead_q || done_q);
       cend_q    <= state_q == FTailW && copying_q;
       if (start_i || cend_q) copying_q <= 1'b0;

@@ -682,26 +682,27 @@ module rx_engine
   logic [CodeW-1:0]   osrc_d;
   logic               oz_lo_q, oz_hi_q;
   logic [Width*8-1:0] hp_q, hp_d, o_bytes_d;
+  logic [Width*8-1:0] o_fld, o_past;        // the bits below PartBits, and those past it
+  localparam logic [Width*8-1:0] FldMask = (PartBits == Width*8) ? '1 : {Width*8{1'b1}} >> (Width*8 - PartBits);
   always_comb begin
     // (an OR of the sources' codes, hl_q one-hot: a mux of constants would
     // become a synchronous set with a LUT level of its own)
     osrc_d = {CodeW{tx_gen_i}} & CodeW'(1);
     for (int unsigned l = 0; l < HdrSrcs; l++)
       osrc_d = osrc_d | ({CodeW{!tx_gen_i && !in_fields_q && (Direct ? hl_q[l] : 1'b1)}} & CodeW'(2 + l));
-    for (int unsigned b = 0; b < Width*8; b++) begin
-      o_bytes_d[b] = s_bytes[b];
-      if (b < PartBits) begin
-        if (osrc_q == CodeW'(1)) o_bytes_d[b] = tx_bytes_i[b];
-        for (int unsigned l = 0; l < HdrSrcs; l++)
-          if (osrc_q == CodeW'(2 + l)) o_bytes_d[b] = Direct ? header_line[l*Width*8 + b] : hp_q[b];
-        if (oz_lo_q) o_bytes_d[b] = 1'b0;
-      end else begin
-        if (osrc_q[CodeLoW-1:0] == CodeLoW'(1)) o_bytes_d[b] = tx_bytes_i[b];
-        for (int unsigned l = 0; l + 1 < HdrSrcs; l++)
-          if (osrc_q[CodeLoW-1:0] == CodeLoW'(2 + l)) o_bytes_d[b] = header_line[l*Width*8 + b];
-        if (oz_hi_q) o_bytes_d[b] = 1'b0;
-      end
-    end
+    // (whole words, not bit by bit: the same logic, and Verilator
+    // simulates a word in one operation)
+    o_fld = s_bytes;
+    if (osrc_q == CodeW'(1)) o_fld = tx_bytes_i;
+    for (int unsigned l = 0; l < HdrSrcs; l++)
+      if (osrc_q == CodeW'(2 + l)) o_fld = Direct ? header_line[l*Width*8 +: Width*8] : hp_q;
+    if (oz_lo_q) o_fld = '0;
+    o_past = s_bytes;
+    if (osrc_q[CodeLoW-1:0] == CodeLoW'(1)) o_past = tx_bytes_i;
+    for (int unsigned l = 0; l + 1 < HdrSrcs; l++)
+      if (osrc_q[CodeLoW-1:0] == CodeLoW'(2 + l)) o_past = header_line[l*Width*8 +: Width*8];
+    if (oz_hi_q) o_past = '0;
+    o_bytes_d = (o_fld & FldMask) | (o_past & ~FldMask);
   end
   always_ff @(posedge clk_i) begin
     osrc_q  <= osrc_d;
