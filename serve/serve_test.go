@@ -450,6 +450,19 @@ func TestRecordAndShutdown(t *testing.T) {
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "served.vec")
 	var mismatches []regress.Result
+	// The last request, a 1 MiB Set, waits in the model's goroutine until
+	// released. (Set before the server starts: the goroutine that reads
+	// testRun is started after it, and may take the Set as soon as it is
+	// written.)
+	big := message("Set", 1, 77, setBody("big", strings.Repeat("b", 1<<20))...)
+	inModel, release := make(chan struct{}), make(chan struct{})
+	testRun = func(msg []byte) {
+		if len(msg) == len(big) {
+			close(inModel)
+			<-release
+		}
+	}
+	defer func() { testRun = nil }()
 	s, _ := start(t, Config{Transport: Framed, Record: rec, Check: true, WaveDir: filepath.Join(dir, "waves"), Seed: 3,
 		Mismatch: func(r regress.Result) { mismatches = append(mismatches, r) }})
 	c, done := client(t, s, Framed)
@@ -472,8 +485,7 @@ func TestRecordAndShutdown(t *testing.T) {
 	}
 	sent++
 
-	// The last request: a 1 MiB Set on a raw connection, then Shutdown.
-	big := message("Set", 1, 77, setBody("big", strings.Repeat("b", 1<<20))...)
+	// The last request: the 1 MiB Set on a raw connection, then Shutdown.
 	raw, err := net.Dial("tcp", s.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -484,14 +496,6 @@ func TestRecordAndShutdown(t *testing.T) {
 	}
 	sent++
 	// Shutdown begins while the Set is in the model's goroutine.
-	inModel, release := make(chan struct{}), make(chan struct{})
-	testRun = func(msg []byte) {
-		if len(msg) == len(big) {
-			close(inModel)
-			<-release
-		}
-	}
-	defer func() { testRun = nil }()
 	<-inModel
 	type stopped struct {
 		st  Stats
