@@ -148,7 +148,10 @@ func TestReplyAfterStreamFault(t *testing.T) {
 					framed := seed%2 == 1
 					name := fmt.Sprintf("Get %s of %d bytes, fault on App.Resp line 1, stalls seed %d, framed %v", kind, n, seed, framed)
 					withMem(t, MemConfig{MaxStall: 17, Seed: int64(seed), FaultLine: func(a uint64) bool { return a == AppRespBase+LineSize }}, func() {
-						expect(t, name, getMsg(5, []byte("k")), RunOptions{App: gives(img), Framed: framed})
+						r := expect(t, name, getMsg(5, []byte("k")), RunOptions{App: gives(img), Framed: framed})
+						if !r.Outcome.RespFaulted {
+							t.Errorf("%s: the fault was not met: the sweep no longer reaches the stream", name)
+						}
 					})
 					expect(t, "Set after "+name, setMsg(uint32(n), []byte("k"), []byte("v")), RunOptions{Framed: framed})
 				}
