@@ -465,6 +465,10 @@ func TestRecordAndShutdown(t *testing.T) {
 	defer func() { testRun = nil }()
 	s, _ := start(t, Config{Transport: Framed, Record: rec, Check: true, WaveDir: filepath.Join(dir, "waves"), Seed: 3,
 		Mismatch: func(r regress.Result) { mismatches = append(mismatches, r) }})
+	// (released before the server's cleanup, which runs after this one,
+	// should the test end early: the cleanup waits for the model)
+	releaseSet := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(releaseSet)
 	c, done := client(t, s, Framed)
 	ctx := context.Background()
 	sent := 0
@@ -496,7 +500,11 @@ func TestRecordAndShutdown(t *testing.T) {
 	}
 	sent++
 	// Shutdown begins while the Set is in the model's goroutine.
-	<-inModel
+	select {
+	case <-inModel:
+	case <-time.After(time.Minute):
+		t.Fatal("the 1 MiB Set did not reach the model in a minute")
+	}
 	type stopped struct {
 		st  Stats
 		err error
@@ -516,7 +524,7 @@ func TestRecordAndShutdown(t *testing.T) {
 		c.Close()
 		t.Error("a connection was accepted during Shutdown")
 	}
-	close(release)
+	releaseSet()
 	res := <-stop
 	st, err := res.st, res.err
 	if err != nil {
