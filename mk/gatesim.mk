@@ -30,8 +30,8 @@ VPI_SO      := $(_gs_so)
 # The default vectors run at the harness's memory latency and at 100
 # cycles, where stores queue behind the 32 in flight and wait in the store
 # queue's FIFO (what Yosys 0.23's dropped array size corrupted; at latency 4
-# no store waits there). Then FuzzRTL's seeds and corpus, which vary the
-# memory's timing, backpressure and faults.
+# no store waits there). Then FuzzRTL's and FuzzRTLReply's seeds and
+# corpora, which vary the memory's timing, backpressure and faults.
 GATESIM_LATENCIES ?= 4 100
 
 .PHONY: gatesim gatesim-model
@@ -41,7 +41,7 @@ gatesim: $(GATESIM_MODEL)
 	@set -e; for l in $(GATESIM_LATENCIES); do \
 	  echo "gatesim: $(VECTORS), memory latency $$l, $(GATESIM_MODEL)"; \
 	  $(GO) run ./cmd/arcalis run --mem-latency $$l --model $(GATESIM_MODEL) $(VECTORS); done
-	ARCALIS_MODEL=$(abspath $(GATESIM_MODEL)) $(GO) test -count=1 -run '^FuzzRTL$$' ./tb
+	ARCALIS_MODEL=$(abspath $(GATESIM_MODEL)) $(GO) test -count=1 -run '^FuzzRTL(Reply)?$$' ./tb
 
 ## make gatesim-model build only the post-synthesis model (build/gatesim[-wN]/libvmodel.so)
 gatesim-model: $(GATESIM_MODEL)

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs the two differential fuzz targets of issue 6 for $FUZZTIME each (a
-# duration, or "Nx" for N inputs as go test -fuzztime takes it) and writes
-# the report named by $1 (default reports/fuzz.md):
-#   FuzzRTL     (tb)      Verilated RTL vs the Go reference
-#   FuzzApache  (golden)  the Go reference vs Apache Thrift's generated code
+# Runs the differential fuzz targets for $FUZZTIME each (a duration, or
+# "Nx" for N inputs as go test -fuzztime takes it) and writes the report
+# named by $1 (default reports/fuzz.md):
+#   FuzzRTL       (tb)      Verilated RTL vs the Go reference, requests
+#   FuzzRTLReply  (tb)      the same, replies (the TxEngine's respFunction)
+#   FuzzApache    (golden)  the Go reference vs Apache Thrift's generated code
 # Inputs are counted twice: go test's own "execs" (fuzzing proper), and the
 # tally every test process writes (every input that went through both
 # sides: the corpus baseline, fuzzing and minimization). A failing input is
@@ -24,7 +25,8 @@ mkdir -p "$logs" "$(dirname "$report")"
 
 status=0
 declare -A wall execs corpus rc
-for target in FuzzRTL FuzzApache; do
+targets="FuzzRTL FuzzRTLReply FuzzApache"
+for target in $targets; do
   pkg=./tb
   [ "$target" = FuzzApache ] && pkg=./golden
   echo "fuzz: $target ($pkg) for $FUZZTIME"
@@ -48,6 +50,7 @@ done
 sum() { cat "$tally"/"$1"-*.txt 2>/dev/null | awk -F'\t' '{n[$1]+=$2} END {for (k in n) printf "%s\t%d\n", k, n[k]}' | sort; }
 get() { awk -F'\t' -v k="$2" '$1 == k {print $2}' <<<"$1"; }
 rtl=$(sum rtl)
+reply=$(sum reply)
 apache=$(sum apache)
 # table PREFIX COUNTS: a markdown table of the counters named "PREFIX ...".
 table() {
@@ -67,8 +70,12 @@ failures=$(grep -h 'Failing input written to' "$logs"/*.log || true)
   echo
   echo "| target | compares | wall | go test execs | inputs through both sides | corpus | result |"
   echo "|---|---|---:|---:|---:|---:|---|"
-  for target in FuzzRTL FuzzApache; do
-    if [ "$target" = FuzzRTL ]; then what="Verilated RTL vs reference"; n=$(get "$rtl" inputs); else what="reference vs Apache Thrift 0.17.0"; n=$(get "$apache" inputs); fi
+  for target in $targets; do
+    case $target in
+      FuzzRTL) what="Verilated RTL vs reference: requests"; n=$(get "$rtl" inputs) ;;
+      FuzzRTLReply) what="Verilated RTL vs reference: replies"; n=$(get "$reply" inputs) ;;
+      *) what="reference vs Apache Thrift 0.17.0"; n=$(get "$apache" inputs) ;;
+    esac
     res=PASS
     [ "${rc[$target]}" -ne 0 ] && res="FAIL (exit ${rc[$target]})"
     echo "| $target | $what | ${wall[$target]} s | ${execs[$target]:-?} | ${n:-0} | ${corpus[$target]:-?} | $res |"
@@ -88,6 +95,12 @@ failures=$(grep -h 'Failing input written to' "$logs"/*.log || true)
   echo
   table fault "$rtl" "LOAD_FAULT rule (tb/fault_test.go)"
   echo
+  echo "## FuzzRTLReply: what the TxEngine reported"
+  echo
+  table reply "$reply" "reply status"
+  echo
+  table fault "$reply" "LOAD_FAULT rule (tb/fault_test.go)"
+  echo
   echo "## FuzzApache: which documented divergence each input met"
   echo
   table case "$apache" "case"
@@ -104,7 +117,7 @@ failures=$(grep -h 'Failing input written to' "$logs"/*.log || true)
     echo
     echo '```'
     echo "$failures"
-    grep -hE -- '--- FAIL|fuzz_test.go:|fault_test.go:|Failing input|go test -run' "$logs"/*.log | head -40
+    grep -hE -- '--- FAIL|fuzz_(reply_)?test.go:|fault_test.go:|Failing input|go test -run' "$logs"/*.log | head -40
     echo '```'
   fi
 } > "$report"

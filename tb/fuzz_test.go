@@ -55,7 +55,7 @@ func FuzzRTL(f *testing.F) {
 			f.Add([]byte(r), mode|uint8(i<<4), uint8(i*9+int(mode)), uint8(i*5))
 		}
 	}
-	f.Cleanup(func() { writeTally("rtl", tally.counts) })
+	f.Cleanup(tally.flush)
 	if dir := os.Getenv("ARCALIS_COVERAGE"); dir != "" {
 		f.Cleanup(func() { writeCoverage(f, dir) })
 	}
@@ -254,23 +254,37 @@ func genMessage(data []byte, vcap int) []byte {
 // fuzzTally counts the inputs one process ran, for reports/fuzz.md. It is
 // touched only on the model's thread.
 type fuzzTally struct {
+	name    string // the tally file's prefix
 	counts  map[string]int
 	flushed time.Time
 }
 
-var tally = fuzzTally{counts: map[string]int{}}
+var (
+	tally      = fuzzTally{name: "rtl", counts: map[string]int{}}
+	replyTally = fuzzTally{name: "reply", counts: map[string]int{}}
+)
 
-func (ft *fuzzTally) count(o Outcome, class faultClass, structured bool) {
+// add counts one input, and one under each key; the tally file is rewritten
+// at most once a second.
+func (ft *fuzzTally) add(keys ...string) {
 	ft.counts["inputs"]++
-	if structured {
-		ft.counts["structured"]++
+	for _, k := range keys {
+		ft.counts[k]++
 	}
-	ft.counts["result "+golden.Code(o.Status.Result()).String()]++
-	ft.counts["fault "+class.String()]++
 	if time.Since(ft.flushed) >= time.Second {
 		ft.flushed = time.Now()
-		writeTally("rtl", ft.counts)
+		ft.flush()
 	}
+}
+
+func (ft *fuzzTally) flush() { writeTally(ft.name, ft.counts) }
+
+func (ft *fuzzTally) count(o Outcome, class faultClass, structured bool) {
+	keys := []string{"result " + golden.Code(o.Status.Result()).String(), "fault " + class.String()}
+	if structured {
+		keys = append(keys, "structured")
+	}
+	ft.add(keys...)
 }
 
 // writeTally replaces $ARCALIS_FUZZ_TALLY/NAME-PID.txt with one "key<TAB>count"
