@@ -22,7 +22,7 @@ import (
 // method), 3 a well-formed answer whose header line's first 8 bytes are
 // data's; bit 4 a Net.Resp capacity near the reply's length (slack mod 9
 // less 4, at least 1; for an image with no reply, slack's low 11 bits),
-// else the largest. mode is FuzzRTL's memory mode (its bit 0 unused);
+// else the largest. mode is FuzzRTL's memory mode (fuzzMem);
 // slack also gives the seqid. Faults and memory timings move where a
 // reply's stream ends against the prefix the TxEngine is making, which is
 // how the bug TestReplyAfterStreamFault pins down was found.
@@ -72,16 +72,14 @@ func FuzzRTLReply(f *testing.F) {
 		}
 		on(t, func(t *T) {
 			req := Request{Msg: msg, Offset: int(uint16(slack) % LineSize), App: gives(img), Framed: framed, RespCap: respCap}
-			o, class := runFaulty(t, "fuzz reply", req, fuzzMem(mode&^1))
+			mem := fuzzMem(mode)
+			o, class := runFaulty(t, "fuzz reply", req, mem)
 			reply := "none: the request ended before it"
 			if o.Replied {
 				reply = golden.Code(o.ReplyStatus.Result()).String()
 			}
 			replyTally.add("reply "+reply, "fault "+class.String())
-			if class != faultClean {
-				runFaulty(t, "clean request after a faulted one", Request{Msg: setMsg(1, []byte("k"), pattern(40, 3)), Offset: 9, CapLines: 6},
-					MemConfig{Latency: 2})
-			}
+			cleanAfter(t, class, mem.Latency)
 		})
 	})
 }

@@ -103,9 +103,16 @@ func fuzzOne(t *T, req Request, cfg MemConfig, structured bool) {
 	}()
 	o, class := runFaulty(t, "fuzz input", req, cfg)
 	tally.count(o, class, structured)
+	cleanAfter(t, class, cfg.Latency)
+}
+
+// cleanAfter runs, after a request of class other than faultClean, a clean
+// request that must be taken normally.
+func cleanAfter(t *T, class faultClass, latency int) {
+	t.Helper()
 	if class != faultClean {
 		runFaulty(t, "clean request after a faulted one", Request{Msg: setMsg(1, []byte("k"), pattern(40, 3)), Offset: 9, CapLines: 6},
-			MemConfig{Latency: cfg.Latency})
+			MemConfig{Latency: latency})
 	}
 }
 
