@@ -49,18 +49,21 @@ test: verilate
 run: verilate
 	$(GO) run ./cmd/arcalis run $(VECTORS)
 
+# The services of idl/: each file's stem and the service it declares.
+IDL_SERVICES := memcached=MemcachedService unique_id=UniqueIdService url_shorten=UrlShortenService \
+                post_storage=PostStorageService user_timeline=UserTimelineService
+
 ## make vectors     regenerate vectors/default.vec and each DeathStarBench service's vectors/default-SERVICE.vec
-SERVICE_VECS := UniqueIdService=unique_id UrlShortenService=url_shorten PostStorageService=post_storage UserTimelineService=user_timeline
 vectors:
 	$(GO) run ./vectors/defaultset -o vectors/default.vec
-	for sv in $(SERVICE_VECS); do $(GO) run ./cmd/arcalis vectors gen --service $${sv%%=*} --count 64 --seed 1 -o vectors/default-$${sv#*=}.vec || exit 1; done
+	for sv in $(filter-out memcached=%,$(IDL_SERVICES)); do $(GO) run ./cmd/arcalis vectors gen --service $${sv#*=} --count 64 --seed 1 -o vectors/default-$${sv%%=*}.vec || exit 1; done
 
 ## make abi-sv      rewrite rtl/arcalis_pkg.sv's generated block from the Go ABI (go test ./internal/abisv checks it)
 abi-sv:
 	$(GO) test ./internal/abisv -run TestPkgCurrent -update
 
 ## make thrift-gen  regenerate Apache Thrift's Go code in internal/ from every service IDL in idl/ (thrift 0.17.0)
-THRIFT_IDL := memcached unique_id url_shorten post_storage user_timeline
+THRIFT_IDL := $(foreach e,$(IDL_SERVICES),$(word 1,$(subst =, ,$(e))))
 thrift-gen:
 	for f in $(THRIFT_IDL); do thrift -r --gen go:package_prefix=arcalis/internal/,skip_remote -out internal idl/$$f.thrift || exit 1; done
 	gofmt -w $(addprefix internal/,$(THRIFT_IDL) social_network)

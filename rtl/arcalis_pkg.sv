@@ -134,6 +134,29 @@ package arcalis_pkg;
   localparam logic [63:0] ReplySufError = 64'h0006000000020008;
   localparam int unsigned ReplyPreGetErrorLen = 53;
   localparam logic [511:0] ReplyPreGetError = 512'h0000000000000000000000203a74654720676e69737365636f727020726f727265206c616e7265746e490000000001000b000000007465470300000003000180;
+
+  // The generic recvFunction's App.Recv image (docs/idl.md).
+  localparam int unsigned SchemaAreaStart   = 64;
+  localparam int unsigned SchemaStackDepth  = 8;
+  localparam int unsigned SchemaMaxElements = 65535;
+  localparam int unsigned SchemaSlotSize    = 8;
+
+  // Its result codes.
+  typedef enum logic [7:0] {
+    ScNone            = 8'h00,
+    ScOk              = 8'h01,
+    ScTruncated       = 8'h10,
+    ScBadVersion      = 8'h11,
+    ScBadMsgType      = 8'h12,
+    ScUnknownMethod   = 8'h13,
+    ScBadLength       = 8'h14,
+    ScBadType         = 8'h15,
+    ScMsgTooLarge     = 8'h19,
+    ScDepthExceeded   = 8'h30,
+    ScTooManyElements = 8'h31,
+    ScAreaOverflow    = 8'h32,
+    ScRequiredMissing = 8'h33
+  } schema_code_e;
   // ---- END GENERATED ----
 
   // The header's wire constants above in window order (the first byte on

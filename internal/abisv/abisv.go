@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"arcalis/golden"
+	"arcalis/golden/schemagold"
 	"arcalis/tb"
 	"arcalis/thriftidl/gen"
 	"arcalis/thriftidl/schema"
@@ -110,6 +111,7 @@ func Block() string {
 		fmt.Fprintf(&b, "  localparam logic [%d:0] Name%s = %d'h%X;  // %q\n", 8*len(n)-1, n, 8*len(n), n, n)
 	}
 	replyParts(&b)
+	schemaImage(&b)
 	b.WriteString(End)
 	return b.String()
 }
@@ -181,4 +183,19 @@ func Replace(pkg string) (string, error) {
 		return "", fmt.Errorf("abisv: the package needs one %q and one %q, in that order", strings.TrimSpace(Begin), strings.TrimSpace(End))
 	}
 	return pkg[:i] + Block() + pkg[j+len(End):], nil
+}
+
+// schemaImage prints the generic recvFunction's image limits and result
+// codes (docs/idl.md, "App.Recv image of a generated service").
+func schemaImage(b *strings.Builder) {
+	fmt.Fprintf(b, "\n  // The generic recvFunction's App.Recv image (docs/idl.md).\n")
+	fmt.Fprintf(b, "  localparam int unsigned SchemaAreaStart   = %d;\n", schemagold.AreaStart)
+	fmt.Fprintf(b, "  localparam int unsigned SchemaStackDepth  = %d;\n", schemagold.MaxDepth)
+	fmt.Fprintf(b, "  localparam int unsigned SchemaMaxElements = %d;\n", schemagold.MaxElements)
+	fmt.Fprintf(b, "  localparam int unsigned SchemaSlotSize    = %d;\n", schemagold.SlotSize)
+	var codes []entry
+	for _, c := range schemagold.Codes() {
+		codes = append(codes, entry{"Sc" + camel(c.String()), int(c)})
+	}
+	enum(b, "Its result codes.", "schema_code_e", 8, true, codes)
 }
