@@ -25,7 +25,7 @@ type Source struct {
 //
 //  1. comments are blanked (kept as spaces and newlines);
 //  2. a package's body is moved to compilation-unit scope (`package P;` and
-//     `endpackage` blanked; the package file must come first), `import P::*;`
+//     `endpackage` blanked; package files must come before the others), `import P::*;`
 //     is blanked and `P::name` becomes `name`;
 //  3. a cast to a typedef, `T'(x)`, becomes a size cast to T's width;
 //  4. a function whose body is the single statement `return e;` assigns e to
@@ -68,8 +68,10 @@ func Lower(files []Source) ([]Source, error) {
 			return nil, err
 		}
 	}
+	leading := true // no file without a package has come yet
 	for i := range out {
-		text, err := l.lowerFile(out[i], i == 0)
+		leading = leading && rePackage.MatchString(out[i].Text)
+		text, err := l.lowerFile(out[i], leading)
 		if err != nil {
 			return nil, err
 		}
@@ -402,7 +404,7 @@ func (l *lowerer) lowerPackage(f Source, text string, first bool) (string, error
 		return text, nil
 	}
 	if !first {
-		return "", fmt.Errorf("%s:%d: package %s must be the first file given (its names go to compilation-unit scope)", f.Name, lineOf(text, m[0]), text[m[2]:m[3]])
+		return "", fmt.Errorf("%s:%d: package %s must come before every file that is not a package (its names go to compilation-unit scope)", f.Name, lineOf(text, m[0]), text[m[2]:m[3]])
 	}
 	l.packages = append(l.packages, text[m[2]:m[3]])
 	end := strings.Index(text, "endpackage")

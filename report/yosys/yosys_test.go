@@ -106,7 +106,7 @@ func TestLowerErrors(t *testing.T) {
 		files []Source
 		want  string
 	}{
-		{"package not first", []Source{{"m.sv", "module m; endmodule\n"}, pkg}, "p.sv:1: package p must be the first file"},
+		{"package not first", []Source{{"m.sv", "module m; endmodule\n"}, pkg}, "p.sv:1: package p must come before every file"},
 		{"two statements", []Source{pkg, {"m.sv", "module m;\n  function automatic logic f(input logic x);\n    if (x) return 1'b1;\n    return 1'b0;\n  endfunction\nendmodule\n"}},
 			"m.sv:2: function f: only a body of one `return e;`"},
 		{"unknown struct", []Source{pkg, {"m.sv", "module m(output logic [1:0] y);\n  assign y = '{c: 1'b1, d: 1'b0};\nendmodule\n"}},

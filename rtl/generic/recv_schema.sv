@@ -66,19 +66,19 @@ module recv_schema
   // ---- Schema table lookups built on the package's columns ----
   // A record: the presence word, the fixed slots, the descriptors.
   function automatic logic [AW-1:0] rec_size(input logic [StructIdxW-1:0] s);
-    rec_size = AW'(SchemaSlotSize * (1 + int'(struct_fixed_slots(s)) + int'(struct_var_slots(s))));
+    rec_size = AW'(SchemaSlotSize * (1 + 32'(struct_fixed_slots(s)) + 32'(struct_var_slots(s))));
   endfunction
   function automatic logic [AW-1:0] elem_size(input logic [TypeIdxW-1:0] t);
     elem_size = (type_wire(t) == WireStruct) ? rec_size(type_struct(t)) : AW'(SchemaSlotSize);
   endfunction
   // A field's slot or descriptor in its struct's record.
   function automatic logic [AW-1:0] slot_offset(input logic [StructIdxW-1:0] s, input logic [FieldIdxW-1:0] f);
-    slot_offset = AW'(SchemaSlotSize * (1 + int'(field_slot(f)) + (field_var(f) ? int'(struct_fixed_slots(s)) : 0)));
+    slot_offset = AW'(SchemaSlotSize * (1 + 32'(field_slot(f)) + (field_var(f) ? 32'(struct_fixed_slots(s)) : 0)));
   endfunction
   // The required fields of a struct, bit k for its k-th field.
   function automatic logic [63:0] req_mask(input logic [StructIdxW-1:0] s);
     for (int k = 0; k < 64; k++)
-      req_mask[k] = k < int'(struct_count(s)) && field_req(FieldIdxW'(int'(struct_first(s)) + k)) == 1;
+      req_mask[k] = k < 32'(struct_count(s)) && field_req(FieldIdxW'(32'(struct_first(s)) + k)) == 1;
   endfunction
   // Type ids Apache's Go library skips (0.17.0).
   function automatic logic skippable(input logic [7:0] t);
@@ -133,7 +133,12 @@ module recv_schema
   typedef enum logic [2:0] {SIdle, SZero, SItem, SVal, SStr, SPopP, SPopD} walk_e;
 
   walk_e                 state_q, state_d;
-  frame_t [Depth-1:0]     fr_q, fr_d;
+  // Frame k is fr_q[k*FW +: FW] (Yosys 0.23 reads no packed arrays of
+  // more than one dimension, and writes none of their elements by a
+  // variable index: each frame is written whole, below, by a constant one).
+  // $bits(frame_t), which Yosys 0.23 does not read (checked below).
+  localparam int unsigned FW = 127 + 6 * AW + StructIdxW + 2 * TypeIdxW;
+  logic [Depth*FW-1:0]    fr_q;
   logic [SpW-1:0]         sp_q, sp_d;
   logic [AW-1:0]          ptr_q, ptr_d;          // the area's next free byte (a multiple of 8)
   logic [AW-1:0]          zaddr_q, zaddr_d, zend_q, zend_d;  // a record being zeroed
@@ -160,31 +165,34 @@ module recv_schema
   frame_t                 f;
   assign top   = TopW'(sp_q - 1'b1);
   assign below = top - 1'b1;
-  assign f     = fr_q[top];
+  assign f     = fr_q[top*FW +: FW];
 
   // The walk ends with code c at message offset o.
   logic         fail;
   schema_code_e fail_code;
   logic [LenW-1:0] fail_off;
 
-  always_comb begin
-    logic [7:0]            typ;
-    logic [FieldIdxW:0]    found;
-    logic [FieldIdxW-1:0]  fi;
-    logic [StructIdxW-1:0] s;
-    logic [AW-1:0]         r, room, esz, ksz;
-    logic [3:0]            size;
-    logic [2:0]            head;
-    logic [31:0]           n;
-    logic [47:0]           need;
-    logic [63:0]           missing;
-    logic [5:0]            lowest;
-    logic [7:0]            chunk;
-    logic [TopW-1:0]       t, nt;
-    frame_t                nf;
+  // The walk step's intermediate values (module scope: Yosys 0.23 does
+  // not resolve struct members of a block's local variables).
+  logic [7:0]            typ;
+  logic [FieldIdxW:0]    found;
+  logic [FieldIdxW-1:0]  fi;
+  logic [StructIdxW-1:0] s;
+  logic [AW-1:0]         r, room, esz, ksz;
+  logic [3:0]            size;
+  logic [2:0]            head;
+  logic [31:0]           n;
+  logic [47:0]           need;
+  logic [63:0]           missing;
+  logic [5:0]            lowest;
+  logic [7:0]            chunk;
+  logic [TopW-1:0]       t, nt;
+  frame_t                nf;                  // a frame pushed (at nt)
+  frame_t                ft, fb;              // the top frame, the one below, updated
+  logic                  push, upd_top, upd_below;
 
+  always_comb begin
     state_d  = state_q;
-    fr_d     = fr_q;
     sp_d     = sp_q;
     ptr_d    = ptr_q;
     zaddr_d  = zaddr_q;
@@ -203,9 +211,14 @@ module recv_schema
     fail_code  = ScNone;
     fail_off   = pos_i;
     t          = top;
-    nt         = TopW'(sp_q);
+    nt         = start_i ? '0 : TopW'(sp_q);
     room       = cap_i - ptr_q;
     nf         = '0;
+    ft         = f;
+    fb         = fr_q[below*FW +: FW];
+    push       = 1'b0;
+    upd_top    = 1'b0;
+    upd_below  = 1'b0;
     typ = '0; found = '0; fi = '0; s = '0; r = '0; esz = '0; ksz = '0; size = '0; head = '0;
     n = '0; need = '0; missing = '0; lowest = '0; chunk = '0;
 
@@ -220,7 +233,7 @@ module recv_schema
         ptr_d = AW'(SchemaAreaStart);
       end else begin
         nf.kind = FStruct; nf.keep = 1'b1; nf.st = s; nf.rec = AW'(SchemaAreaStart);
-        fr_d[0] = nf;
+        push    = 1'b1;
         sp_d    = SpW'(1);
         ptr_d   = AW'(SchemaAreaStart) + r;
         asize_d = r;
@@ -255,7 +268,7 @@ module recv_schema
                 if (f.keep && missing != '0) begin
                   fail = 1'b1; fail_code = ScRequiredMissing;
                   mst_d = 16'(f.st);
-                  mid_d = field_id(FieldIdxW'(int'(struct_first(f.st)) + int'(lowest)));
+                  mid_d = field_id(FieldIdxW'(32'(struct_first(f.st)) + 32'(lowest)));
                 end else begin
                   take_o  = 8'd1;
                   state_d = SPopP;
@@ -275,7 +288,7 @@ module recv_schema
                   v_inline_d = 1'b0;
                   v_dest_d   = f.rec + slot_offset(f.st, fi);
                   v_prec_d   = 1'b1;
-                  v_pbit_d   = 6'(int'(fi) - int'(struct_first(f.st)));
+                  v_pbit_d   = 6'(32'(fi) - 32'(struct_first(f.st)));
                   state_d    = SVal;
                 end
               end
@@ -284,7 +297,7 @@ module recv_schema
               if (f.left == '0) begin
                 state_d = SPopP;
               end else begin
-                fr_d[t].left = f.left - 1'b1;
+                ft.left = f.left - 1'b1;
                 v_keep_d   = f.keep;
                 v_inline_d = 1'b1;
                 v_prec_d   = 1'b0;
@@ -292,13 +305,14 @@ module recv_schema
                 if (f.kind == FMap && !f.isval) begin
                   v_ti_d   = f.key;
                   v_wire_d = f.keep ? type_wire(f.key) : f.keyw;
-                  fr_d[t].cur = f.cur + f.ksz;
+                  ft.cur = f.cur + f.ksz;
                 end else begin
                   v_ti_d   = f.elem;
                   v_wire_d = f.keep ? type_wire(f.elem) : f.elemw;
-                  fr_d[t].cur = f.cur + f.esz;
+                  ft.cur = f.cur + f.esz;
                 end
-                fr_d[t].isval = f.kind == FMap && !f.isval;
+                ft.isval = f.kind == FMap && !f.isval;
+                upd_top  = 1'b1;
                 state_d = SVal;
               end
             end
@@ -319,8 +333,8 @@ module recv_schema
                 st_addr_o  = v_dest_q;
                 st_mask_o  = Width'(8'hFF);
                 if (v_wire_q == WireBool) st_data_o[0] = win_i[7:0] == 8'd1;   // Apache's ReadBool
-                else for (int k = 0; k < 8; k++) if (k < int'(size)) st_data_o[8*k +: 8] = win_i[8*(int'(size)-1-k) +: 8];
-                if (v_prec_q) fr_d[t].pres[v_pbit_q] = 1'b1;
+                else for (int k = 0; k < 8; k++) if (k < 32'(size)) st_data_o[8*k +: 8] = win_i[8*(32'(size)-1-k) +: 8];
+                if (v_prec_q) begin ft.pres = f.pres | (64'd1 << v_pbit_q); upd_top = 1'b1; end
               end
             end
           end else if (v_wire_q == WireString) begin
@@ -368,7 +382,7 @@ module recv_schema
                 zaddr_d = nf.rec;
                 zend_d  = nf.rec + r;
               end
-              fr_d[nt] = nf;
+              push     = 1'b1;
               sp_d     = sp_q + 1'b1;
               state_d  = v_keep_q ? SZero : SItem;
             end
@@ -413,7 +427,7 @@ module recv_schema
                   nf.pbit    = v_pbit_q;
                   ptr_d      = ptr_q + AW'(need);
                 end
-                fr_d[nt] = nf;
+                push     = 1'b1;
                 sp_d     = sp_q + 1'b1;
                 take_o   = 8'(head);
                 state_d  = SItem;
@@ -435,7 +449,7 @@ module recv_schema
               st_addr_o  = v_dest_q;
               st_mask_o  = Width'(8'hFF);
               st_data_o[63:0] = {8'(0), s_len_q, 10'(0), s_base_q};
-              if (v_prec_q) fr_d[t].pres[v_pbit_q] = 1'b1;
+              if (v_prec_q) begin ft.pres = f.pres | (64'd1 << v_pbit_q); upd_top = 1'b1; end
             end
             state_d = SItem;
           end else begin
@@ -448,8 +462,8 @@ module recv_schema
                 st_valid_o = 1'b1;
                 st_addr_o  = s_ptr_q;
                 for (int k = 0; k < Width; k++) begin
-                  st_mask_o[k] = k < ((int'(chunk) + 7) & ~7);
-                  if (k < int'(chunk)) st_data_o[8*k +: 8] = win_i[8*k +: 8];
+                  st_mask_o[k] = k < ((32'(chunk) + 7) & ~7);
+                  if (k < 32'(chunk)) st_data_o[8*k +: 8] = win_i[8*k +: 8];
                 end
               end
             end
@@ -474,7 +488,7 @@ module recv_schema
             st_mask_o  = Width'(8'hFF);
             st_data_o[63:0] = {8'(0), f.dlen, 10'(0), f.doff};
           end
-          if (f.keep && f.hasprec && t != '0) fr_d[below].pres[f.pbit] = 1'b1;
+          if (f.keep && f.hasprec && t != '0) begin fb.pres = fb.pres | (64'd1 << f.pbit); upd_below = 1'b1; end
           sp_d    = sp_q - 1'b1;
           state_d = SItem;
           if (sp_q == SpW'(1)) begin                    // the args struct's STOP
@@ -501,6 +515,7 @@ module recv_schema
       if (fail_code != ScRequiredMissing) {mst_d, mid_d} = '0;
       take_o     = '0;
       st_valid_o = 1'b0;
+      {push, upd_top, upd_below} = '0;
     end
   end
 
@@ -518,7 +533,11 @@ module recv_schema
     end
   end
   always_ff @(posedge clk_i) begin
-    fr_q    <= fr_d;
+    for (int k = 0; k < Depth; k++) begin
+      if (push && nt == TopW'(k))           fr_q[k*FW +: FW] <= nf;
+      if (upd_top && t == TopW'(k))         fr_q[k*FW +: FW] <= ft;
+      if (upd_below && below == TopW'(k))   fr_q[k*FW +: FW] <= fb;
+    end
     ptr_q   <= ptr_d;
     zaddr_q <= zaddr_d;
     zend_q  <= zend_d;
@@ -538,10 +557,13 @@ module recv_schema
   assign args_size_o   = asize_q;
 
 `ifndef SYNTHESIS
+  if (FW != $bits(frame_t)) begin : g_check_fw
+    $error("recv_schema: FW is %0d, frame_t has %0d bits", FW, $bits(frame_t));
+  end
   initial begin
-    for (int s = 0; s < NumStructs; s++)
-      if (int'(struct_count(StructIdxW'(s))) > 64)
-        $fatal(1, "recv_schema: struct %0d has %0d fields: one presence word holds 64", s, struct_count(StructIdxW'(s)));
+    for (int i = 0; i < NumStructs; i++)
+      if (32'(struct_count(StructIdxW'(i))) > 64)
+        $fatal(1, "recv_schema: struct %0d has %0d fields: one presence word holds 64", i, struct_count(StructIdxW'(i)));
   end
 `endif
 
