@@ -46,10 +46,32 @@ VPI_FLAGS   := $(_sc_flags)
 VPI_SOURCES := $(_sc_sources)
 VPI_SO      := $(_sc_so)
 
-.PHONY: schema-model
+# Synthesis and timing of the module alone, as make report and make timing
+# do for arcalis_top: Yosys reads the module with SCHEMA_PKG spelled out and
+# the synthesis script with the module as its top and no DSP blocks (the
+# timing estimate has no model of them; both copies in
+# SCHEMA_DIR/report, made by sed from the sources).
+SCHEMA_WORK := $(SCHEMA_DIR)/report
+SCHEMA_REP  := reports/schema/$(patsubst schema-%,%,$(notdir $(SCHEMA_DIR)))
+$(SCHEMA_WORK)/recv_schema.sv: rtl/generic/recv_schema.sv
+	@mkdir -p $(@D)
+	sed 's/`SCHEMA_PKG/$(SCHEMA_PKG)/' $< > $@
+$(SCHEMA_WORK)/synth.ys: scripts/yosys/synth.ys mk/schema.mk
+	@mkdir -p $(@D)
+	sed 's/arcalis_top/recv_schema/g; s/-noclkbuf/-noclkbuf -nodsp/' $< > $@
+
+.PHONY: schema-model schema-report
 ## make schema-model SERVICE=S  the generic recvFunction's model for service S of idl/ (build/schema-S/libvmodel.so; WIDTH=N: build/schema-S-wN)
 schema-model: $(SCHEMA_MODEL)
 verilate: $(SCHEMA_MODEL)
+
+## make schema-report SERVICE=S  Yosys resources and the timing estimate of the generic recvFunction alone for S: reports/schema/S[-wN]/{flipflops,timing}.md
+schema-report: $(SCHEMA_WORK)/recv_schema.sv $(SCHEMA_WORK)/synth.ys $(SCHEMA_SV)
+	nice $(GO) run ./cmd/arcalis report synth --top recv_schema --script $(SCHEMA_WORK)/synth.ys --param Width=$(WIDTH) \
+	  --work $(SCHEMA_WORK) --out $(SCHEMA_REP) $(RTL_PKG) $(SCHEMA_SV) $(SCHEMA_WORK)/recv_schema.sv
+	cp $(SCHEMA_WORK)/stat.txt $(SCHEMA_REP)/stat.txt
+	$(GO) run ./cmd/arcalis report timing --freq $(REPORT_FREQ) --netlist $(SCHEMA_WORK)/netlist.json --out $(SCHEMA_REP) \
+	  || echo "schema-report: recv_schema for $(SCHEMA_NAME) misses the timing target (it is not pipelined yet): $(SCHEMA_REP)/timing.md"
 else
 schema-model:
 	$(error make schema-model: set SERVICE to a file stem of idl/: $(foreach e,$(IDL_SERVICES),$(word 1,$(subst =, ,$(e)))))

@@ -71,6 +71,18 @@ module recv_schema
   function automatic logic [AW-1:0] elem_size(input logic [TypeIdxW-1:0] t);
     elem_size = (type_wire(t) == WireStruct) ? rec_size(type_struct(t)) : AW'(SchemaSlotSize);
   endfunction
+  // A kept container's array: n elements (map: entries) of type t's
+  // element (and key) size, a constant per type: one constant multiplier
+  // (adders) per container type, no DSP.
+  function automatic logic [47:0] array_bytes(input logic [TypeIdxW-1:0] t, input logic [15:0] n);
+    array_bytes = '0;
+    for (int i = 0; i < NumTypes; i++) begin
+      if (t == TypeIdxW'(i) && type_wire(TypeIdxW'(i)) == WireMap)
+        array_bytes = 48'(n) * (48'(elem_size(type_elem(TypeIdxW'(i)))) + 48'(elem_size(type_key(TypeIdxW'(i)))));
+      else if (t == TypeIdxW'(i) && (type_wire(TypeIdxW'(i)) == WireList || type_wire(TypeIdxW'(i)) == WireSet))
+        array_bytes = 48'(n) * 48'(elem_size(type_elem(TypeIdxW'(i))));
+    end
+  endfunction
   // A field's slot or descriptor in its struct's record.
   function automatic logic [AW-1:0] slot_offset(input logic [StructIdxW-1:0] s, input logic [FieldIdxW-1:0] f);
     slot_offset = AW'(SchemaSlotSize * (1 + 32'(field_slot(f)) + (field_var(f) ? 32'(struct_fixed_slots(s)) : 0)));
@@ -391,7 +403,7 @@ module recv_schema
             n    = (v_wire_q == WireMap) ? be2 : be1;
             esz  = elem_size(type_elem(v_ti_q));
             ksz  = (v_wire_q == WireMap) ? elem_size(type_key(v_ti_q)) : '0;
-            need = 48'(n[15:0]) * (48'(esz) + 48'(ksz));
+            need = array_bytes(v_ti_q, n[15:0]);
             if (sp_q == SpW'(Depth)) begin
               fail = 1'b1; fail_code = ScDepthExceeded;
             end else if (rem_i < LenW'(head)) begin
