@@ -145,12 +145,20 @@ module recv_schema
   typedef enum logic [2:0] {SIdle, SZero, SItem, SVal, SStr, SPopP, SPopD} walk_e;
 
   walk_e                 state_q, state_d;
-  // Frame k is fr_q[k*FW +: FW] (Yosys 0.23 reads no packed arrays of
-  // more than one dimension, and writes none of their elements by a
-  // variable index: each frame is written whole, below, by a constant one).
+  // A value is kept only below the service's deepest nesting (MaxDepth
+  // levels): the frames above hold what skipping needs (sk_q), the others
+  // whole frames (fr_q). Frame k is fr_q[k*FW +: FW] (Yosys 0.23 reads no
+  // packed arrays of more than one dimension, and writes none of their
+  // elements by a variable index: each frame is written whole, below, by a
+  // constant one).
+  localparam int unsigned Kept = (MaxDepth < Depth) ? MaxDepth : Depth;
   // $bits(frame_t), which Yosys 0.23 does not read (checked below).
   localparam int unsigned FW = 127 + 6 * AW + StructIdxW + 2 * TypeIdxW;
-  logic [Depth*FW-1:0]    fr_q;
+  localparam int unsigned SW = 31;     // kind, keep, left, isval, elemw, keyw
+  localparam int unsigned KW = FW - SW; // the rest, in three runs of frame_t:
+  localparam int unsigned KA = StructIdxW + AW + 64, KB = 2 * TypeIdxW, KC = 5 * AW + 32;
+  logic [Kept*KW-1:0]     fr_q;
+  logic [Depth*SW-1:0]    sk_q;
   logic [SpW-1:0]         sp_q, sp_d;
   logic [AW-1:0]          ptr_q, ptr_d;          // the area's next free byte (a multiple of 8)
   logic [AW-1:0]          zaddr_q, zaddr_d, zend_q, zend_d;  // a record being zeroed
@@ -174,10 +182,15 @@ module recv_schema
 
   localparam int unsigned TopW = $clog2(Depth);
   logic [TopW-1:0]        top, below;            // the top frame, the one below it
-  frame_t                 f;
+  frame_t                 f;                 // the top frame
+  logic [KW-1:0]          f_kb, b_kb;        // its kept part (0 above Kept), and the one below's
+  logic [SW-1:0]          f_sk;              // its skip part: {kind, keep}, {left, isval}, {elemw, keyw}
   assign top   = TopW'(sp_q - 1'b1);
   assign below = top - 1'b1;
-  assign f     = fr_q[top*FW +: FW];
+  assign f_kb  = (32'(top) < Kept) ? fr_q[top*KW +: KW] : '0;
+  assign b_kb  = (32'(below) < Kept) ? fr_q[below*KW +: KW] : '0;
+  assign f_sk  = sk_q[top*SW +: SW];
+  assign f = {f_sk[30:28], f_kb[KW-1 -: KA], f_sk[27:10], f_kb[KB+KC-1 -: KB], f_sk[9:0], f_kb[KC-1:0]};
 
   // The walk ends with code c at message offset o.
   logic         fail;
@@ -200,8 +213,14 @@ module recv_schema
   logic [7:0]            chunk;
   logic [TopW-1:0]       t, nt;
   frame_t                nf;                  // a frame pushed (at nt)
-  frame_t                ft, fb;              // the top frame, the one below, updated
-  logic                  push, upd_top, upd_below;
+  frame_t                ft;                  // the top frame, updated
+  logic                  push, upd_top, upd_below;  // ... and the one below's presence bit f.pbit set
+  logic [KW-1:0]         nf_k, ft_k, fb_k;    // kept parts, as fr_q holds them
+  assign nf_k = {nf.st, nf.rec, nf.pres, nf.elem, nf.key, nf.cur, nf.esz, nf.ksz, nf.hasdest, nf.dest, nf.doff, nf.dlen, nf.hasprec, nf.pbit};
+  assign ft_k = {ft.st, ft.rec, ft.pres, ft.elem, ft.key, ft.cur, ft.esz, ft.ksz, ft.hasdest, ft.dest, ft.doff, ft.dlen, ft.hasprec, ft.pbit};
+  logic [63:0]           pbit_b;              // the presence bit f.pbit, in the frame below's word
+  assign pbit_b = 64'd1 << f.pbit;
+  assign fb_k   = b_kb | (KW'(pbit_b) << (KW - KA));   // pres: the kept part's bits KW-KA+63:KW-KA
 
   always_comb begin
     state_d  = state_q;
@@ -227,7 +246,6 @@ module recv_schema
     room       = cap_i - ptr_q;
     nf         = '0;
     ft         = f;
-    fb         = fr_q[below*FW +: FW];
     push       = 1'b0;
     upd_top    = 1'b0;
     upd_below  = 1'b0;
@@ -500,7 +518,7 @@ module recv_schema
             st_mask_o  = Width'(8'hFF);
             st_data_o[63:0] = {8'(0), f.dlen, 10'(0), f.doff};
           end
-          if (f.keep && f.hasprec && t != '0) begin fb.pres = fb.pres | (64'd1 << f.pbit); upd_below = 1'b1; end
+          if (f.keep && f.hasprec && t != '0) upd_below = 1'b1;
           sp_d    = sp_q - 1'b1;
           state_d = SItem;
           if (sp_q == SpW'(1)) begin                    // the args struct's STOP
@@ -545,10 +563,14 @@ module recv_schema
     end
   end
   always_ff @(posedge clk_i) begin
+    for (int k = 0; k < Kept; k++) begin
+      if (push && nt == TopW'(k))         fr_q[k*KW +: KW] <= nf_k;
+      if (upd_top && t == TopW'(k))       fr_q[k*KW +: KW] <= ft_k;
+      if (upd_below && below == TopW'(k)) fr_q[k*KW +: KW] <= fb_k;
+    end
     for (int k = 0; k < Depth; k++) begin
-      if (push && nt == TopW'(k))           fr_q[k*FW +: FW] <= nf;
-      if (upd_top && t == TopW'(k))         fr_q[k*FW +: FW] <= ft;
-      if (upd_below && below == TopW'(k))   fr_q[k*FW +: FW] <= fb;
+      if (push && nt == TopW'(k))           sk_q[k*SW +: SW] <= {nf.kind, nf.keep, nf.left, nf.isval, nf.elemw, nf.keyw};
+      if (upd_top && t == TopW'(k))         sk_q[k*SW +: SW] <= {ft.kind, ft.keep, ft.left, ft.isval, ft.elemw, ft.keyw};
     end
     ptr_q   <= ptr_d;
     zaddr_q <= zaddr_d;
@@ -569,8 +591,12 @@ module recv_schema
   assign args_size_o   = asize_q;
 
 `ifndef SYNTHESIS
-  if (FW != $bits(frame_t)) begin : g_check_fw
-    $error("recv_schema: FW is %0d, frame_t has %0d bits", FW, $bits(frame_t));
+  if (FW != $bits(frame_t) || SW != $bits({f.kind, f.keep, f.left, f.isval, f.elemw, f.keyw})) begin : g_check_fw
+    $error("recv_schema: FW is %0d, frame_t has %0d bits; SW is %0d", FW, $bits(frame_t), SW);
+  end
+  // A kept value above the kept levels would lose its frame.
+  always_ff @(posedge clk_i) begin
+    if (push && nf.keep) assert (32'(nt) < Kept) else $error("recv_schema: a kept value at level %0d, above the service's %0d", nt + 1, Kept);
   end
   initial begin
     for (int i = 0; i < NumStructs; i++)
