@@ -60,18 +60,46 @@ $(SCHEMA_WORK)/synth.ys: scripts/yosys/synth.ys mk/schema.mk
 	@mkdir -p $(@D)
 	sed 's/arcalis_top/recv_schema/g; s/-noclkbuf/-noclkbuf -nodsp/' $< > $@
 
-.PHONY: schema-model schema-report
+# The netlist (and the flip-flop check, which fails the build on a mismatch).
+SCHEMA_NETLIST := $(SCHEMA_WORK)/netlist.v $(SCHEMA_WORK)/netlist.json
+$(SCHEMA_NETLIST) &: $(SCHEMA_WORK)/recv_schema.sv $(SCHEMA_WORK)/synth.ys $(SCHEMA_SV) $(RTL_PKG) $(wildcard report/yosys/*.go)
+	nice $(GO) run ./cmd/arcalis report synth --top recv_schema --script $(SCHEMA_WORK)/synth.ys --param Width=$(WIDTH) \
+	  --work $(SCHEMA_WORK) --out $(SCHEMA_REP) $(RTL_PKG) $(SCHEMA_SV) $(SCHEMA_WORK)/recv_schema.sv
+	cp $(SCHEMA_WORK)/stat.txt $(SCHEMA_REP)/stat.txt
+
+# That netlist Verilated with the xc7 primitives' models, as mk/gatesim.mk
+# does for arcalis_top, for the same tests as the RTL (SCHEMARX_MODEL).
+_sc_out     := $(VPI_OUT)
+_sc_top     := $(VPI_TOP)
+_sc_flags   := $(VPI_FLAGS)
+_sc_sources := $(VPI_SOURCES)
+_sc_so      := $(VPI_SO)
+VPI_TOP     := recv_schema
+VPI_OUT     := $(SCHEMA_DIR)/gatesim
+VPI_FLAGS   := -Wno-MODDUP -Wno-PINMISSING -Wno-INITIALDLY
+VPI_SOURCES := scripts/gatesim/cells.v $(SCHEMA_WORK)/netlist.v $(GATESIM_CELLS)
+include vpi/build.mk
+SCHEMA_GATE_MODEL := $(VPI_SO)
+VPI_OUT     := $(_sc_out)
+VPI_TOP     := $(_sc_top)
+VPI_FLAGS   := $(_sc_flags)
+VPI_SOURCES := $(_sc_sources)
+VPI_SO      := $(_sc_so)
+
+.PHONY: schema-model schema-report schema-gatesim
 ## make schema-model SERVICE=S  the generic recvFunction's model for service S of idl/ (build/schema-S/libvmodel.so; WIDTH=N: build/schema-S-wN)
 schema-model: $(SCHEMA_MODEL)
 verilate: $(SCHEMA_MODEL)
 
 ## make schema-report SERVICE=S  Yosys resources and the timing estimate of the generic recvFunction alone for S: reports/schema/S[-wN]/{flipflops,timing}.md
-schema-report: $(SCHEMA_WORK)/recv_schema.sv $(SCHEMA_WORK)/synth.ys $(SCHEMA_SV)
-	nice $(GO) run ./cmd/arcalis report synth --top recv_schema --script $(SCHEMA_WORK)/synth.ys --param Width=$(WIDTH) \
-	  --work $(SCHEMA_WORK) --out $(SCHEMA_REP) $(RTL_PKG) $(SCHEMA_SV) $(SCHEMA_WORK)/recv_schema.sv
-	cp $(SCHEMA_WORK)/stat.txt $(SCHEMA_REP)/stat.txt
+schema-report: $(SCHEMA_NETLIST)
 	$(GO) run ./cmd/arcalis report timing --freq $(REPORT_FREQ) --netlist $(SCHEMA_WORK)/netlist.json --out $(SCHEMA_REP) \
 	  || echo "schema-report: recv_schema for $(SCHEMA_NAME) misses the timing target (it is not pipelined yet): $(SCHEMA_REP)/timing.md"
+
+## make schema-gatesim SERVICE=S  that netlist simulated against golden/schemagold on the messages of go test ./tb/schemarx
+schema-gatesim: $(SCHEMA_GATE_MODEL)
+	SCHEMARX_CASE=$(SCHEMA_NAME):$(WIDTH) SCHEMARX_MODEL=$(abspath $(SCHEMA_GATE_MODEL)) \
+	  $(GO) test -count=1 -timeout 60m -run '^TestRecvSchemaOne$$' ./tb/schemarx
 else
 schema-model:
 	$(error make schema-model: set SERVICE to a file stem of idl/: $(foreach e,$(IDL_SERVICES),$(word 1,$(subst =, ,$(e)))))

@@ -156,8 +156,9 @@ func skippable(t uint8) bool {
 	return false
 }
 
-// fixedSize is the wire size of the fixed-size types Deserialize reads.
-func fixedSize(t uint8) int {
+// FixedSize is the wire size of the fixed-size types Deserialize reads
+// (BOOL, BYTE, I16, I32, I64, DOUBLE); 0 for the others.
+func FixedSize(t uint8) int {
 	switch t {
 	case schema.Bool, schema.Byte:
 		return 1
@@ -315,7 +316,7 @@ func (w *walker) value(keep bool, ti int, wire uint8, inline bool, dest, prec, p
 	be := binary.BigEndian
 	switch wire {
 	case schema.Bool, schema.Byte, schema.I16, schema.I32, schema.I64, schema.Double:
-		size := fixedSize(wire)
+		size := FixedSize(wire)
 		if p+size > n {
 			return w.fail(CodeTruncated, p)
 		}

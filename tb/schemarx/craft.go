@@ -174,7 +174,7 @@ func (c *crafter) junk(levels int) (byte, enc) {
 		}
 		return w, e
 	}
-	e := make(enc, wireSize(w))
+	e := make(enc, schemagold.FixedSize(w))
 	for i := range e {
 		e[i] = byte(c.rng.Uint32())
 	}
@@ -221,7 +221,7 @@ func (c *crafter) full(ti int) enc {
 	case schema.UUID:
 		return make(enc, 16)
 	}
-	e := make(enc, wireSize(ty.Wire))
+	e := make(enc, schemagold.FixedSize(ty.Wire))
 	for i := range e {
 		e[i] = byte(c.rng.Uint32())
 	}
@@ -323,7 +323,7 @@ func (c *crafter) zero(ti int) enc {
 	case schema.Map:
 		return enc{c.t.Types[ty.Key].Wire, c.t.Types[ty.Elem].Wire}.u32(0)
 	}
-	return make(enc, wireSize(ty.Wire))
+	return make(enc, schemagold.FixedSize(ty.Wire))
 }
 
 // known: each args field empty, of another wire type (skipped), and, for a

@@ -2,8 +2,8 @@
 // schema-driven recvFunction, against its reference
 // golden/schemagold.Deserialize. For each service it generates the
 // service's SystemVerilog schema package (thriftidl/gen.SV), builds a
-// Verilated model of the module with it (vpi/build.mk, into
-// build/schemarx/<service>[-w<N>]) and feeds it, window by window with
+// Verilated model of the module with it (make schema-model, into
+// build/schema-<stem>[-w<N>]) and feeds it, window by window with
 // random stalls and short windows, every record of the service's default
 // vectors and args generated from its table, each at several capacities,
 // cut at many points and with single-byte mutations, and messages crafted
@@ -26,10 +26,14 @@
 // TestRecvSchema runs each case in a child process, two at a time, running
 // TestRecvSchemaOne with SCHEMARX_CASE=<service>:<width>. To run one case,
 // or one message of it from reset with an FST trace into
-// build/schemarx/<case>/msg-<n>.fst (each failure prints this line):
+// the case's build directory, msg-<n>.fst (each failure prints this line):
 //
 //	SCHEMARX_CASE=PostStorageService:16 go test ./tb/schemarx -run '^TestRecvSchemaOne$' -count=1 -v
 //	SCHEMARX_CASE=PostStorageService:16 SCHEMARX_MSG=123 go test ./tb/schemarx -run '^TestRecvSchemaOne$' -count=1 -v
+//
+// SCHEMARX_MODEL=<library> runs a case on that model instead of building
+// one: make schema-gatesim SERVICE=<stem> runs it on the synthesized
+// netlist.
 //
 // A failure also leaves the message (fail-<n>.msg) and its trace
 // (fail-<n>.fst) in the case's build directory. TestHarnessFake and

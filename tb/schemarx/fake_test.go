@@ -95,23 +95,11 @@ func (f *fake) Cycle(in *Inputs) (*Outputs, error) {
 // code but NONE and the header's.
 func TestHarnessFake(t *testing.T) {
 	for _, sel := range []string{"PostStorageService:16", "RequiredService:8"} {
-		c, err := ParseCase(sel)
-		if err != nil {
-			t.Fatal(err)
-		}
-		root := repoRoot(t)
-		table, err := c.Table(root)
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs, err := c.Records(root)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, _, table, msgs := loadCase(t, sel)
 		var st stats
 		f := newFake(table, c.Width)
 		h := NewHarness(f, table, stallSeed)
-		for _, m := range Messages(c.Vectors, table, recs) {
+		for _, m := range msgs {
 			f.msg = m.Msg
 			o := h.Check(m)
 			if o.Err != nil {
@@ -136,17 +124,7 @@ func TestHarnessFake(t *testing.T) {
 // TestHarnessCatches gives the harness stand-ins with one bug each: it
 // must report each.
 func TestHarnessCatches(t *testing.T) {
-	c, _ := ParseCase("UniqueIdService:8")
-	root := repoRoot(t)
-	table, err := c.Table(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := c.Records(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs := Messages(c.Vectors, table, recs)
+	c, _, table, msgs := loadCase(t, "UniqueIdService:8")
 	for _, tc := range []struct {
 		name string
 		set  func(f *fake)

@@ -3,6 +3,7 @@ package schemarx
 import (
 	"encoding/binary"
 
+	"arcalis/golden/schemagold"
 	"arcalis/thriftidl/schema"
 )
 
@@ -75,7 +76,7 @@ func (s *scanner) value(typ byte, p, level int) (int, bool) {
 	if s.steps > maxSteps || level > 16 {
 		return p, false
 	}
-	if n := wireSize(typ); n > 0 {
+	if n := schemagold.FixedSize(typ); n > 0 {
 		return p + n, p+n <= len(s.msg)
 	}
 	switch typ {
@@ -123,19 +124,4 @@ func (s *scanner) count(p int) (int, bool) {
 	s.spots = append(s.spots, spot{p, spotCount})
 	n := int32(binary.BigEndian.Uint32(s.msg[p:]))
 	return int(n), n >= 0
-}
-
-// wireSize is the size of a fixed-size wire type, 0 for the others.
-func wireSize(t byte) int {
-	switch t {
-	case schema.Bool, schema.Byte:
-		return 1
-	case schema.I16:
-		return 2
-	case schema.I32:
-		return 4
-	case schema.Double, schema.I64:
-		return 8
-	}
-	return 0
 }

@@ -14,14 +14,16 @@ import (
 	"time"
 
 	"arcalis/golden/schemagold"
+	"arcalis/thriftidl/schema"
 )
 
 // Environment variables: the parent sets envCase (and envJobs) for each
 // child; envMsg, with envCase, re-runs one message traced.
 const (
-	envCase = "SCHEMARX_CASE" // <service>:<width>: run TestRecvSchemaOne on that model
-	envMsg  = "SCHEMARX_MSG"  // a message number: run only it, traced
-	envJobs = "SCHEMARX_JOBS" // VPI_JOBS for the build (the parent builds two models at once)
+	envCase = "SCHEMARX_CASE"  // <service>:<width>: run TestRecvSchemaOne on that model
+	envMsg  = "SCHEMARX_MSG"   // a message number: run only it, traced
+	envJobs = "SCHEMARX_JOBS"  // VPI_JOBS for the build (the parent builds two models at once)
+	envLib  = "SCHEMARX_MODEL" // a model library to use instead of building one (make schema-gatesim's netlist)
 )
 
 // cases are the models TestRecvSchema checks: every service at 16 bytes
@@ -117,6 +119,25 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
+// loadCase parses sel ("<service>:<width>") and loads the case's table and
+// messages; root is the repository's root.
+func loadCase(t *testing.T, sel string) (c Case, root string, table *schema.Table, msgs []Message) {
+	t.Helper()
+	c, err := ParseCase(sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root = repoRoot(t)
+	if table, err = c.Table(root); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := c.Records(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, root, table, Messages(c.Vectors, table, recs)
+}
+
 // TestRecvSchemaOne checks the case SCHEMARX_CASE names: it builds the
 // model, runs every message of the case (or the one SCHEMARX_MSG names,
 // traced) and compares each with schemagold.
@@ -125,20 +146,8 @@ func TestRecvSchemaOne(t *testing.T) {
 	if sel == "" {
 		t.Skipf("not selected: TestRecvSchema runs this in a child per case, with %s=<service>:<width>", envCase)
 	}
-	c, err := ParseCase(sel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := repoRoot(t)
-	table, err := c.Table(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := c.Records(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs := Messages(c.Vectors, table, recs)
+	c, root, table, msgs := loadCase(t, sel)
+	var err error
 	only := -1
 	if s := os.Getenv(envMsg); s != "" {
 		if only, err = strconv.Atoi(s); err != nil || only < 0 || only >= len(msgs) {
@@ -148,9 +157,11 @@ func TestRecvSchemaOne(t *testing.T) {
 	jobs, _ := strconv.Atoi(os.Getenv(envJobs))
 
 	t0 := time.Now()
-	lib, err := c.Build(root, jobs)
-	if err != nil {
-		t.Fatalf("%s: building the model: %v", c, err)
+	lib := os.Getenv(envLib)
+	if lib == "" {
+		if lib, err = c.Build(root, jobs); err != nil {
+			t.Fatalf("%s: building the model: %v", c, err)
+		}
 	}
 	built := time.Since(t0)
 	model, err := OpenModel(lib, c.Width)
