@@ -145,12 +145,12 @@ module recv_schema
   typedef enum logic [2:0] {SIdle, SZero, SItem, SVal, SStr, SPopP, SPopD} walk_e;
 
   walk_e                 state_q, state_d;
-  // A value is kept only below the service's deepest nesting (MaxDepth
-  // levels): the frames above hold what skipping needs (sk_q), the others
-  // whole frames (fr_q). Frame k is fr_q[k*FW +: FW] (Yosys 0.23 reads no
-  // packed arrays of more than one dimension, and writes none of their
-  // elements by a variable index: each frame is written whole, below, by a
-  // constant one).
+  // A value is kept only within the service's deepest nesting (MaxDepth
+  // levels): every frame has a skip part (sk_q[k*SW +: SW]: kind, keep,
+  // items left, element types), only those levels a kept part too
+  // (fr_q[k*KW +: KW]). Flat vectors: Yosys 0.23 reads no packed array of
+  // more than one dimension, and silently drops a write to an element of
+  // one by a variable index; each part is written whole, by a constant one.
   localparam int unsigned Kept = (MaxDepth < Depth) ? MaxDepth : Depth;
   // $bits(frame_t), which Yosys 0.23 does not read (checked below).
   localparam int unsigned FW = 127 + 6 * AW + StructIdxW + 2 * TypeIdxW;
@@ -192,7 +192,7 @@ module recv_schema
   assign f_sk  = sk_q[top*SW +: SW];
   assign f = {f_sk[30:28], f_kb[KW-1 -: KA], f_sk[27:10], f_kb[KB+KC-1 -: KB], f_sk[9:0], f_kb[KC-1:0]};
 
-  // The walk ends with code c at message offset o.
+  // The walk ends now with fail_code at message offset fail_off.
   logic         fail;
   schema_code_e fail_code;
   logic [LenW-1:0] fail_off;
