@@ -40,6 +40,16 @@ VPI_FLAGS   := --assert -GWidth=$(WIDTH) +define+SCHEMA_PKG=$(SCHEMA_PKG)
 VPI_SOURCES := $(RTL_PKG) $(SCHEMA_SV) rtl/generic/recv_schema.sv
 include vpi/build.mk
 SCHEMA_MODEL := $(VPI_SO)
+
+# The netlist of make schema-report (below) Verilated with the xc7
+# primitives' models, as mk/gatesim.mk does for arcalis_top, for the same
+# tests as the RTL (SCHEMARX_MODEL). The plain model's settings are put
+# back afterwards.
+VPI_OUT     := $(SCHEMA_DIR)/gatesim
+VPI_FLAGS   := -Wno-MODDUP -Wno-PINMISSING -Wno-INITIALDLY
+VPI_SOURCES := scripts/gatesim/cells.v $(SCHEMA_DIR)/report/netlist.v $(GATESIM_CELLS)
+include vpi/build.mk
+SCHEMA_GATE_MODEL := $(VPI_SO)
 VPI_OUT     := $(_sc_out)
 VPI_TOP     := $(_sc_top)
 VPI_FLAGS   := $(_sc_flags)
@@ -67,25 +77,6 @@ $(SCHEMA_NETLIST) &: $(SCHEMA_WORK)/recv_schema.sv $(SCHEMA_WORK)/synth.ys $(SCH
 	  --work $(SCHEMA_WORK) --out $(SCHEMA_REP) $(RTL_PKG) $(SCHEMA_SV) $(SCHEMA_WORK)/recv_schema.sv
 	cp $(SCHEMA_WORK)/stat.txt $(SCHEMA_REP)/stat.txt
 
-# That netlist Verilated with the xc7 primitives' models, as mk/gatesim.mk
-# does for arcalis_top, for the same tests as the RTL (SCHEMARX_MODEL).
-_sc_out     := $(VPI_OUT)
-_sc_top     := $(VPI_TOP)
-_sc_flags   := $(VPI_FLAGS)
-_sc_sources := $(VPI_SOURCES)
-_sc_so      := $(VPI_SO)
-VPI_TOP     := recv_schema
-VPI_OUT     := $(SCHEMA_DIR)/gatesim
-VPI_FLAGS   := -Wno-MODDUP -Wno-PINMISSING -Wno-INITIALDLY
-VPI_SOURCES := scripts/gatesim/cells.v $(SCHEMA_WORK)/netlist.v $(GATESIM_CELLS)
-include vpi/build.mk
-SCHEMA_GATE_MODEL := $(VPI_SO)
-VPI_OUT     := $(_sc_out)
-VPI_TOP     := $(_sc_top)
-VPI_FLAGS   := $(_sc_flags)
-VPI_SOURCES := $(_sc_sources)
-VPI_SO      := $(_sc_so)
-
 .PHONY: schema-model schema-report schema-gatesim
 ## make schema-model SERVICE=S  the generic recvFunction's model for service S of idl/ (build/schema-S/libvmodel.so; WIDTH=N: build/schema-S-wN)
 schema-model: $(SCHEMA_MODEL)
@@ -101,6 +92,6 @@ schema-gatesim: $(SCHEMA_GATE_MODEL)
 	SCHEMARX_CASE=$(SCHEMA_NAME):$(WIDTH) SCHEMARX_MODEL=$(abspath $(SCHEMA_GATE_MODEL)) \
 	  $(GO) test -count=1 -timeout 60m -run '^TestRecvSchemaOne$$' ./tb/schemarx
 else
-schema-model:
-	$(error make schema-model: set SERVICE to a file stem of idl/: $(foreach e,$(IDL_SERVICES),$(word 1,$(subst =, ,$(e)))))
+schema-model schema-report schema-gatesim:
+	$(error make $@: set SERVICE to a file stem of idl/: $(foreach e,$(IDL_SERVICES),$(word 1,$(subst =, ,$(e)))))
 endif
