@@ -148,6 +148,7 @@ package arcalis_pkg;
   typedef enum logic [7:0] {
     ScNone            = 8'h00,
     ScOk              = 8'h01,
+    ScRespOk          = 8'h03,
     ScTruncated       = 8'h10,
     ScBadVersion      = 8'h11,
     ScBadMsgType      = 8'h12,
@@ -155,10 +156,15 @@ package arcalis_pkg;
     ScBadLength       = 8'h14,
     ScBadType         = 8'h15,
     ScMsgTooLarge     = 8'h19,
+    ScRespBadImage    = 8'h20,
     ScDepthExceeded   = 8'h30,
     ScTooManyElements = 8'h31,
     ScAreaOverflow    = 8'h32,
-    ScRequiredMissing = 8'h33
+    ScRequiredMissing = 8'h33,
+    ScBadDescriptor   = 8'h34,
+    ScOverlap         = 8'h35,
+    ScBadPresence     = 8'h36,
+    ScNoResult        = 8'h37
   } schema_code_e;
   // ---- END GENERATED ----
 
