@@ -16,9 +16,12 @@
 // STOP, its descriptor after it.
 //
 // Unit-level for now: the head, the message's remaining length and the
-// image stores are ports, and take_o and st_*_o are the action of the
-// coming clock edge (combinational), for tb/schemarx. The header (method
-// name, seqid) is checked before start_i, outside this module.
+// image stores are ports, for tb/schemarx. take_o and st_*_o are
+// registers: the action at the coming edge, decided a cycle earlier, when
+// stall_i was 0 (stall_i is a cycle ahead: it holds back the action of the
+// next cycle). The window must not lose bytes it showed (avail_i falls
+// only by takes). The header (method name, seqid) is checked before
+// start_i, outside this module.
 `ifndef SCHEMA_PKG
 `define SCHEMA_PKG define_SCHEMA_PKG_as_a_generated_schema_package
 `endif
@@ -37,13 +40,13 @@ module recv_schema
   input  logic [7:0]         method_i,        // index in the tables' methods
   /* verilator lint_on UNUSEDSIGNAL */
   input  logic [AW-1:0]      cap_i,           // image capacity C in bytes
-  input  logic               stall_i,         // do nothing this cycle
+  input  logic               stall_i,         // no action next cycle: decide nothing now
 
   input  logic [Width*8-1:0] win_i,           // message bytes from the head, byte 0 in bits 7:0
   input  logic [7:0]         avail_i,         // how many of them are there (<= Width, <= rem_i)
   input  logic [LenW-1:0]    rem_i,           // message bytes from the head to the end
   input  logic [LenW-1:0]    pos_i,           // the head's offset in the message
-  output logic [7:0]         take_o,          // bytes consumed at this edge
+  output logic [7:0]         take_o,          // bytes consumed at this edge (a register)
 
   output logic               st_valid_o,      // an image store at this edge
   output logic [AW-1:0]      st_addr_o,       // its first byte (a multiple of 8)
@@ -110,17 +113,12 @@ module recv_schema
     endcase
   endfunction
 
-  // ---- Field extractor: big-endian words at the head ----
-  logic [31:0] be0, be1, be2;                 // at window bytes 0, 1, 2
-  logic [15:0] id_be;                         // a field header's id
-  always_comb begin
-    be0   = {win_i[7:0], win_i[15:8], win_i[23:16], win_i[31:24]};
-    be1   = {win_i[15:8], win_i[23:16], win_i[31:24], win_i[39:32]};
-    be2   = {win_i[23:16], win_i[31:24], win_i[39:32], win_i[47:40]};
-    id_be = {win_i[15:8], win_i[23:16]};
-  end
+  // Big-endian words at window byte 0, 1 and 2 of a 64-bit capture.
+  function automatic logic [31:0] be_at(input logic [63:0] w, input int unsigned b);
+    be_at = {w[8*b +: 8], w[8*(b+1) +: 8], w[8*(b+2) +: 8], w[8*(b+3) +: 8]};
+  endfunction
 
-  // ---- The stack: one frame per level; frame sp_q - 1 is the top ----
+  // ---- The stack: the top frame in f_q, the ones below in sk_q / fr_q ----
   typedef enum logic [1:0] {FStruct, FList, FMap} fkind_e;
   typedef struct packed {
     fkind_e                kind;
@@ -142,14 +140,22 @@ module recv_schema
     logic [5:0]            pbit;
   } frame_t;
 
-  typedef enum logic [2:0] {SIdle, SZero, SItem, SVal, SStr, SPopP, SPopD} walk_e;
+  // Each step reads registers only. A step that reads the message does so
+  // from the capture registers (c_*), taken one cycle earlier, when no take
+  // was on its way since (fresh); take_o and st_*_o are registers, shown
+  // the cycle after the step that decided them. So a field header or a
+  // value is a check cycle, a cycle while its take is shown, a capture
+  // cycle: recv_set's read, wait, check.
+  typedef enum logic [3:0] {
+    SIdle, SArgs, SZero, SHdr, SFld, SReq, SMiss, SVal, SArr1, SArr2, SElem, SStr, SPopP, SPopD
+  } walk_e;
 
   walk_e                 state_q, state_d;
   // A value is kept only within the service's deepest nesting (MaxDepth
-  // levels): every frame has a skip part (sk_q[k*SW +: SW]: kind, keep,
-  // items left, element types), only those levels a kept part too
-  // (fr_q[k*KW +: KW]). Flat vectors: Yosys 0.23 reads no packed array of
-  // more than one dimension, and silently drops a write to an element of
+  // levels): every frame below the top has a skip part (sk_q[k*SW +: SW]:
+  // kind, keep, items left, element types), only those levels a kept part
+  // too (fr_q[k*KW +: KW]). Flat vectors: Yosys 0.23 reads no packed array
+  // of more than one dimension, and silently drops a write to an element of
   // one by a variable index; each part is written whole, by a constant one.
   localparam int unsigned Kept = (MaxDepth < Depth) ? MaxDepth : Depth;
   // $bits(frame_t), which Yosys 0.23 does not read (checked below).
@@ -157,21 +163,48 @@ module recv_schema
   localparam int unsigned SW = 31;     // kind, keep, left, isval, elemw, keyw
   localparam int unsigned KW = FW - SW; // the rest, in three runs of frame_t:
   localparam int unsigned KA = StructIdxW + AW + 64, KB = 2 * TypeIdxW, KC = 5 * AW + 32;
+  localparam int unsigned TopW = $clog2(Depth);
   logic [Kept*KW-1:0]     fr_q;
   logic [Depth*SW-1:0]    sk_q;
-  logic [SpW-1:0]         sp_q, sp_d;
+  frame_t                 f_q, f_d;              // the top frame
+  logic [SpW-1:0]         sp_q, sp_d;            // frames on the stack, the top one included
+  logic [TopW-1:0]        lvl_q, lvl_d, lvlb_q, lvlb_d;  // the top's index, the one below's
+  logic [MethodIdxW-1:0]  m_q;
+  logic [AW-1:0]          cap_q, room_q;         // the capacity, and what it leaves above ptr_q
   logic [AW-1:0]          ptr_q, ptr_d;          // the area's next free byte (a multiple of 8)
-  logic [AW-1:0]          zaddr_q, zaddr_d, zend_q, zend_d;  // a record being zeroed
+  logic [AW-1:0]          zaddr_q, zaddr_d, zleft_q, zleft_d;  // a record being zeroed
   // The value at the head (operand registers): read into the image (keep)
-  // as type v_ti_q at v_dest_q, or skipped as wire type v_wire_q.
-  logic                   v_keep_q, v_keep_d, v_inline_q, v_inline_d, v_prec_q, v_prec_d;
+  // as type v_ti_q at v_dest_q, or skipped as wire type v_wire_q; d_* are
+  // what the tables say of it, registered the cycle after (v_new_q).
+  logic                   v_keep_q, v_keep_d, v_inline_q, v_inline_d, v_prec_q, v_prec_d, v_new_q;
   logic [TypeIdxW-1:0]    v_ti_q, v_ti_d;
   logic [4:0]             v_wire_q, v_wire_d;
   logic [AW-1:0]          v_dest_q, v_dest_d;
   logic [5:0]             v_pbit_q, v_pbit_d;
+  logic [3:0]             d_size_q;              // fixed_size(v_wire_q)
+  logic [AW-1:0]          d_rsz_q;               // a struct value's record size
+  logic                   d_str_q, d_struct_q, d_cont_q, d_map_q;
+  // A field header's type and lookup, a kept container's count and array.
+  logic [4:0]             h_typ_q, h_typ_d;
+  logic [FieldIdxW:0]     found_q, found_d;
+  logic [63:0]            miss_q, miss_d;
+  logic [15:0]            n_q, n_d;
+  logic [47:0]            need_q;
   // A string's bytes on their way: left, where the next chunk goes, where it began.
   logic [LenW-1:0]        s_left_q, s_left_d, s_len_q, s_len_d;
   logic [AW-1:0]          s_ptr_q, s_ptr_d, s_base_q, s_base_d;
+  // The capture: the window's first 8 bytes and what the head offers.
+  logic [63:0]            c_win_q;
+  logic [8:1]             c_av_q, c_rem_q;       // avail_i >= k, rem_i >= k
+  logic [LenW-1:0]        c_remm4_q;             // rem_i - 4
+  logic [AW-1:0]          c_npad_q;              // a string length at byte 0, padded to 8 (when it fits the area)
+  logic                   tk_q, tkp_q;           // a take shown this cycle, the last
+  // The actions, registered.
+  logic [7:0]             take_q, take_d;
+  logic                   stv_q, stv_d;
+  logic [AW-1:0]          sta_q, sta_d;
+  logic [Width*8-1:0]     std_q, std_d;
+  logic [Width-1:0]       stm_q, stm_d;
   // The result.
   logic                   done_q, done_d;
   schema_code_e           code_q, code_d;
@@ -180,287 +213,262 @@ module recv_schema
   logic [3:0]             depth_q, depth_d;
   logic [15:0]            mst_q, mst_d, mid_q, mid_d;
 
-  localparam int unsigned TopW = $clog2(Depth);
-  logic [TopW-1:0]        top, below;            // the top frame, the one below it
-  frame_t                 f;                 // the top frame
-  logic [KW-1:0]          f_kb, b_kb;        // its kept part (0 above Kept), and the one below's
-  logic [SW-1:0]          f_sk;              // its skip part: {kind, keep}, {left, isval}, {elemw, keyw}
-  assign top   = TopW'(sp_q - 1'b1);
-  assign below = top - 1'b1;
-  assign f_kb  = (32'(top) < Kept) ? fr_q[top*KW +: KW] : '0;
-  assign b_kb  = (32'(below) < Kept) ? fr_q[below*KW +: KW] : '0;
-  assign f_sk  = sk_q[top*SW +: SW];
-  assign f = {f_sk[30:28], f_kb[KW-1 -: KA], f_sk[27:10], f_kb[KB+KC-1 -: KB], f_sk[9:0], f_kb[KC-1:0]};
+  // The frame below the top, as a pop finds it.
+  frame_t                 fb;
+  logic [KW-1:0]          b_kb;
+  logic [SW-1:0]          b_sk;
+  assign b_kb = (32'(lvlb_q) < Kept) ? fr_q[lvlb_q*KW +: KW] : '0;
+  assign b_sk = sk_q[lvlb_q*SW +: SW];
+  assign fb   = {b_sk[30:28], b_kb[KW-1 -: KA], b_sk[27:10], b_kb[KB+KC-1 -: KB], b_sk[9:0], b_kb[KC-1:0]};
+  // The top frame's parts as the stack holds them.
+  logic [KW-1:0]          f_kb;
+  logic [SW-1:0]          f_sk;
+  assign f_kb = {f_q.st, f_q.rec, f_q.pres, f_q.elem, f_q.key, f_q.cur, f_q.esz, f_q.ksz, f_q.hasdest, f_q.dest, f_q.doff, f_q.dlen, f_q.hasprec, f_q.pbit};
+  assign f_sk = {f_q.kind, f_q.keep, f_q.left, f_q.isval, f_q.elemw, f_q.keyw};
+
+  logic  fresh;                                  // c_* hold the window at the head
+  assign fresh = !tk_q && !tkp_q;
+  walk_e item;                                   // the top frame's next item
+  assign item = (f_q.kind == FStruct) ? SHdr : SElem;
 
   // The walk ends now with fail_code at message offset fail_off.
-  logic         fail;
-  schema_code_e fail_code;
+  logic            fail;
+  schema_code_e    fail_code;
   logic [LenW-1:0] fail_off;
 
-  // The walk step's intermediate values (module scope: Yosys 0.23 does
-  // not resolve struct members of a block's local variables).
+  // The step's intermediate values (module scope: Yosys 0.23 does not
+  // resolve struct members of a block's local variables).
   logic [7:0]            typ;
-  logic [FieldIdxW:0]    found;
   logic [FieldIdxW-1:0]  fi;
   logic [StructIdxW-1:0] s;
-  logic [AW-1:0]         r, room, esz, ksz;
-  logic [3:0]            size;
+  logic [AW-1:0]         r;
   logic [2:0]            head;
   logic [31:0]           n;
-  logic [47:0]           need;
-  logic [63:0]           missing;
   logic [5:0]            lowest;
   logic [7:0]            chunk;
-  logic [TopW-1:0]       t, nt;
-  frame_t                nf;                  // a frame pushed (at nt)
-  frame_t                ft;                  // the top frame, updated
-  logic                  push, upd_top, upd_below;  // ... and the one below's presence bit f.pbit set
-  logic [KW-1:0]         nf_k, ft_k, fb_k;    // kept parts, as fr_q holds them
-  assign nf_k = {nf.st, nf.rec, nf.pres, nf.elem, nf.key, nf.cur, nf.esz, nf.ksz, nf.hasdest, nf.dest, nf.doff, nf.dlen, nf.hasprec, nf.pbit};
-  assign ft_k = {ft.st, ft.rec, ft.pres, ft.elem, ft.key, ft.cur, ft.esz, ft.ksz, ft.hasdest, ft.dest, ft.doff, ft.dlen, ft.hasprec, ft.pbit};
-  logic [63:0]           pbit_b;              // the presence bit f.pbit, in the frame below's word
-  assign pbit_b = 64'd1 << f.pbit;
-  assign fb_k   = b_kb | (KW'(pbit_b) << (KW - KA));   // pres: the kept part's bits KW-KA+63:KW-KA
+  logic                  push;
+  frame_t                nf;                    // a frame pushed
 
   always_comb begin
     state_d  = state_q;
-    sp_d     = sp_q;
+    f_d      = f_q;
+    {sp_d, lvl_d, lvlb_d} = {sp_q, lvl_q, lvlb_q};
     ptr_d    = ptr_q;
-    zaddr_d  = zaddr_q;
-    zend_d   = zend_q;
+    {zaddr_d, zleft_d} = {zaddr_q, zleft_q};
     {v_keep_d, v_inline_d, v_prec_d, v_ti_d, v_wire_d, v_dest_d, v_pbit_d} =
       {v_keep_q, v_inline_q, v_prec_q, v_ti_q, v_wire_q, v_dest_q, v_pbit_q};
+    {h_typ_d, found_d, miss_d, n_d} = {h_typ_q, found_q, miss_q, n_q};
     {s_left_d, s_len_d, s_ptr_d, s_base_d} = {s_left_q, s_len_q, s_ptr_q, s_base_q};
     {done_d, code_d, off_d, aend_d, asize_d, depth_d, mst_d, mid_d} =
       {done_q, code_q, off_q, aend_q, asize_q, depth_q, mst_q, mid_q};
-    take_o     = '0;
-    st_valid_o = 1'b0;
-    st_addr_o  = '0;
-    st_data_o  = '0;
-    st_mask_o  = '0;
-    fail       = 1'b0;
-    fail_code  = ScNone;
-    fail_off   = pos_i;
-    t          = top;
-    nt         = start_i ? '0 : TopW'(sp_q);
-    room       = cap_i - ptr_q;
-    nf         = '0;
-    ft         = f;
-    push       = 1'b0;
-    upd_top    = 1'b0;
-    upd_below  = 1'b0;
-    typ = '0; found = '0; fi = '0; s = '0; r = '0; esz = '0; ksz = '0; size = '0; head = '0;
-    n = '0; need = '0; missing = '0; lowest = '0; chunk = '0;
+    take_d = '0;
+    {stv_d, sta_d, std_d, stm_d} = '0;
+    fail      = 1'b0;
+    fail_code = ScNone;
+    fail_off  = pos_i;
+    push      = 1'b0;
+    nf        = '0;
+    typ = '0; fi = '0; s = '0; r = '0; head = '0; n = '0; lowest = '0; chunk = '0;
 
     if (start_i) begin
-      // The args record at SchemaAreaStart, zeroed, then its fields.
-      s = method_args(MethodIdxW'(method_i));
-      r = rec_size(s);
       {done_d, code_d, mst_d, mid_d, asize_d} = '0;
-      sp_d = '0;
-      if (r > cap_i - AW'(SchemaAreaStart)) begin
-        fail = 1'b1; fail_code = ScAreaOverflow;
-        ptr_d = AW'(SchemaAreaStart);
-      end else begin
-        nf.kind = FStruct; nf.keep = 1'b1; nf.st = s; nf.rec = AW'(SchemaAreaStart);
-        push    = 1'b1;
-        sp_d    = SpW'(1);
-        ptr_d   = AW'(SchemaAreaStart) + r;
-        asize_d = r;
-        zaddr_d = AW'(SchemaAreaStart);
-        zend_d  = AW'(SchemaAreaStart) + r;
-        state_d = SZero;
-      end
+      {sp_d, lvl_d, lvlb_d} = '0;
+      state_d = SArgs;
     end else if (!stall_i) begin
       unique case (state_q)
         SIdle: ;
 
-        // A record being zeroed, Width bytes a cycle.
-        SZero: begin
-          st_valid_o = 1'b1;
-          st_addr_o  = zaddr_q;
-          for (int k = 0; k < Width; k++) st_mask_o[k] = zaddr_q + AW'(k) < zend_q;
-          zaddr_d = zaddr_q + AW'(Width);
-          if (zaddr_q + AW'(Width) >= zend_q) state_d = SItem;
+        // The args record at SchemaAreaStart, zeroed, then its fields.
+        SArgs: begin
+          s = method_args(m_q);
+          r = rec_size(s);
+          if (r > cap_q - AW'(SchemaAreaStart)) begin
+            fail = 1'b1; fail_code = ScAreaOverflow;
+            ptr_d = AW'(SchemaAreaStart);
+          end else begin
+            f_d      = '0;
+            f_d.kind = FStruct; f_d.keep = 1'b1; f_d.st = s; f_d.rec = AW'(SchemaAreaStart);
+            sp_d     = SpW'(1);
+            ptr_d    = AW'(SchemaAreaStart) + r;
+            asize_d  = r;
+            zaddr_d  = AW'(SchemaAreaStart);
+            zleft_d  = r;
+            state_d  = SZero;
+          end
         end
 
-        // The top frame's next item: a field header or STOP, or a
-        // container's next element.
-        SItem: begin
-          unique case (f.kind)
-            FStruct: begin
-              typ = win_i[7:0];
-              missing = req_mask(f.st) & ~f.pres;
-              for (int k = 63; k >= 0; k--) if (missing[k]) lowest = 6'(k);
-              if (rem_i < LenW'(1)) begin
-                fail = 1'b1; fail_code = ScTruncated;
-              end else if (avail_i >= 8'd1 && typ == 8'd0) begin
-                if (f.keep && missing != '0) begin
-                  fail = 1'b1; fail_code = ScRequiredMissing;
-                  mst_d = 16'(f.st);
-                  mid_d = field_id(FieldIdxW'(32'(struct_first(f.st)) + 32'(lowest)));
-                end else begin
-                  take_o  = 8'd1;
-                  state_d = SPopP;
-                end
-              end else if (avail_i >= 8'd1 && rem_i < LenW'(3)) begin
-                fail = 1'b1; fail_code = ScTruncated;
-              end else if (avail_i >= 8'd3) begin
-                if (!skippable(typ)) begin
-                  fail = 1'b1; fail_code = ScBadType;
-                end else begin
-                  found = field_find(f.st, id_be);
-                  fi    = found[FieldIdxW-1:0];
-                  take_o     = 8'd3;
-                  v_keep_d   = f.keep && found[FieldIdxW] && field_wire(fi) == typ[4:0];
-                  v_ti_d     = field_type(fi);
-                  v_wire_d   = typ[4:0];
-                  v_inline_d = 1'b0;
-                  v_dest_d   = f.rec + slot_offset(f.st, fi);
-                  v_prec_d   = 1'b1;
-                  v_pbit_d   = 6'(32'(fi) - 32'(struct_first(f.st)));
-                  state_d    = SVal;
-                end
-              end
+        // A record being zeroed, Width bytes a cycle.
+        SZero: begin
+          stv_d = 1'b1;
+          sta_d = zaddr_q;
+          for (int k = 0; k < Width; k++) stm_d[k] = zleft_q > AW'(k);
+          zaddr_d = zaddr_q + AW'(Width);
+          zleft_d = zleft_q - AW'(Width);
+          if (zleft_q <= AW'(Width)) state_d = SHdr;
+        end
+
+        // A struct's next field header, or its STOP.
+        SHdr: if (fresh) begin
+          typ = c_win_q[7:0];
+          if (!c_rem_q[1]) begin
+            fail = 1'b1; fail_code = ScTruncated;
+          end else if (c_av_q[1] && typ == 8'd0) begin
+            state_d = SReq;
+          end else if (c_av_q[1] && !c_rem_q[3]) begin
+            fail = 1'b1; fail_code = ScTruncated;
+          end else if (c_av_q[3]) begin
+            if (!skippable(typ)) begin
+              fail = 1'b1; fail_code = ScBadType;
+            end else begin
+              take_d  = 8'd3;
+              h_typ_d = typ[4:0];
+              found_d = field_find(f_q.st, {c_win_q[15:8], c_win_q[23:16]});
+              state_d = SFld;
             end
-            default: begin                               // FList, FMap
-              if (f.left == '0) begin
-                state_d = SPopP;
-              end else begin
-                ft.left = f.left - 1'b1;
-                v_keep_d   = f.keep;
-                v_inline_d = 1'b1;
-                v_prec_d   = 1'b0;
-                v_dest_d   = f.cur;
-                if (f.kind == FMap && !f.isval) begin
-                  v_ti_d   = f.key;
-                  v_wire_d = f.keep ? type_wire(f.key) : f.keyw;
-                  ft.cur = f.cur + f.ksz;
-                end else begin
-                  v_ti_d   = f.elem;
-                  v_wire_d = f.keep ? type_wire(f.elem) : f.elemw;
-                  ft.cur = f.cur + f.esz;
-                end
-                ft.isval = f.kind == FMap && !f.isval;
-                upd_top  = 1'b1;
-                state_d = SVal;
-              end
+          end
+          miss_d = req_mask(f_q.st) & ~f_q.pres;
+        end
+        // The field found (or not): the value's operands.
+        SFld: begin
+          fi         = found_q[FieldIdxW-1:0];
+          v_keep_d   = f_q.keep && found_q[FieldIdxW] && field_wire(fi) == h_typ_q;
+          v_ti_d     = field_type(fi);
+          v_wire_d   = h_typ_q;
+          v_inline_d = 1'b0;
+          v_dest_d   = f_q.rec + slot_offset(f_q.st, fi);
+          v_prec_d   = 1'b1;
+          v_pbit_d   = 6'(32'(fi) - 32'(struct_first(f_q.st)));
+          state_d    = SVal;
+        end
+        // A STOP: a kept struct's required fields must all be there.
+        SReq: begin
+          if (f_q.keep && miss_q != '0) begin
+            state_d = SMiss;
+          end else begin
+            take_d  = 8'd1;
+            state_d = SPopP;
+          end
+        end
+        SMiss: begin
+          for (int k = 63; k >= 0; k--) if (miss_q[k]) lowest = 6'(k);
+          fail = 1'b1; fail_code = ScRequiredMissing;
+          mst_d = 16'(f_q.st);
+          mid_d = field_id(FieldIdxW'(32'(struct_first(f_q.st)) + 32'(lowest)));
+        end
+
+        // A container's next element (a map's key or value), or its end.
+        SElem: begin
+          if (f_q.left == '0) begin
+            state_d = SPopP;
+          end else begin
+            f_d.left   = f_q.left - 1'b1;
+            v_keep_d   = f_q.keep;
+            v_inline_d = 1'b1;
+            v_prec_d   = 1'b0;
+            v_dest_d   = f_q.cur;
+            if (f_q.kind == FMap && !f_q.isval) begin
+              v_ti_d   = f_q.key;
+              v_wire_d = f_q.keep ? type_wire(f_q.key) : f_q.keyw;
+              f_d.cur  = f_q.cur + f_q.ksz;
+            end else begin
+              v_ti_d   = f_q.elem;
+              v_wire_d = f_q.keep ? type_wire(f_q.elem) : f_q.elemw;
+              f_d.cur  = f_q.cur + f_q.esz;
             end
-          endcase
+            f_d.isval = f_q.kind == FMap && !f_q.isval;
+            state_d   = SVal;
+          end
         end
 
         // The value at the head.
-        SVal: begin
-          size = fixed_size(v_wire_q);
-          if (size != '0) begin
-            if (rem_i < LenW'(size)) begin
+        SVal: if (fresh && !v_new_q) begin
+          if (d_size_q != '0) begin
+            if (!c_rem_q[d_size_q]) begin
               fail = 1'b1; fail_code = ScTruncated;
-            end else if (avail_i >= 8'(size)) begin
-              take_o  = 8'(size);
-              state_d = SItem;
+            end else if (c_av_q[d_size_q]) begin
+              take_d  = 8'(d_size_q);
+              state_d = item;
               if (v_keep_q) begin
-                st_valid_o = 1'b1;
-                st_addr_o  = v_dest_q;
-                st_mask_o  = Width'(8'hFF);
-                if (v_wire_q == WireBool) st_data_o[0] = win_i[7:0] == 8'd1;   // Apache's ReadBool
-                else for (int k = 0; k < 8; k++) if (k < 32'(size)) st_data_o[8*k +: 8] = win_i[8*(32'(size)-1-k) +: 8];
-                if (v_prec_q) begin ft.pres = f.pres | (64'd1 << v_pbit_q); upd_top = 1'b1; end
+                stv_d = 1'b1;
+                sta_d = v_dest_q;
+                stm_d = Width'(8'hFF);
+                if (v_wire_q == WireBool) std_d[0] = c_win_q[7:0] == 8'd1;   // Apache's ReadBool
+                else for (int k = 0; k < 8; k++) if (k < 32'(d_size_q)) std_d[8*k +: 8] = c_win_q[8*(32'(d_size_q)-1-k) +: 8];
+                if (v_prec_q) f_d.pres = f_q.pres | (64'd1 << v_pbit_q);
               end
             end
-          end else if (v_wire_q == WireString) begin
-            n = be0;
-            need = (48'(n) + 48'd7) & ~48'd7;   // padded to 8 bytes
-            if (rem_i < LenW'(4)) begin
+          end else if (d_str_q) begin
+            n = be_at(c_win_q, 0);
+            if (!c_rem_q[4]) begin
               fail = 1'b1; fail_code = ScTruncated;
-            end else if (avail_i >= 8'd4) begin
+            end else if (c_av_q[4]) begin
               if (n[31]) begin
                 fail = 1'b1; fail_code = ScBadLength;
-              end else if (48'(n) > 48'(rem_i) - 48'd4) begin
+              end else if (n > 32'(c_remm4_q)) begin
                 fail = 1'b1; fail_code = ScTruncated; fail_off = pos_i + LenW'(4);
-              end else if (v_keep_q && need > 48'(room)) begin
+              end else if (v_keep_q && n > 32'(room_q)) begin   // room_q is a multiple of 8
                 fail = 1'b1; fail_code = ScAreaOverflow;
               end else begin
-                take_o   = 8'd4;
+                take_d   = 8'd4;
                 s_left_d = LenW'(n);
                 s_len_d  = LenW'(n);
                 s_ptr_d  = ptr_q;
                 s_base_d = ptr_q;
-                if (v_keep_q) ptr_d = ptr_q + AW'(need);
+                if (v_keep_q) ptr_d = ptr_q + c_npad_q;
                 state_d  = SStr;
               end
             end
-          end else if (v_wire_q == WireStruct) begin
-            s = type_struct(v_ti_q);
-            r = rec_size(s);
+          end else if (d_struct_q) begin
             if (sp_q == SpW'(Depth)) begin
               fail = 1'b1; fail_code = ScDepthExceeded;
-            end else if (v_keep_q && !v_inline_q && r > room) begin
+            end else if (v_keep_q && !v_inline_q && d_rsz_q > room_q) begin
               fail = 1'b1; fail_code = ScAreaOverflow;
             end else begin
               nf.kind = FStruct;
               nf.keep = v_keep_q;
               if (v_keep_q) begin
-                nf.st      = s;
+                nf.st      = type_struct(v_ti_q);
                 nf.rec     = v_inline_q ? v_dest_q : ptr_q;
                 nf.hasdest = !v_inline_q;
                 nf.dest    = v_dest_q;
                 nf.doff    = ptr_q;
-                nf.dlen    = 24'(r);
+                nf.dlen    = 24'(d_rsz_q);
                 nf.hasprec = v_prec_q;
                 nf.pbit    = v_pbit_q;
-                if (!v_inline_q) ptr_d = ptr_q + r;
-                zaddr_d = nf.rec;
-                zend_d  = nf.rec + r;
+                if (!v_inline_q) ptr_d = ptr_q + d_rsz_q;
+                zaddr_d = v_inline_q ? v_dest_q : ptr_q;
+                zleft_d = d_rsz_q;
               end
-              push     = 1'b1;
-              sp_d     = sp_q + 1'b1;
-              state_d  = v_keep_q ? SZero : SItem;
+              push    = 1'b1;
+              state_d = v_keep_q ? SZero : SHdr;
             end
-          end else if (v_wire_q == WireList || v_wire_q == WireSet || v_wire_q == WireMap) begin
-            head = (v_wire_q == WireMap) ? 3'd6 : 3'd5;
-            n    = (v_wire_q == WireMap) ? be2 : be1;
-            esz  = elem_size(type_elem(v_ti_q));
-            ksz  = (v_wire_q == WireMap) ? elem_size(type_key(v_ti_q)) : '0;
-            need = array_bytes(v_ti_q, n[15:0]);
+          end else if (d_cont_q) begin
+            head = d_map_q ? 3'd6 : 3'd5;
+            n    = d_map_q ? be_at(c_win_q, 2) : be_at(c_win_q, 1);
             if (sp_q == SpW'(Depth)) begin
               fail = 1'b1; fail_code = ScDepthExceeded;
-            end else if (rem_i < LenW'(head)) begin
+            end else if (!c_rem_q[head]) begin
               fail = 1'b1; fail_code = ScTruncated;
-            end else if (avail_i >= 8'(head)) begin
+            end else if (c_av_q[head]) begin
               if (n[31]) begin
                 fail = 1'b1; fail_code = ScBadLength; fail_off = pos_i + LenW'(head) - LenW'(4);
               end else if (n > 32'(SchemaMaxElements)) begin
                 fail = 1'b1; fail_code = ScTooManyElements; fail_off = pos_i + LenW'(head) - LenW'(4);
-              end else if (v_keep_q && need > 48'(room)) begin
-                fail = 1'b1; fail_code = ScAreaOverflow;
-              end else if (!v_keep_q && n != '0 && v_wire_q == WireMap && !skippable(win_i[7:0])) begin
+              end else if (v_keep_q) begin
+                n_d     = n[15:0];
+                state_d = SArr1;                  // its array's size, then its room
+              end else if (n != '0 && d_map_q && !skippable(c_win_q[7:0])) begin
                 fail = 1'b1; fail_code = ScBadType;
-              end else if (!v_keep_q && n != '0 && !skippable(v_wire_q == WireMap ? win_i[15:8] : win_i[7:0])) begin
-                fail = 1'b1; fail_code = ScBadType; fail_off = pos_i + LenW'(v_wire_q == WireMap);
+              end else if (n != '0 && !skippable(d_map_q ? c_win_q[15:8] : c_win_q[7:0])) begin
+                fail = 1'b1; fail_code = ScBadType; fail_off = pos_i + LenW'(d_map_q);
               end else begin
-                nf.kind  = (v_wire_q == WireMap) ? FMap : FList;
-                nf.keep  = v_keep_q;
-                nf.left  = (v_wire_q == WireMap) ? {n[15:0], 1'b0} : {1'b0, n[15:0]};
-                nf.keyw  = win_i[4:0];
-                nf.elemw = (v_wire_q == WireMap) ? win_i[12:8] : win_i[4:0];
-                if (v_keep_q) begin
-                  nf.elem    = type_elem(v_ti_q);
-                  nf.key     = type_key(v_ti_q);
-                  nf.cur     = ptr_q;
-                  nf.esz     = esz;
-                  nf.ksz     = ksz;
-                  nf.hasdest = 1'b1;
-                  nf.dest    = v_dest_q;
-                  nf.doff    = ptr_q;
-                  nf.dlen    = 24'(n[15:0]);
-                  nf.hasprec = v_prec_q;
-                  nf.pbit    = v_pbit_q;
-                  ptr_d      = ptr_q + AW'(need);
-                end
+                nf.kind  = d_map_q ? FMap : FList;
+                nf.left  = d_map_q ? {n[15:0], 1'b0} : {1'b0, n[15:0]};
+                nf.keyw  = c_win_q[4:0];
+                nf.elemw = d_map_q ? c_win_q[12:8] : c_win_q[4:0];
                 push     = 1'b1;
-                sp_d     = sp_q + 1'b1;
-                take_o   = 8'(head);
-                state_d  = SItem;
+                take_d   = 8'(head);
+                state_d  = SElem;
               end
             end
           end else begin
@@ -469,31 +477,58 @@ module recv_schema
             fail = 1'b1; fail_code = ScBadType;
           end
         end
+        // A kept container: its array (a constant multiple of the count),
+        // then whether it fits; the window has not moved since SVal.
+        SArr1: state_d = SArr2;
+        SArr2: begin
+          if (need_q > 48'(room_q)) begin
+            fail = 1'b1; fail_code = ScAreaOverflow;
+          end else begin
+            nf.kind    = d_map_q ? FMap : FList;
+            nf.keep    = 1'b1;
+            nf.left    = d_map_q ? {n_q, 1'b0} : {1'b0, n_q};
+            nf.elem    = type_elem(v_ti_q);
+            nf.key     = type_key(v_ti_q);
+            nf.cur     = ptr_q;
+            nf.esz     = elem_size(type_elem(v_ti_q));
+            nf.ksz     = d_map_q ? elem_size(type_key(v_ti_q)) : '0;
+            nf.hasdest = 1'b1;
+            nf.dest    = v_dest_q;
+            nf.doff    = ptr_q;
+            nf.dlen    = 24'(n_q);
+            nf.hasprec = v_prec_q;
+            nf.pbit    = v_pbit_q;
+            ptr_d      = ptr_q + AW'(need_q);
+            push       = 1'b1;
+            take_d     = d_map_q ? 8'd6 : 8'd5;
+            state_d    = SElem;
+          end
+        end
 
-        // A string's bytes, Width a cycle, the last chunk's padding zeroed;
-        // then its descriptor.
+        // A string's bytes, Width a cycle, straight from the window (its
+        // last chunk's padding zeroed); then its descriptor.
         SStr: begin
           if (s_left_q == '0) begin
             if (v_keep_q) begin
-              st_valid_o = 1'b1;
-              st_addr_o  = v_dest_q;
-              st_mask_o  = Width'(8'hFF);
-              st_data_o[63:0] = {8'(0), s_len_q, 10'(0), s_base_q};
-              if (v_prec_q) begin ft.pres = f.pres | (64'd1 << v_pbit_q); upd_top = 1'b1; end
+              stv_d = 1'b1;
+              sta_d = v_dest_q;
+              stm_d = Width'(8'hFF);
+              std_d[63:0] = {8'(0), s_len_q, 10'(0), s_base_q};
+              if (v_prec_q) f_d.pres = f_q.pres | (64'd1 << v_pbit_q);
             end
-            state_d = SItem;
-          end else begin
+            state_d = item;
+          end else if (!tk_q) begin
             chunk = (s_left_q < LenW'(Width)) ? 8'(s_left_q) : 8'(Width);
             if (avail_i >= chunk) begin
-              take_o   = chunk;
+              take_d   = chunk;
               s_left_d = s_left_q - LenW'(chunk);
               s_ptr_d  = s_ptr_q + AW'(Width);
               if (v_keep_q) begin
-                st_valid_o = 1'b1;
-                st_addr_o  = s_ptr_q;
+                stv_d = 1'b1;
+                sta_d = s_ptr_q;
                 for (int k = 0; k < Width; k++) begin
-                  st_mask_o[k] = k < ((32'(chunk) + 7) & ~7);
-                  if (k < 32'(chunk)) st_data_o[8*k +: 8] = win_i[8*k +: 8];
+                  stm_d[k] = k < ((32'(chunk) + 7) & ~7);
+                  if (k < 32'(chunk)) std_d[8*k +: 8] = win_i[8*k +: 8];
                 end
               end
             end
@@ -503,24 +538,21 @@ module recv_schema
         // A frame ends: a kept struct's presence word, then (SPopD) a kept
         // value's descriptor and its presence bit in the frame below.
         SPopP: begin
-          if (f.keep && f.kind == FStruct) begin
-            st_valid_o = 1'b1;
-            st_addr_o  = f.rec;
-            st_mask_o  = Width'(8'hFF);
-            st_data_o[63:0] = f.pres;
+          if (f_q.keep && f_q.kind == FStruct) begin
+            stv_d = 1'b1;
+            sta_d = f_q.rec;
+            stm_d = Width'(8'hFF);
+            std_d[63:0] = f_q.pres;
           end
           state_d = SPopD;
         end
         SPopD: begin
-          if (f.keep && f.hasdest) begin
-            st_valid_o = 1'b1;
-            st_addr_o  = f.dest;
-            st_mask_o  = Width'(8'hFF);
-            st_data_o[63:0] = {8'(0), f.dlen, 10'(0), f.doff};
+          if (f_q.keep && f_q.hasdest) begin
+            stv_d = 1'b1;
+            sta_d = f_q.dest;
+            stm_d = Width'(8'hFF);
+            std_d[63:0] = {8'(0), f_q.dlen, 10'(0), f_q.doff};
           end
-          if (f.keep && f.hasprec && t != '0) upd_below = 1'b1;
-          sp_d    = sp_q - 1'b1;
-          state_d = SItem;
           if (sp_q == SpW'(1)) begin                    // the args struct's STOP
             state_d = SIdle;
             done_d  = 1'b1;
@@ -528,10 +560,24 @@ module recv_schema
             off_d   = pos_i;
             aend_d  = ptr_q;
             depth_d = '0;
+          end else begin
+            f_d = fb;
+            if (f_q.keep && f_q.hasprec) f_d.pres = fb.pres | (64'd1 << f_q.pbit);
+            sp_d    = sp_q - 1'b1;
+            lvl_d   = lvlb_q;
+            lvlb_d  = lvlb_q - 1'b1;
+            state_d = (fb.kind == FStruct) ? SHdr : SElem;
           end
         end
         default: ;
       endcase
+    end
+
+    if (push) begin
+      f_d    = nf;
+      sp_d   = sp_q + 1'b1;
+      lvl_d  = TopW'(sp_q);
+      lvlb_d = lvl_q;
     end
 
     if (fail) begin
@@ -539,13 +585,12 @@ module recv_schema
       done_d  = 1'b1;
       code_d  = fail_code;
       off_d   = fail_off;
-      aend_d  = start_i ? AW'(SchemaAreaStart) : ptr_q;
-      depth_d = 4'(sp_q);
-      if (start_i) depth_d = '0;
+      aend_d  = (state_q == SArgs) ? AW'(SchemaAreaStart) : ptr_q;
+      depth_d = (state_q == SArgs) ? '0 : 4'(sp_q);
       if (fail_code != ScRequiredMissing) {mst_d, mid_d} = '0;
-      take_o     = '0;
-      st_valid_o = 1'b0;
-      {push, upd_top, upd_below} = '0;
+      take_d = '0;
+      stv_d  = 1'b0;
+      push   = 1'b0;
     end
   end
 
@@ -555,32 +600,64 @@ module recv_schema
       sp_q    <= '0;
       done_q  <= 1'b0;
       code_q  <= ScNone;
+      take_q  <= '0;
+      stv_q   <= 1'b0;
+      tk_q    <= 1'b0;
+      tkp_q   <= 1'b0;
     end else begin
       state_q <= state_d;
       sp_q    <= sp_d;
       done_q  <= done_d;
       code_q  <= code_d;
+      take_q  <= take_d;
+      stv_q   <= stv_d;
+      tk_q    <= take_d != '0;
+      tkp_q   <= tk_q;
     end
   end
   always_ff @(posedge clk_i) begin
-    for (int k = 0; k < Kept; k++) begin
-      if (push && nt == TopW'(k))         fr_q[k*KW +: KW] <= nf_k;
-      if (upd_top && t == TopW'(k))       fr_q[k*KW +: KW] <= ft_k;
-      if (upd_below && below == TopW'(k)) fr_q[k*KW +: KW] <= fb_k;
+    // A push puts the top frame on the stack (the new one goes to f_q).
+    for (int k = 0; k < Kept; k++)
+      if (push && lvl_q == TopW'(k)) fr_q[k*KW +: KW] <= f_kb;
+    for (int k = 0; k < Depth; k++)
+      if (push && lvl_q == TopW'(k)) sk_q[k*SW +: SW] <= f_sk;
+    f_q <= f_d;
+    {lvl_q, lvlb_q} <= {lvl_d, lvlb_d};
+    if (start_i) begin
+      m_q   <= MethodIdxW'(method_i);
+      cap_q <= cap_i;
     end
-    for (int k = 0; k < Depth; k++) begin
-      if (push && nt == TopW'(k))           sk_q[k*SW +: SW] <= {nf.kind, nf.keep, nf.left, nf.isval, nf.elemw, nf.keyw};
-      if (upd_top && t == TopW'(k))         sk_q[k*SW +: SW] <= {ft.kind, ft.keep, ft.left, ft.isval, ft.elemw, ft.keyw};
-    end
+    room_q  <= cap_q - ptr_q;
     ptr_q   <= ptr_d;
-    zaddr_q <= zaddr_d;
-    zend_q  <= zend_d;
+    {zaddr_q, zleft_q} <= {zaddr_d, zleft_d};
     {v_keep_q, v_inline_q, v_prec_q, v_ti_q, v_wire_q, v_dest_q, v_pbit_q} <=
       {v_keep_d, v_inline_d, v_prec_d, v_ti_d, v_wire_d, v_dest_d, v_pbit_d};
+    v_new_q    <= state_q == SFld || state_q == SElem;
+    d_size_q   <= fixed_size(v_wire_q);
+    d_rsz_q    <= rec_size(type_struct(v_ti_q));
+    d_str_q    <= v_wire_q == WireString;
+    d_struct_q <= v_wire_q == WireStruct;
+    d_cont_q   <= v_wire_q == WireList || v_wire_q == WireSet || v_wire_q == WireMap;
+    d_map_q    <= v_wire_q == WireMap;
+    {h_typ_q, found_q, miss_q, n_q} <= {h_typ_d, found_d, miss_d, n_d};
+    need_q     <= array_bytes(v_ti_q, n_q);
     {s_left_q, s_len_q, s_ptr_q, s_base_q} <= {s_left_d, s_len_d, s_ptr_d, s_base_d};
+    c_win_q   <= win_i[63:0];
+    for (int k = 1; k <= 8; k++) begin
+      c_av_q[k]  <= avail_i >= 8'(k);
+      c_rem_q[k] <= rem_i >= LenW'(k);
+    end
+    c_remm4_q <= rem_i - LenW'(4);
+    c_npad_q  <= (AW'(be_at(win_i[63:0], 0)) + AW'(7)) & ~AW'(7);
+    {sta_q, std_q, stm_q} <= {sta_d, std_d, stm_d};
     {off_q, aend_q, asize_q, depth_q, mst_q, mid_q} <= {off_d, aend_d, asize_d, depth_d, mst_d, mid_d};
   end
 
+  assign take_o     = take_q;
+  assign st_valid_o = stv_q;
+  assign st_addr_o  = sta_q;
+  assign st_data_o  = std_q;
+  assign st_mask_o  = stm_q;
   assign done_o        = done_q;
   assign code_o        = code_q;
   assign offset_o      = off_q;
@@ -591,12 +668,12 @@ module recv_schema
   assign args_size_o   = asize_q;
 
 `ifndef SYNTHESIS
-  if (FW != $bits(frame_t) || SW != $bits({f.kind, f.keep, f.left, f.isval, f.elemw, f.keyw})) begin : g_check_fw
+  if (FW != $bits(frame_t) || SW != $bits(f_sk)) begin : g_check_fw
     $error("recv_schema: FW is %0d, frame_t has %0d bits; SW is %0d", FW, $bits(frame_t), SW);
   end
   // A kept value above the kept levels would lose its frame.
   always_ff @(posedge clk_i) begin
-    if (push && nf.keep) assert (32'(nt) < Kept) else $error("recv_schema: a kept value at level %0d, above the service's %0d", nt + 1, Kept);
+    if (push && nf.keep) assert (32'(sp_q) < Kept) else $error("recv_schema: a kept value at level %0d, above the service's %0d", sp_q + 1, Kept);
   end
   initial begin
     for (int i = 0; i < NumStructs; i++)

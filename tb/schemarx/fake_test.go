@@ -11,8 +11,10 @@ import (
 // fake stands in for recv_schema to check the harness without a model: it
 // runs the reference on the message (msg, which the test sets: the module
 // sees windows only), takes the message up to the result's offset as the
-// windows allow, then writes the area Width bytes a cycle. bug, if set,
-// changes what it found before it writes it.
+// windows allow, then writes the area Width bytes a cycle. Like the
+// module, it shows each action the cycle after it decided it, and decides
+// none while a take is shown or after stall_i. bug, if set, changes what
+// it found before it writes it.
 type fake struct {
 	width int
 	t     *schema.Table
@@ -28,30 +30,35 @@ type fake struct {
 	res                 schemagold.Result
 	wr                  int // next area byte to write
 	out                 Outputs
-	hang                bool // never done: a bug
-	overTake            bool // takes a byte more than offered: a bug
-	greedy              bool // takes the message to its end: a bug
+	act                 Outputs // the action decided last cycle
+	hang                bool    // never done: a bug
+	overTake            bool    // takes a byte more than offered: a bug
+	greedy              bool    // takes the message to its end: a bug
 }
 
 func newFake(t *schema.Table, width int) *fake {
-	return &fake{width: width, t: t, img: make([]byte, MaxCap), out: Outputs{StData: make([]byte, width)}}
+	return &fake{width: width, t: t, img: make([]byte, MaxCap), out: Outputs{StData: make([]byte, width)}, act: Outputs{StData: make([]byte, width)}}
 }
 
 func (f *fake) Width() int { return f.width }
 func (f *fake) Reset() error {
 	f.busy, f.writing, f.done = false, false, false
+	f.act.Take, f.act.StValid = 0, false
 	return nil
 }
 func (f *fake) TraceOn(string) error { return nil }
 func (f *fake) TraceOff() error      { return nil }
 
-// Cycle shows the edge's action from the state and inputs, then takes the
-// edge.
+// Cycle shows the action decided last cycle and the result, then decides
+// the next action and takes the edge.
 func (f *fake) Cycle(in *Inputs) (*Outputs, error) {
-	o := &f.out
-	*o = Outputs{StData: o.StData, Done: f.done,
+	o, a := &f.out, &f.act
+	*o = Outputs{StData: o.StData, Done: f.done, Take: a.Take, StValid: a.StValid, StAddr: a.StAddr, StMask: a.StMask,
 		Code: uint8(f.res.Code), Offset: f.res.Offset, AreaEnd: f.res.AreaEnd, Depth: f.res.Depth,
 		MissStruct: f.res.Struct, MissID: uint16(f.res.FieldID), ArgsSize: f.res.ArgsSize}
+	copy(o.StData, a.StData)
+	moving := a.Take != 0 // the window moves at this edge: what it shows now is stale
+	a.Take, a.StValid, a.StAddr, a.StMask = 0, false, 0, 0
 	switch {
 	case in.Start:
 		f.busy, f.writing, f.done = true, false, false
@@ -64,11 +71,14 @@ func (f *fake) Cycle(in *Inputs) (*Outputs, error) {
 		}
 	case !f.busy || in.Stall:
 	case !f.writing:
-		o.Take = max(0, min(in.Avail, f.want-f.start-len(f.got)))
-		if f.overTake && o.Take < f.width {
-			o.Take++
+		if moving {
+			break
 		}
-		f.got = append(f.got, in.Win[:min(o.Take, len(in.Win))]...)
+		a.Take = max(0, min(in.Avail, f.want-f.start-len(f.got)))
+		if f.overTake && a.Take < f.width {
+			a.Take++
+		}
+		f.got = append(f.got, in.Win[:min(a.Take, len(in.Win))]...)
 		if f.start+len(f.got) >= f.want {
 			if f.bug != nil {
 				f.bug(f)
@@ -79,10 +89,10 @@ func (f *fake) Cycle(in *Inputs) (*Outputs, error) {
 			}
 		}
 	case f.wr < int(f.res.AreaEnd):
-		o.StValid, o.StAddr = true, uint32(f.wr)
+		a.StValid, a.StAddr = true, uint32(f.wr)
 		n := min(f.width, int(f.res.AreaEnd)-f.wr)
-		o.StMask = 1<<n - 1
-		copy(o.StData, f.img[f.wr:f.wr+n])
+		a.StMask = 1<<n - 1
+		copy(a.StData, f.img[f.wr:f.wr+n])
 		f.wr += f.width
 	default:
 		f.busy, f.done = f.hang, !f.hang

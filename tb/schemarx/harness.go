@@ -94,25 +94,29 @@ func (h *Harness) walk(m Message, start int, ref schemagold.Result) (schemagold.
 	h.dirty = schemagold.AreaStart
 
 	rng := rand.New(rand.NewPCG(h.Seed, uint64(m.N)))
-	// A third of the messages run undisturbed, the others with a stall or a
-	// short window on about a tenth or a third of their cycles.
+	// A third of the messages run undisturbed, the others with a stall or
+	// slow arrivals on about a tenth or a third of their cycles.
 	disturb := []int{0, 10, 33}[rng.IntN(3)]
 	w := h.DUT.Width()
 	msg, n := m.Msg, len(m.Msg)
-	budget := 1000 + 8*n + 8*m.Cap/w
+	budget := 1000 + 16*n + 8*m.Cap/w
 	in := &h.in
 	*in = Inputs{Method: ref.Method - 1, Cap: uint32(m.Cap), Win: h.win}
 	pos := start
+	arrived := start // message bytes in the window's buffer: a window never loses bytes it showed
+	stalled := false // stall_i last cycle: no action now
 	for cyc := 0; ; cyc++ {
 		if cyc == budget {
 			return schemagold.Result{}, cyc, mismatchf("hang: done_o not set after %d cycles (at message byte %d of %d)", cyc, pos, n)
 		}
 		in.Start = cyc == 0
-		in.Stall = cyc > 0 && rng.IntN(200) < disturb // half as often as short windows
-		avail := min(w, n-pos)
-		if avail > 0 && rng.IntN(100) < disturb {
-			avail = rng.IntN(avail)
+		in.Stall = cyc > 0 && rng.IntN(200) < disturb // half as often as slow arrivals
+		if rng.IntN(100) < disturb {
+			arrived = max(arrived, min(n, pos+rng.IntN(w+1)))
+		} else {
+			arrived = max(arrived, min(n, pos+w))
 		}
+		avail := min(w, arrived-pos)
 		copy(h.win, msg[pos:pos+avail])
 		for k := avail; k < w; k++ { // don't-care bytes: anything
 			h.win[k] = byte(rng.Uint32())
@@ -143,9 +147,10 @@ func (h *Harness) walk(m Message, start int, ref schemagold.Result) (schemagold.
 		switch {
 		case out.Take > avail:
 			return schemagold.Result{}, cyc, mismatchf("cycle %d: take_o %d with avail_i %d (at message byte %d)", cyc, out.Take, avail, pos)
-		case in.Stall && (out.Take != 0 || out.StValid):
-			return schemagold.Result{}, cyc, mismatchf("cycle %d: stall_i is 1 but take_o is %d and st_valid_o %v", cyc, out.Take, out.StValid)
+		case stalled && (out.Take != 0 || out.StValid):
+			return schemagold.Result{}, cyc, mismatchf("cycle %d: stall_i was 1 last cycle but take_o is %d and st_valid_o %v", cyc, out.Take, out.StValid)
 		}
+		stalled = in.Stall
 		if out.StValid {
 			if err := h.store(cyc, out, m.Cap); err != nil {
 				return schemagold.Result{}, cyc, err
