@@ -74,21 +74,18 @@ module recv_schema
   function automatic logic [AW-1:0] elem_size(input logic [TypeIdxW-1:0] t);
     elem_size = (type_wire(t) == WireStruct) ? rec_size(type_struct(t)) : AW'(SchemaSlotSize);
   endfunction
-  // A kept container's array: n elements (map: entries) of type t's
-  // element (and key) size, a constant per type: one constant multiplier
-  // (adders) per container type, no DSP.
-  function automatic logic [47:0] array_bytes(input logic [TypeIdxW-1:0] t, input logic [15:0] n);
-    array_bytes = '0;
-    for (int i = 0; i < NumTypes; i++) begin
-      if (t == TypeIdxW'(i) && type_wire(TypeIdxW'(i)) == WireMap)
-        array_bytes = 48'(n) * (48'(elem_size(type_elem(TypeIdxW'(i)))) + 48'(elem_size(type_key(TypeIdxW'(i)))));
-      else if (t == TypeIdxW'(i) && (type_wire(TypeIdxW'(i)) == WireList || type_wire(TypeIdxW'(i)) == WireSet))
-        array_bytes = 48'(n) * 48'(elem_size(type_elem(TypeIdxW'(i))));
-    end
+  // The bytes per element of a kept container's array (a map: per
+  // entry, key and value): a constant per container type.
+  function automatic logic [AW-1:0] arr_unit(input logic [TypeIdxW-1:0] t);
+    arr_unit = elem_size(type_elem(t)) + ((type_wire(t) == WireMap) ? elem_size(type_key(t)) : '0);
   endfunction
   // A field's slot or descriptor in its struct's record.
   function automatic logic [AW-1:0] slot_offset(input logic [StructIdxW-1:0] s, input logic [FieldIdxW-1:0] f);
     slot_offset = AW'(SchemaSlotSize * (1 + 32'(field_slot(f)) + (field_var(f) ? 32'(struct_fixed_slots(s)) : 0)));
+  endfunction
+  // The id of a struct's k-th field.
+  function automatic logic [15:0] field_id_at(input logic [StructIdxW-1:0] s, input logic [5:0] k);
+    field_id_at = field_id(FieldIdxW'(32'(struct_first(s)) + 32'(k)));
   endfunction
   // The required fields of a struct, bit k for its k-th field.
   function automatic logic [63:0] req_mask(input logic [StructIdxW-1:0] s);
@@ -118,6 +115,19 @@ module recv_schema
     be_at = {w[8*b +: 8], w[8*(b+1) +: 8], w[8*(b+2) +: 8], w[8*(b+3) +: 8]};
   endfunction
 
+  // A fixed-size value's wire bytes at the head, as its slot holds them
+  // (byte-swapped, zero-extended; a BOOL as Apache's ReadBool reads it).
+  function automatic logic [63:0] fixed_value(input logic [63:0] w, input logic [4:0] wt);
+    fixed_value = '0;
+    unique case (wt)
+      WireBool:             fixed_value[0] = w[7:0] == 8'd1;
+      WireByte:             fixed_value[7:0] = w[7:0];
+      WireI16:              fixed_value[15:0] = {w[7:0], w[15:8]};
+      WireI32:              fixed_value[31:0] = be_at(w, 0);
+      default:              fixed_value = {be_at(w, 0), be_at(w, 4)};
+    endcase
+  endfunction
+
   // ---- The stack: the top frame in f_q, the ones below in sk_q / fr_q ----
   typedef enum logic [1:0] {FStruct, FList, FMap} fkind_e;
   typedef struct packed {
@@ -129,7 +139,7 @@ module recv_schema
     logic [16:0]           left;      // container: items left (a map entry is two)
     logic                  isval;     // map: the next item is a value
     logic [TypeIdxW-1:0]   elem, key; // kept container: element (map: value) and key types
-    logic [4:0]            elemw, keyw; // skipped container: their wire types
+    logic [4:0]            elemw, keyw; // container: their wire types
     logic [AW-1:0]         cur;       // kept container: the next item's address
     logic [AW-1:0]         esz, ksz;  // kept container: element (value) and key sizes
     logic                  hasdest;   // kept: a descriptor to write at its end
@@ -140,14 +150,17 @@ module recv_schema
     logic [5:0]            pbit;
   } frame_t;
 
-  // Each step reads registers only. A step that reads the message does so
-  // from the capture registers (c_*), taken one cycle earlier, when no take
-  // was on its way since (fresh); take_o and st_*_o are registers, shown
-  // the cycle after the step that decided them. So a field header or a
-  // value is a check cycle, a cycle while its take is shown, a capture
-  // cycle: recv_set's read, wait, check.
-  typedef enum logic [3:0] {
-    SIdle, SArgs, SZero, SHdr, SFld, SReq, SMiss, SVal, SArr1, SArr2, SElem, SStr, SPopP, SPopD
+  // Every step decides from registers. A step that reads the message reads
+  // what the window showed two cycles earlier, through two capture stages:
+  // c_* hold the window's first bytes and what the head offers, k_* what
+  // they mean for the value at the head (lengths, types, overflows). It
+  // may decide only when no take was shown in the last three cycles
+  // (fresh): take_o and st_*_o are registers, shown the cycle after the
+  // step that decided them. Table lookups (the comparator's field_find,
+  // slots, sizes) take their own steps while a take is on its way.
+  typedef enum logic [4:0] {
+    SIdle, SArgs0, SArgs, SZero, SHdr, SFld1, SFld2, SFld3, SReq, SMiss1, SMiss2,
+    SVal, SMul, SArr1, SArr2, SElem, SStr, SPopP, SPopD
   } walk_e;
 
   walk_e                 state_q, state_d;
@@ -167,38 +180,71 @@ module recv_schema
   logic [Kept*KW-1:0]     fr_q;
   logic [Depth*SW-1:0]    sk_q;
   frame_t                 f_q, f_d;              // the top frame
+  frame_t                 fb_q;                  // the frame below it, read ahead for a pop
   logic [SpW-1:0]         sp_q, sp_d;            // frames on the stack, the top one included
+  logic                   sp_full_q, sp_one_q;   // sp_q is Depth, is 1
   logic [TopW-1:0]        lvl_q, lvl_d, lvlb_q, lvlb_d;  // the top's index, the one below's
   logic [MethodIdxW-1:0]  m_q;
   logic [AW-1:0]          cap_q, room_q;         // the capacity, and what it leaves above ptr_q
+  logic [AW-1:0]          ar_q, cap64_q;         // the args record's size, the area's
+  logic                   afit_q;                // ar_q <= cap64_q
   logic [AW-1:0]          ptr_q, ptr_d;          // the area's next free byte (a multiple of 8)
   logic [AW-1:0]          zaddr_q, zaddr_d, zleft_q, zleft_d;  // a record being zeroed
   // The value at the head (operand registers): read into the image (keep)
-  // as type v_ti_q at v_dest_q, or skipped as wire type v_wire_q; d_* are
-  // what the tables say of it, registered the cycle after (v_new_q).
+  // as type v_ti_q at v_dest_q, or skipped as wire type v_wire_q, with what
+  // the tables say of it. Written by SFld2/SFld3 or SElem; the k_* stage
+  // reads them a cycle later (v_new_q).
   logic                   v_keep_q, v_keep_d, v_inline_q, v_inline_d, v_prec_q, v_prec_d, v_new_q;
   logic [TypeIdxW-1:0]    v_ti_q, v_ti_d;
   logic [4:0]             v_wire_q, v_wire_d;
   logic [AW-1:0]          v_dest_q, v_dest_d;
   logic [5:0]             v_pbit_q, v_pbit_d;
-  logic [3:0]             d_size_q;              // fixed_size(v_wire_q)
-  logic [AW-1:0]          d_rsz_q;               // a struct value's record size
-  logic                   d_str_q, d_struct_q, d_cont_q, d_map_q;
-  // A field header's type and lookup, a kept container's count and array.
+  logic [3:0]             v_size_q, v_size_d;    // fixed_size(v_wire)
+  logic                   v_str_q, v_str_d, v_struct_q, v_struct_d, v_cont_q, v_cont_d, v_map_q, v_map_d;
+  logic [AW-1:0]          v_rsz_q, v_rsz_d;      // a struct value's record size
+  logic [AW-1:0]          v_unit_q, v_unit_d;    // a container's bytes per element
+  // A field header (its type, its id, the comparator's answer, the slot),
+  // a struct's missing required fields.
   logic [4:0]             h_typ_q, h_typ_d;
+  logic [15:0]            h_id_q, h_id_d;
   logic [FieldIdxW:0]     found_q, found_d;
-  logic [63:0]            miss_q, miss_d;
+  logic [AW-1:0]          slot_q, slot_d;
+  logic [63:0]            miss_q;
+  logic [5:0]             low_q, low_d;
+  // A kept container: its count, its array's size by shift and add
+  // (acc += count << i for each bit i of the unit), and whether it fits.
   logic [15:0]            n_q, n_d;
-  logic [47:0]            need_q;
+  logic [AW:0]            acc_q, acc_d, mb_q, mb_d;
+  logic                   ovf_q, ovf_d, mbig_q, mbig_d, aovf_q;
+  logic [AW-1:0]          mu_q, mu_d;
   // A string's bytes on their way: left, where the next chunk goes, where it began.
   logic [LenW-1:0]        s_left_q, s_left_d, s_len_q, s_len_d;
   logic [AW-1:0]          s_ptr_q, s_ptr_d, s_base_q, s_base_d;
-  // The capture: the window's first 8 bytes and what the head offers.
+  logic [7:0]             s_chunk_q;             // min(s_left_q, Width)
+  logic                   s_zero_q;              // s_left_q == 0
+  logic [Width-1:0]       s_dm_q;                // the chunk's bytes
+  logic [Width/8-1:0]     s_cm_q;                // ... its slots (padded to 8)
+  // Capture stage 1: the window's first 8 bytes and what the head offers.
   logic [63:0]            c_win_q;
   logic [8:1]             c_av_q, c_rem_q;       // avail_i >= k, rem_i >= k
-  logic [LenW-1:0]        c_remm4_q;             // rem_i - 4
-  logic [AW-1:0]          c_npad_q;              // a string length at byte 0, padded to 8 (when it fits the area)
-  logic                   tk_q, tkp_q;           // a take shown this cycle, the last
+  logic [LenW-1:0]        c_remm4_q, c_pos_q;    // rem_i - 4, pos_i
+  // Capture stage 2: what they mean.
+  logic                   k_av1_q, k_av3_q, k_av4_q, k_rem1_q, k_rem3_q, k_rem4_q;  // c_av_q[k], c_rem_q[k]
+  logic                   k_stop_q, k_skip0_q;   // byte 0: STOP, a type Apache skips
+  logic [4:0]             k_typ_q, k_typ1_q;     // bytes 0 and 1 as wire types
+  logic [15:0]            k_id_q;                // bytes 1-2: a field header's id
+  logic                   k_rok_q, k_aok_q;      // a fixed value: in the message, in the window
+  logic [63:0]            k_fix_q;               // ... as its slot holds it
+  logic                   k_sneg_q, k_strunc_q, k_sovf_q;   // a string length: negative, past the message, past the area
+  logic [LenW-1:0]        k_n0_q;
+  logic [AW-1:0]          k_npad_q;              // ... padded to 8 (when it fits the area)
+  logic                   k_hok_q, k_hav_q;      // a container's head: in the message, in the window
+  logic                   k_cneg_q, k_cbig_q, k_cnz_q;      // its count: negative, over the limit, not 0
+  logic [15:0]            k_cn_q;
+  logic                   k_badk_q, k_bade_q;    // a skipped map's key type, a skipped container's element type: not skippable
+  logic                   k_rovf_q;              // a struct's record does not fit
+  logic [LenW-1:0]        k_pos_q, k_pos1_q, k_pos2_q, k_pos4_q;
+  logic                   tk_q, tkp_q, tkpp_q;   // a take shown this cycle, the last, the one before
   // The actions, registered.
   logic [7:0]             take_q, take_d;
   logic                   stv_q, stv_d;
@@ -213,21 +259,19 @@ module recv_schema
   logic [3:0]             depth_q, depth_d;
   logic [15:0]            mst_q, mst_d, mid_q, mid_d;
 
-  // The frame below the top, as a pop finds it.
-  frame_t                 fb;
+  // The frame below the top, as the stack holds it.
   logic [KW-1:0]          b_kb;
   logic [SW-1:0]          b_sk;
   assign b_kb = (32'(lvlb_q) < Kept) ? fr_q[lvlb_q*KW +: KW] : '0;
   assign b_sk = sk_q[lvlb_q*SW +: SW];
-  assign fb   = {b_sk[30:28], b_kb[KW-1 -: KA], b_sk[27:10], b_kb[KB+KC-1 -: KB], b_sk[9:0], b_kb[KC-1:0]};
   // The top frame's parts as the stack holds them.
   logic [KW-1:0]          f_kb;
   logic [SW-1:0]          f_sk;
   assign f_kb = {f_q.st, f_q.rec, f_q.pres, f_q.elem, f_q.key, f_q.cur, f_q.esz, f_q.ksz, f_q.hasdest, f_q.dest, f_q.doff, f_q.dlen, f_q.hasprec, f_q.pbit};
   assign f_sk = {f_q.kind, f_q.keep, f_q.left, f_q.isval, f_q.elemw, f_q.keyw};
 
-  logic  fresh;                                  // c_* hold the window at the head
-  assign fresh = !tk_q && !tkp_q;
+  logic  fresh;                                  // k_* describe the window at the head
+  assign fresh = !tk_q && !tkp_q && !tkpp_q;
   walk_e item;                                   // the top frame's next item
   assign item = (f_q.kind == FStruct) ? SHdr : SElem;
 
@@ -238,14 +282,9 @@ module recv_schema
 
   // The step's intermediate values (module scope: Yosys 0.23 does not
   // resolve struct members of a block's local variables).
-  logic [7:0]            typ;
   logic [FieldIdxW-1:0]  fi;
-  logic [StructIdxW-1:0] s;
-  logic [AW-1:0]         r;
-  logic [2:0]            head;
-  logic [31:0]           n;
-  logic [5:0]            lowest;
-  logic [7:0]            chunk;
+  logic [TypeIdxW-1:0]   ti;
+  logic [AW:0]           add;
   logic                  push;
   frame_t                nf;                    // a frame pushed
 
@@ -257,7 +296,10 @@ module recv_schema
     {zaddr_d, zleft_d} = {zaddr_q, zleft_q};
     {v_keep_d, v_inline_d, v_prec_d, v_ti_d, v_wire_d, v_dest_d, v_pbit_d} =
       {v_keep_q, v_inline_q, v_prec_q, v_ti_q, v_wire_q, v_dest_q, v_pbit_q};
-    {h_typ_d, found_d, miss_d, n_d} = {h_typ_q, found_q, miss_q, n_q};
+    {v_size_d, v_str_d, v_struct_d, v_cont_d, v_map_d, v_rsz_d, v_unit_d} =
+      {v_size_q, v_str_q, v_struct_q, v_cont_q, v_map_q, v_rsz_q, v_unit_q};
+    {h_typ_d, h_id_d, found_d, slot_d, low_d, n_d} = {h_typ_q, h_id_q, found_q, slot_q, low_q, n_q};
+    {acc_d, mb_d, ovf_d, mbig_d, mu_d} = {acc_q, mb_q, ovf_q, mbig_q, mu_q};
     {s_left_d, s_len_d, s_ptr_d, s_base_d} = {s_left_q, s_len_q, s_ptr_q, s_base_q};
     {done_d, code_d, off_d, aend_d, asize_d, depth_d, mst_d, mid_d} =
       {done_q, code_q, off_q, aend_q, asize_q, depth_q, mst_q, mid_q};
@@ -265,34 +307,34 @@ module recv_schema
     {stv_d, sta_d, std_d, stm_d} = '0;
     fail      = 1'b0;
     fail_code = ScNone;
-    fail_off  = pos_i;
+    fail_off  = k_pos_q;
     push      = 1'b0;
     nf        = '0;
-    typ = '0; fi = '0; s = '0; r = '0; head = '0; n = '0; lowest = '0; chunk = '0;
+    fi = '0; ti = '0; add = '0;
 
     if (start_i) begin
       {done_d, code_d, mst_d, mid_d, asize_d} = '0;
       {sp_d, lvl_d, lvlb_d} = '0;
-      state_d = SArgs;
+      state_d = SArgs0;
     end else if (!stall_i) begin
       unique case (state_q)
         SIdle: ;
 
-        // The args record at SchemaAreaStart, zeroed, then its fields.
+        // The args record at SchemaAreaStart (if it fits: afit_q, a cycle
+        // after start_i), zeroed, then its fields.
+        SArgs0: state_d = SArgs;
         SArgs: begin
-          s = method_args(m_q);
-          r = rec_size(s);
-          if (r > cap_q - AW'(SchemaAreaStart)) begin
+          if (!afit_q) begin
             fail = 1'b1; fail_code = ScAreaOverflow;
             ptr_d = AW'(SchemaAreaStart);
           end else begin
             f_d      = '0;
-            f_d.kind = FStruct; f_d.keep = 1'b1; f_d.st = s; f_d.rec = AW'(SchemaAreaStart);
+            f_d.kind = FStruct; f_d.keep = 1'b1; f_d.st = method_args(m_q); f_d.rec = AW'(SchemaAreaStart);
             sp_d     = SpW'(1);
-            ptr_d    = AW'(SchemaAreaStart) + r;
-            asize_d  = r;
+            ptr_d    = AW'(SchemaAreaStart) + ar_q;
+            asize_d  = ar_q;
             zaddr_d  = AW'(SchemaAreaStart);
-            zleft_d  = r;
+            zleft_d  = ar_q;
             state_d  = SZero;
           end
         end
@@ -309,51 +351,70 @@ module recv_schema
 
         // A struct's next field header, or its STOP.
         SHdr: if (fresh) begin
-          typ = c_win_q[7:0];
-          if (!c_rem_q[1]) begin
+          if (!k_rem1_q) begin
             fail = 1'b1; fail_code = ScTruncated;
-          end else if (c_av_q[1] && typ == 8'd0) begin
+          end else if (k_av1_q && k_stop_q) begin
             state_d = SReq;
-          end else if (c_av_q[1] && !c_rem_q[3]) begin
+          end else if (k_av1_q && !k_rem3_q) begin
             fail = 1'b1; fail_code = ScTruncated;
-          end else if (c_av_q[3]) begin
-            if (!skippable(typ)) begin
+          end else if (k_av3_q) begin
+            if (!k_skip0_q) begin
               fail = 1'b1; fail_code = ScBadType;
             end else begin
               take_d  = 8'd3;
-              h_typ_d = typ[4:0];
-              found_d = field_find(f_q.st, {c_win_q[15:8], c_win_q[23:16]});
-              state_d = SFld;
+              h_typ_d = k_typ_q;
+              h_id_d  = k_id_q;
+              state_d = SFld1;
             end
           end
-          miss_d = req_mask(f_q.st) & ~f_q.pres;
         end
-        // The field found (or not): the value's operands.
-        SFld: begin
+        // The comparator: the field of that id, if the struct has one.
+        SFld1: begin
+          found_d = field_find(f_q.st, h_id_q);
+          state_d = SFld2;
+        end
+        // The schema table: what the field is and where it goes.
+        SFld2: begin
           fi         = found_q[FieldIdxW-1:0];
+          ti         = field_type(fi);
           v_keep_d   = f_q.keep && found_q[FieldIdxW] && field_wire(fi) == h_typ_q;
-          v_ti_d     = field_type(fi);
+          v_ti_d     = ti;
           v_wire_d   = h_typ_q;
+          v_size_d   = fixed_size(h_typ_q);
+          v_str_d    = h_typ_q == WireString;
+          v_struct_d = h_typ_q == WireStruct;
+          v_cont_d   = h_typ_q == WireList || h_typ_q == WireSet || h_typ_q == WireMap;
+          v_map_d    = h_typ_q == WireMap;
+          v_rsz_d    = rec_size(type_struct(ti));
+          v_unit_d   = arr_unit(ti);
           v_inline_d = 1'b0;
-          v_dest_d   = f_q.rec + slot_offset(f_q.st, fi);
           v_prec_d   = 1'b1;
           v_pbit_d   = 6'(32'(fi) - 32'(struct_first(f_q.st)));
-          state_d    = SVal;
+          slot_d     = slot_offset(f_q.st, fi);
+          state_d    = SFld3;
+        end
+        // The address adder: the slot in the record.
+        SFld3: begin
+          v_dest_d = f_q.rec + slot_q;
+          state_d  = SVal;
         end
         // A STOP: a kept struct's required fields must all be there.
         SReq: begin
           if (f_q.keep && miss_q != '0) begin
-            state_d = SMiss;
+            state_d = SMiss1;
           end else begin
             take_d  = 8'd1;
             state_d = SPopP;
           end
         end
-        SMiss: begin
-          for (int k = 63; k >= 0; k--) if (miss_q[k]) lowest = 6'(k);
+        SMiss1: begin
+          for (int k = 63; k >= 0; k--) if (miss_q[k]) low_d = 6'(k);
+          state_d = SMiss2;
+        end
+        SMiss2: begin
           fail = 1'b1; fail_code = ScRequiredMissing;
           mst_d = 16'(f_q.st);
-          mid_d = field_id(FieldIdxW'(32'(struct_first(f_q.st)) + 32'(lowest)));
+          mid_d = field_id_at(f_q.st, low_q);
         end
 
         // A container's next element (a map's key or value), or its end.
@@ -367,61 +428,67 @@ module recv_schema
             v_prec_d   = 1'b0;
             v_dest_d   = f_q.cur;
             if (f_q.kind == FMap && !f_q.isval) begin
-              v_ti_d   = f_q.key;
-              v_wire_d = f_q.keep ? type_wire(f_q.key) : f_q.keyw;
+              ti       = f_q.key;
+              v_wire_d = f_q.keyw;
               f_d.cur  = f_q.cur + f_q.ksz;
             end else begin
-              v_ti_d   = f_q.elem;
-              v_wire_d = f_q.keep ? type_wire(f_q.elem) : f_q.elemw;
+              ti       = f_q.elem;
+              v_wire_d = f_q.elemw;
               f_d.cur  = f_q.cur + f_q.esz;
             end
-            f_d.isval = f_q.kind == FMap && !f_q.isval;
-            state_d   = SVal;
+            v_ti_d     = ti;
+            v_size_d   = fixed_size(v_wire_d);
+            v_str_d    = v_wire_d == WireString;
+            v_struct_d = v_wire_d == WireStruct;
+            v_cont_d   = v_wire_d == WireList || v_wire_d == WireSet || v_wire_d == WireMap;
+            v_map_d    = v_wire_d == WireMap;
+            v_rsz_d    = rec_size(type_struct(ti));
+            v_unit_d   = arr_unit(ti);
+            f_d.isval  = f_q.kind == FMap && !f_q.isval;
+            state_d    = SVal;
           end
         end
 
         // The value at the head.
         SVal: if (fresh && !v_new_q) begin
-          if (d_size_q != '0) begin
-            if (!c_rem_q[d_size_q]) begin
+          if (v_size_q != '0) begin
+            if (!k_rok_q) begin
               fail = 1'b1; fail_code = ScTruncated;
-            end else if (c_av_q[d_size_q]) begin
-              take_d  = 8'(d_size_q);
+            end else if (k_aok_q) begin
+              take_d  = 8'(v_size_q);
               state_d = item;
               if (v_keep_q) begin
                 stv_d = 1'b1;
                 sta_d = v_dest_q;
                 stm_d = Width'(8'hFF);
-                if (v_wire_q == WireBool) std_d[0] = c_win_q[7:0] == 8'd1;   // Apache's ReadBool
-                else for (int k = 0; k < 8; k++) if (k < 32'(d_size_q)) std_d[8*k +: 8] = c_win_q[8*(32'(d_size_q)-1-k) +: 8];
+                std_d[63:0] = k_fix_q;
                 if (v_prec_q) f_d.pres = f_q.pres | (64'd1 << v_pbit_q);
               end
             end
-          end else if (d_str_q) begin
-            n = be_at(c_win_q, 0);
-            if (!c_rem_q[4]) begin
+          end else if (v_str_q) begin
+            if (!k_rem4_q) begin
               fail = 1'b1; fail_code = ScTruncated;
-            end else if (c_av_q[4]) begin
-              if (n[31]) begin
+            end else if (k_av4_q) begin
+              if (k_sneg_q) begin
                 fail = 1'b1; fail_code = ScBadLength;
-              end else if (n > 32'(c_remm4_q)) begin
-                fail = 1'b1; fail_code = ScTruncated; fail_off = pos_i + LenW'(4);
-              end else if (v_keep_q && n > 32'(room_q)) begin   // room_q is a multiple of 8
+              end else if (k_strunc_q) begin
+                fail = 1'b1; fail_code = ScTruncated; fail_off = k_pos4_q;
+              end else if (v_keep_q && k_sovf_q) begin
                 fail = 1'b1; fail_code = ScAreaOverflow;
               end else begin
                 take_d   = 8'd4;
-                s_left_d = LenW'(n);
-                s_len_d  = LenW'(n);
+                s_left_d = k_n0_q;
+                s_len_d  = k_n0_q;
                 s_ptr_d  = ptr_q;
                 s_base_d = ptr_q;
-                if (v_keep_q) ptr_d = ptr_q + c_npad_q;
+                if (v_keep_q) ptr_d = ptr_q + k_npad_q;
                 state_d  = SStr;
               end
             end
-          end else if (d_struct_q) begin
-            if (sp_q == SpW'(Depth)) begin
+          end else if (v_struct_q) begin
+            if (sp_full_q) begin
               fail = 1'b1; fail_code = ScDepthExceeded;
-            end else if (v_keep_q && !v_inline_q && d_rsz_q > room_q) begin
+            end else if (v_keep_q && !v_inline_q && k_rovf_q) begin
               fail = 1'b1; fail_code = ScAreaOverflow;
             end else begin
               nf.kind = FStruct;
@@ -432,42 +499,47 @@ module recv_schema
                 nf.hasdest = !v_inline_q;
                 nf.dest    = v_dest_q;
                 nf.doff    = ptr_q;
-                nf.dlen    = 24'(d_rsz_q);
+                nf.dlen    = 24'(v_rsz_q);
                 nf.hasprec = v_prec_q;
                 nf.pbit    = v_pbit_q;
-                if (!v_inline_q) ptr_d = ptr_q + d_rsz_q;
+                if (!v_inline_q) ptr_d = ptr_q + v_rsz_q;
                 zaddr_d = v_inline_q ? v_dest_q : ptr_q;
-                zleft_d = d_rsz_q;
+                zleft_d = v_rsz_q;
               end
               push    = 1'b1;
               state_d = v_keep_q ? SZero : SHdr;
             end
-          end else if (d_cont_q) begin
-            head = d_map_q ? 3'd6 : 3'd5;
-            n    = d_map_q ? be_at(c_win_q, 2) : be_at(c_win_q, 1);
-            if (sp_q == SpW'(Depth)) begin
+          end else if (v_cont_q) begin
+            if (sp_full_q) begin
               fail = 1'b1; fail_code = ScDepthExceeded;
-            end else if (!c_rem_q[head]) begin
+            end else if (!k_hok_q) begin
               fail = 1'b1; fail_code = ScTruncated;
-            end else if (c_av_q[head]) begin
-              if (n[31]) begin
-                fail = 1'b1; fail_code = ScBadLength; fail_off = pos_i + LenW'(head) - LenW'(4);
-              end else if (n > 32'(SchemaMaxElements)) begin
-                fail = 1'b1; fail_code = ScTooManyElements; fail_off = pos_i + LenW'(head) - LenW'(4);
+            end else if (k_hav_q) begin
+              if (k_cneg_q) begin
+                fail = 1'b1; fail_code = ScBadLength; fail_off = v_map_q ? k_pos2_q : k_pos1_q;
+              end else if (k_cbig_q) begin
+                fail = 1'b1; fail_code = ScTooManyElements; fail_off = v_map_q ? k_pos2_q : k_pos1_q;
               end else if (v_keep_q) begin
-                n_d     = n[15:0];
-                state_d = SArr1;                  // its array's size, then its room
-              end else if (n != '0 && d_map_q && !skippable(c_win_q[7:0])) begin
+                // Its array: count times unit, one bit of the unit a cycle
+                // (the unit is a multiple of 8).
+                n_d     = k_cn_q;
+                acc_d   = '0;
+                ovf_d   = 1'b0;
+                mb_d    = (AW+1)'(k_cn_q) << 3;
+                mbig_d  = 1'b0;
+                mu_d    = v_unit_q >> 3;
+                state_d = SMul;
+              end else if (k_cnz_q && k_badk_q) begin
                 fail = 1'b1; fail_code = ScBadType;
-              end else if (n != '0 && !skippable(d_map_q ? c_win_q[15:8] : c_win_q[7:0])) begin
-                fail = 1'b1; fail_code = ScBadType; fail_off = pos_i + LenW'(d_map_q);
+              end else if (k_cnz_q && k_bade_q) begin
+                fail = 1'b1; fail_code = ScBadType; fail_off = v_map_q ? k_pos1_q : k_pos_q;
               end else begin
-                nf.kind  = d_map_q ? FMap : FList;
-                nf.left  = d_map_q ? {n[15:0], 1'b0} : {1'b0, n[15:0]};
-                nf.keyw  = c_win_q[4:0];
-                nf.elemw = d_map_q ? c_win_q[12:8] : c_win_q[4:0];
+                nf.kind  = v_map_q ? FMap : FList;
+                nf.left  = v_map_q ? {k_cn_q, 1'b0} : {1'b0, k_cn_q};
+                nf.keyw  = k_typ_q;
+                nf.elemw = v_map_q ? k_typ1_q : k_typ_q;
                 push     = 1'b1;
-                take_d   = 8'(head);
+                take_d   = v_map_q ? 8'd6 : 8'd5;
                 state_d  = SElem;
               end
             end
@@ -477,38 +549,50 @@ module recv_schema
             fail = 1'b1; fail_code = ScBadType;
           end
         end
-        // A kept container: its array (a constant multiple of the count),
-        // then whether it fits; the window has not moved since SVal.
+        SMul: begin
+          add    = mu_q[0] ? mb_q : '0;
+          {ovf_d, acc_d} = {1'b0, acc_q} + {1'b0, add};
+          ovf_d  = ovf_d || ovf_q || (mu_q[0] && mbig_q);
+          mb_d   = mb_q << 1;
+          mbig_d = mbig_q || mb_q[AW];
+          mu_d   = mu_q >> 1;
+          if (mu_q[AW-1:1] == '0) state_d = SArr1;
+        end
+        // Whether it fits (aovf_q, a cycle later); the window has not
+        // moved since SVal.
         SArr1: state_d = SArr2;
         SArr2: begin
-          if (need_q > 48'(room_q)) begin
+          if (aovf_q) begin
             fail = 1'b1; fail_code = ScAreaOverflow;
           end else begin
-            nf.kind    = d_map_q ? FMap : FList;
+            nf.kind    = v_map_q ? FMap : FList;
             nf.keep    = 1'b1;
-            nf.left    = d_map_q ? {n_q, 1'b0} : {1'b0, n_q};
+            nf.left    = v_map_q ? {n_q, 1'b0} : {1'b0, n_q};
             nf.elem    = type_elem(v_ti_q);
             nf.key     = type_key(v_ti_q);
+            nf.elemw   = type_wire(type_elem(v_ti_q));
+            nf.keyw    = type_wire(type_key(v_ti_q));
             nf.cur     = ptr_q;
             nf.esz     = elem_size(type_elem(v_ti_q));
-            nf.ksz     = d_map_q ? elem_size(type_key(v_ti_q)) : '0;
+            nf.ksz     = v_map_q ? elem_size(type_key(v_ti_q)) : '0;
             nf.hasdest = 1'b1;
             nf.dest    = v_dest_q;
             nf.doff    = ptr_q;
             nf.dlen    = 24'(n_q);
             nf.hasprec = v_prec_q;
             nf.pbit    = v_pbit_q;
-            ptr_d      = ptr_q + AW'(need_q);
+            ptr_d      = ptr_q + acc_q[AW-1:0];
             push       = 1'b1;
-            take_d     = d_map_q ? 8'd6 : 8'd5;
+            take_d     = v_map_q ? 8'd6 : 8'd5;
             state_d    = SElem;
           end
         end
 
         // A string's bytes, Width a cycle, straight from the window (its
-        // last chunk's padding zeroed); then its descriptor.
-        SStr: begin
-          if (s_left_q == '0) begin
+        // last chunk's padding zeroed), every other cycle; then its
+        // descriptor.
+        SStr: if (!tk_q) begin
+          if (s_zero_q) begin
             if (v_keep_q) begin
               stv_d = 1'b1;
               sta_d = v_dest_q;
@@ -517,20 +601,15 @@ module recv_schema
               if (v_prec_q) f_d.pres = f_q.pres | (64'd1 << v_pbit_q);
             end
             state_d = item;
-          end else if (!tk_q) begin
-            chunk = (s_left_q < LenW'(Width)) ? 8'(s_left_q) : 8'(Width);
-            if (avail_i >= chunk) begin
-              take_d   = chunk;
-              s_left_d = s_left_q - LenW'(chunk);
-              s_ptr_d  = s_ptr_q + AW'(Width);
-              if (v_keep_q) begin
-                stv_d = 1'b1;
-                sta_d = s_ptr_q;
-                for (int k = 0; k < Width; k++) begin
-                  stm_d[k] = k < ((32'(chunk) + 7) & ~7);
-                  if (k < 32'(chunk)) std_d[8*k +: 8] = win_i[8*k +: 8];
-                end
-              end
+          end else if (avail_i >= s_chunk_q) begin
+            take_d   = s_chunk_q;
+            s_left_d = s_left_q - LenW'(s_chunk_q);
+            s_ptr_d  = s_ptr_q + AW'(Width);
+            if (v_keep_q) begin
+              stv_d = 1'b1;
+              sta_d = s_ptr_q;
+              for (int k = 0; k < Width; k++) stm_d[k] = s_cm_q[k/8];
+              for (int k = 0; k < Width; k++) if (s_dm_q[k]) std_d[8*k +: 8] = win_i[8*k +: 8];
             end
           end
         end
@@ -553,20 +632,20 @@ module recv_schema
             stm_d = Width'(8'hFF);
             std_d[63:0] = {8'(0), f_q.dlen, 10'(0), f_q.doff};
           end
-          if (sp_q == SpW'(1)) begin                    // the args struct's STOP
+          if (sp_one_q) begin                          // the args struct's STOP
             state_d = SIdle;
             done_d  = 1'b1;
             code_d  = ScOk;
-            off_d   = pos_i;
+            off_d   = pos_i;                           // its take has been applied
             aend_d  = ptr_q;
             depth_d = '0;
           end else begin
-            f_d = fb;
-            if (f_q.keep && f_q.hasprec) f_d.pres = fb.pres | (64'd1 << f_q.pbit);
+            f_d = fb_q;
+            if (f_q.keep && f_q.hasprec) f_d.pres = fb_q.pres | (64'd1 << f_q.pbit);
             sp_d    = sp_q - 1'b1;
             lvl_d   = lvlb_q;
             lvlb_d  = lvlb_q - 1'b1;
-            state_d = (fb.kind == FStruct) ? SHdr : SElem;
+            state_d = (fb_q.kind == FStruct) ? SHdr : SElem;
           end
         end
         default: ;
@@ -602,8 +681,7 @@ module recv_schema
       code_q  <= ScNone;
       take_q  <= '0;
       stv_q   <= 1'b0;
-      tk_q    <= 1'b0;
-      tkp_q   <= 1'b0;
+      {tk_q, tkp_q, tkpp_q} <= '0;
     end else begin
       state_q <= state_d;
       sp_q    <= sp_d;
@@ -611,8 +689,7 @@ module recv_schema
       code_q  <= code_d;
       take_q  <= take_d;
       stv_q   <= stv_d;
-      tk_q    <= take_d != '0;
-      tkp_q   <= tk_q;
+      {tk_q, tkp_q, tkpp_q} <= {take_d != '0, tk_q, tkp_q};
     end
   end
   always_ff @(posedge clk_i) begin
@@ -621,34 +698,72 @@ module recv_schema
       if (push && lvl_q == TopW'(k)) fr_q[k*KW +: KW] <= f_kb;
     for (int k = 0; k < Depth; k++)
       if (push && lvl_q == TopW'(k)) sk_q[k*SW +: SW] <= f_sk;
-    f_q <= f_d;
+    f_q  <= f_d;
+    fb_q <= {b_sk[30:28], b_kb[KW-1 -: KA], b_sk[27:10], b_kb[KB+KC-1 -: KB], b_sk[9:0], b_kb[KC-1:0]};
     {lvl_q, lvlb_q} <= {lvl_d, lvlb_d};
+    sp_full_q <= sp_q == SpW'(Depth);
+    sp_one_q  <= sp_q == SpW'(1);
     if (start_i) begin
-      m_q   <= MethodIdxW'(method_i);
-      cap_q <= cap_i;
+      m_q     <= MethodIdxW'(method_i);
+      cap_q   <= cap_i;
+      ar_q    <= rec_size(method_args(MethodIdxW'(method_i)));
+      cap64_q <= cap_i - AW'(SchemaAreaStart);
     end
+    afit_q  <= ar_q <= cap64_q;
     room_q  <= cap_q - ptr_q;
     ptr_q   <= ptr_d;
     {zaddr_q, zleft_q} <= {zaddr_d, zleft_d};
     {v_keep_q, v_inline_q, v_prec_q, v_ti_q, v_wire_q, v_dest_q, v_pbit_q} <=
       {v_keep_d, v_inline_d, v_prec_d, v_ti_d, v_wire_d, v_dest_d, v_pbit_d};
-    v_new_q    <= state_q == SFld || state_q == SElem;
-    d_size_q   <= fixed_size(v_wire_q);
-    d_rsz_q    <= rec_size(type_struct(v_ti_q));
-    d_str_q    <= v_wire_q == WireString;
-    d_struct_q <= v_wire_q == WireStruct;
-    d_cont_q   <= v_wire_q == WireList || v_wire_q == WireSet || v_wire_q == WireMap;
-    d_map_q    <= v_wire_q == WireMap;
-    {h_typ_q, found_q, miss_q, n_q} <= {h_typ_d, found_d, miss_d, n_d};
-    need_q     <= array_bytes(v_ti_q, n_q);
+    {v_size_q, v_str_q, v_struct_q, v_cont_q, v_map_q, v_rsz_q, v_unit_q} <=
+      {v_size_d, v_str_d, v_struct_d, v_cont_d, v_map_d, v_rsz_d, v_unit_d};
+    v_new_q <= state_q == SFld3 || state_q == SElem;
+    {h_typ_q, h_id_q, found_q, slot_q, low_q, n_q} <= {h_typ_d, h_id_d, found_d, slot_d, low_d, n_d};
+    miss_q  <= req_mask(f_q.st) & ~f_q.pres;
+    {acc_q, mb_q, ovf_q, mbig_q, mu_q} <= {acc_d, mb_d, ovf_d, mbig_d, mu_d};
+    aovf_q  <= ovf_q || acc_q > (AW+1)'(room_q);
     {s_left_q, s_len_q, s_ptr_q, s_base_q} <= {s_left_d, s_len_d, s_ptr_d, s_base_d};
-    c_win_q   <= win_i[63:0];
+    s_chunk_q <= (s_left_q < LenW'(Width)) ? 8'(s_left_q) : 8'(Width);
+    s_zero_q  <= s_left_q == '0;
+    for (int k = 0; k < Width; k++) s_dm_q[k] <= s_left_q > LenW'(k);
+    for (int k = 0; k < Width / 8; k++) s_cm_q[k] <= s_left_q > LenW'(8 * k);
+    // Capture stage 1.
+    c_win_q <= win_i[63:0];
     for (int k = 1; k <= 8; k++) begin
       c_av_q[k]  <= avail_i >= 8'(k);
       c_rem_q[k] <= rem_i >= LenW'(k);
     end
     c_remm4_q <= rem_i - LenW'(4);
-    c_npad_q  <= (AW'(be_at(win_i[63:0], 0)) + AW'(7)) & ~AW'(7);
+    c_pos_q   <= pos_i;
+    // Capture stage 2.
+    {k_av1_q, k_av3_q, k_av4_q}    <= {c_av_q[1], c_av_q[3], c_av_q[4]};
+    {k_rem1_q, k_rem3_q, k_rem4_q} <= {c_rem_q[1], c_rem_q[3], c_rem_q[4]};
+    k_stop_q  <= c_win_q[7:0] == 8'd0;
+    k_skip0_q <= skippable(c_win_q[7:0]);
+    k_typ_q   <= c_win_q[4:0];
+    k_typ1_q  <= c_win_q[12:8];
+    k_id_q    <= {c_win_q[15:8], c_win_q[23:16]};
+    k_rok_q   <= c_rem_q[8] || (v_size_q != '0 && c_rem_q[v_size_q]);
+    k_aok_q   <= c_av_q[8] || (v_size_q != '0 && c_av_q[v_size_q]);
+    k_fix_q   <= fixed_value(c_win_q, v_wire_q);
+    k_sneg_q  <= c_win_q[7];
+    k_strunc_q <= be_at(c_win_q, 0) > 32'(c_remm4_q);
+    k_sovf_q  <= be_at(c_win_q, 0) > 32'(room_q);      // room_q is a multiple of 8
+    k_n0_q    <= LenW'(be_at(c_win_q, 0));
+    k_npad_q  <= (AW'(be_at(c_win_q, 0)) + AW'(7)) & ~AW'(7);
+    k_hok_q   <= v_map_q ? c_rem_q[6] : c_rem_q[5];
+    k_hav_q   <= v_map_q ? c_av_q[6] : c_av_q[5];
+    k_cneg_q  <= v_map_q ? c_win_q[23] : c_win_q[15];
+    k_cbig_q  <= v_map_q ? (c_win_q[23:16] != '0 || c_win_q[31:24] != '0) : (c_win_q[15:8] != '0 || c_win_q[23:16] != '0);
+    k_cnz_q   <= v_map_q ? be_at(c_win_q, 2) != '0 : be_at(c_win_q, 1) != '0;
+    k_cn_q    <= v_map_q ? {c_win_q[39:32], c_win_q[47:40]} : {c_win_q[31:24], c_win_q[39:32]};
+    k_badk_q  <= v_map_q && !skippable(c_win_q[7:0]);
+    k_bade_q  <= !skippable(v_map_q ? c_win_q[15:8] : c_win_q[7:0]);
+    k_rovf_q  <= v_rsz_q > room_q;
+    k_pos_q   <= c_pos_q;
+    k_pos1_q  <= c_pos_q + LenW'(1);
+    k_pos2_q  <= c_pos_q + LenW'(2);
+    k_pos4_q  <= c_pos_q + LenW'(4);
     {sta_q, std_q, stm_q} <= {sta_d, std_d, stm_d};
     {off_q, aend_q, asize_q, depth_q, mst_q, mid_q} <= {off_d, aend_d, asize_d, depth_d, mst_d, mid_d};
   end
