@@ -100,6 +100,7 @@ var StateAllowances = []Allowance{
 	{"recv_schema", "slot_q", "constant", "a slot's offset in its record, one of the service's: bits that none sets apart"},
 	{"recv_schema", "v_rsz_q", "constant", "a struct value's record size, one of the service's: bits that none sets apart"},
 	{"recv_schema", "v_unit_q", "constant", "a container's element size, one of the service's: bits that none sets apart"},
+	{"recv_schema", "mid_n_q", "constant", "the id of a struct's lowest missing required field, one of the service's field ids: bits that none sets apart"},
 	{"recv_schema", NoName, "rom", "a schema table's lookup, registered, that Yosys turns into a ROM (proc_rom) with its register at the read port (memory_dff): copies of flops of fr_q or v_*_q, named $auto$ff.cc:...slice"},
 	{"recv_schema", "v_ti_q", "unused", "read only for a struct, list, set or map: unused where the args have none (Memcached)"},
 	{"tx_engine", "km1_q", "constant", "at DataBytes=64 the prefix is one chunk"},

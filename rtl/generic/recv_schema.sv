@@ -79,6 +79,27 @@ module recv_schema
   function automatic logic [AW-1:0] arr_unit(input logic [TypeIdxW-1:0] t);
     arr_unit = elem_size(type_elem(t)) + ((type_wire(t) == WireMap) ? elem_size(type_key(t)) : '0);
   endfunction
+  // Per-type and per-field constants as tables, folded at elaboration: a
+  // lookup is a LUT of the index, with no adder behind it.
+  function automatic logic [AW-1:0] type_rsz(input logic [TypeIdxW-1:0] t);   // a struct type's record
+    type_rsz = '0;
+    for (int i = 0; i < NumTypes; i++) if (t == TypeIdxW'(i)) type_rsz = rec_size(type_struct(TypeIdxW'(i)));
+  endfunction
+  function automatic logic [AW-1:0] type_unit(input logic [TypeIdxW-1:0] t);  // a container type's array unit
+    type_unit = '0;
+    for (int i = 0; i < NumTypes; i++) if (t == TypeIdxW'(i)) type_unit = arr_unit(TypeIdxW'(i));
+  endfunction
+  function automatic logic [AW-1:0] type_esz(input logic [TypeIdxW-1:0] t);   // an element of type t
+    type_esz = '0;
+    for (int i = 0; i < NumTypes; i++) if (t == TypeIdxW'(i)) type_esz = elem_size(TypeIdxW'(i));
+  endfunction
+  // The struct that field i belongs to.
+  function automatic logic [StructIdxW-1:0] field_owner(input int unsigned i);
+    field_owner = '0;
+    for (int k = 0; k < NumStructs; k++)
+      if (i >= 32'(struct_first(StructIdxW'(k))) && i < 32'(struct_first(StructIdxW'(k))) + 32'(struct_count(StructIdxW'(k))))
+        field_owner = StructIdxW'(k);
+  endfunction
   // A field's slot or descriptor in its struct's record.
   function automatic logic [AW-1:0] slot_offset(input logic [StructIdxW-1:0] s, input logic [FieldIdxW-1:0] f);
     slot_offset = AW'(SchemaSlotSize * (1 + 32'(field_slot(f)) + (field_var(f) ? 32'(struct_fixed_slots(s)) : 0)));
@@ -159,7 +180,7 @@ module recv_schema
   // step that decided them. Table lookups (the comparator's field_find,
   // slots, sizes) take their own steps while a take is on its way.
   typedef enum logic [4:0] {
-    SIdle, SArgs0, SArgs, SZero, SHdr, SFld1, SFld2, SFld3, SReq, SMiss1, SMiss2,
+    SIdle, SArgs0, SArgs, SZero, SHdr, SFld1, SFld2, SFld3, SFld4, SReq, SMiss1, SMiss2, SMiss3,
     SVal, SMul, SArr1, SArr2, SElem, SStr, SPopP, SPopD
   } walk_e;
 
@@ -181,6 +202,10 @@ module recv_schema
   logic [Depth*SW-1:0]    sk_q;
   frame_t                 f_q, f_d;              // the top frame
   frame_t                 fb_q;                  // the frame below it, read ahead for a pop
+  logic                   push_q;                // a push last cycle: the frame it replaced, and where it goes
+  logic [KW-1:0]          p_kb_q;
+  logic [SW-1:0]          p_sk_q;
+  logic [TopW-1:0]        p_lvl_q;
   logic [SpW-1:0]         sp_q, sp_d;            // frames on the stack, the top one included
   logic                   sp_full_q, sp_one_q;   // sp_q is Depth, is 1
   logic [TopW-1:0]        lvl_q, lvl_d, lvlb_q, lvlb_d;  // the top's index, the one below's
@@ -207,7 +232,9 @@ module recv_schema
   // a struct's missing required fields.
   logic [4:0]             h_typ_q, h_typ_d;
   logic [15:0]            h_id_q, h_id_d;
+  logic [NumFields-1:0]   hit_q, hit_d;          // the comparator: field i has the struct and the id
   logic [FieldIdxW:0]     found_q, found_d;
+  logic [15:0]            mid_n_q, mid_n_d;
   logic [AW-1:0]          slot_q, slot_d;
   logic [63:0]            miss_q;
   logic [5:0]             low_q, low_d;
@@ -262,8 +289,12 @@ module recv_schema
   // The frame below the top, as the stack holds it.
   logic [KW-1:0]          b_kb;
   logic [SW-1:0]          b_sk;
-  assign b_kb = (32'(lvlb_q) < Kept) ? fr_q[lvlb_q*KW +: KW] : '0;
-  assign b_sk = sk_q[lvlb_q*SW +: SW];
+  always_comb begin
+    b_kb = '0;
+    b_sk = '0;
+    for (int k = 0; k < Kept; k++) if (lvlb_q == TopW'(k)) b_kb = fr_q[k*KW +: KW];
+    for (int k = 0; k < Depth; k++) if (lvlb_q == TopW'(k)) b_sk = sk_q[k*SW +: SW];
+  end
   // The top frame's parts as the stack holds them.
   logic [KW-1:0]          f_kb;
   logic [SW-1:0]          f_sk;
@@ -298,7 +329,7 @@ module recv_schema
       {v_keep_q, v_inline_q, v_prec_q, v_ti_q, v_wire_q, v_dest_q, v_pbit_q};
     {v_size_d, v_str_d, v_struct_d, v_cont_d, v_map_d, v_rsz_d, v_unit_d} =
       {v_size_q, v_str_q, v_struct_q, v_cont_q, v_map_q, v_rsz_q, v_unit_q};
-    {h_typ_d, h_id_d, found_d, slot_d, low_d, n_d} = {h_typ_q, h_id_q, found_q, slot_q, low_q, n_q};
+    {h_typ_d, h_id_d, hit_d, found_d, slot_d, low_d, mid_n_d, n_d} = {h_typ_q, h_id_q, hit_q, found_q, slot_q, low_q, mid_n_q, n_q};
     {acc_d, mb_d, ovf_d, mbig_d, mu_d} = {acc_q, mb_q, ovf_q, mbig_q, mu_q};
     {s_left_d, s_len_d, s_ptr_d, s_base_d} = {s_left_q, s_len_q, s_ptr_q, s_base_q};
     {done_d, code_d, off_d, aend_d, asize_d, depth_d, mst_d, mid_d} =
@@ -368,13 +399,19 @@ module recv_schema
             end
           end
         end
-        // The comparator: the field of that id, if the struct has one.
+        // The comparator: the field of that id, if the struct has one
+        // (one compare per field of the service), then its index.
         SFld1: begin
-          found_d = field_find(f_q.st, h_id_q);
+          for (int i = 0; i < NumFields; i++) hit_d[i] = f_q.st == field_owner(i) && h_id_q == field_id(FieldIdxW'(i));
           state_d = SFld2;
         end
-        // The schema table: what the field is and where it goes.
         SFld2: begin
+          found_d = '0;
+          for (int i = 0; i < NumFields; i++) if (hit_q[i]) found_d = found_d | {1'b1, FieldIdxW'(i)};
+          state_d = SFld3;
+        end
+        // The schema table: what the field is and where it goes.
+        SFld3: begin
           fi         = found_q[FieldIdxW-1:0];
           ti         = field_type(fi);
           v_keep_d   = f_q.keep && found_q[FieldIdxW] && field_wire(fi) == h_typ_q;
@@ -385,16 +422,16 @@ module recv_schema
           v_struct_d = h_typ_q == WireStruct;
           v_cont_d   = h_typ_q == WireList || h_typ_q == WireSet || h_typ_q == WireMap;
           v_map_d    = h_typ_q == WireMap;
-          v_rsz_d    = rec_size(type_struct(ti));
-          v_unit_d   = arr_unit(ti);
+          v_rsz_d    = type_rsz(ti);
+          v_unit_d   = type_unit(ti);
           v_inline_d = 1'b0;
           v_prec_d   = 1'b1;
           v_pbit_d   = 6'(32'(fi) - 32'(struct_first(f_q.st)));
           slot_d     = slot_offset(f_q.st, fi);
-          state_d    = SFld3;
+          state_d    = SFld4;
         end
         // The address adder: the slot in the record.
-        SFld3: begin
+        SFld4: begin
           v_dest_d = f_q.rec + slot_q;
           state_d  = SVal;
         end
@@ -412,9 +449,13 @@ module recv_schema
           state_d = SMiss2;
         end
         SMiss2: begin
+          mid_n_d = field_id_at(f_q.st, low_q);
+          state_d = SMiss3;
+        end
+        SMiss3: begin
           fail = 1'b1; fail_code = ScRequiredMissing;
           mst_d = 16'(f_q.st);
-          mid_d = field_id_at(f_q.st, low_q);
+          mid_d = mid_n_q;
         end
 
         // A container's next element (a map's key or value), or its end.
@@ -442,8 +483,8 @@ module recv_schema
             v_struct_d = v_wire_d == WireStruct;
             v_cont_d   = v_wire_d == WireList || v_wire_d == WireSet || v_wire_d == WireMap;
             v_map_d    = v_wire_d == WireMap;
-            v_rsz_d    = rec_size(type_struct(ti));
-            v_unit_d   = arr_unit(ti);
+            v_rsz_d    = type_rsz(ti);
+            v_unit_d   = type_unit(ti);
             f_d.isval  = f_q.kind == FMap && !f_q.isval;
             state_d    = SVal;
           end
@@ -573,8 +614,8 @@ module recv_schema
             nf.elemw   = type_wire(type_elem(v_ti_q));
             nf.keyw    = type_wire(type_key(v_ti_q));
             nf.cur     = ptr_q;
-            nf.esz     = elem_size(type_elem(v_ti_q));
-            nf.ksz     = v_map_q ? elem_size(type_key(v_ti_q)) : '0;
+            nf.esz     = type_esz(type_elem(v_ti_q));
+            nf.ksz     = v_map_q ? type_esz(type_key(v_ti_q)) : '0;
             nf.hasdest = 1'b1;
             nf.dest    = v_dest_q;
             nf.doff    = ptr_q;
@@ -682,6 +723,7 @@ module recv_schema
       take_q  <= '0;
       stv_q   <= 1'b0;
       {tk_q, tkp_q, tkpp_q} <= '0;
+      push_q  <= 1'b0;
     end else begin
       state_q <= state_d;
       sp_q    <= sp_d;
@@ -690,14 +732,17 @@ module recv_schema
       take_q  <= take_d;
       stv_q   <= stv_d;
       {tk_q, tkp_q, tkpp_q} <= {take_d != '0, tk_q, tkp_q};
+      push_q  <= push;
     end
   end
   always_ff @(posedge clk_i) begin
-    // A push puts the top frame on the stack (the new one goes to f_q).
+    // A push puts the top frame on the stack (the new one goes to f_q),
+    // a cycle later, from registers: the stack is not read before.
+    {p_kb_q, p_sk_q, p_lvl_q} <= {f_kb, f_sk, lvl_q};
     for (int k = 0; k < Kept; k++)
-      if (push && lvl_q == TopW'(k)) fr_q[k*KW +: KW] <= f_kb;
+      if (push_q && p_lvl_q == TopW'(k)) fr_q[k*KW +: KW] <= p_kb_q;
     for (int k = 0; k < Depth; k++)
-      if (push && lvl_q == TopW'(k)) sk_q[k*SW +: SW] <= f_sk;
+      if (push_q && p_lvl_q == TopW'(k)) sk_q[k*SW +: SW] <= p_sk_q;
     f_q  <= f_d;
     fb_q <= {b_sk[30:28], b_kb[KW-1 -: KA], b_sk[27:10], b_kb[KB+KC-1 -: KB], b_sk[9:0], b_kb[KC-1:0]};
     {lvl_q, lvlb_q} <= {lvl_d, lvlb_d};
@@ -717,8 +762,8 @@ module recv_schema
       {v_keep_d, v_inline_d, v_prec_d, v_ti_d, v_wire_d, v_dest_d, v_pbit_d};
     {v_size_q, v_str_q, v_struct_q, v_cont_q, v_map_q, v_rsz_q, v_unit_q} <=
       {v_size_d, v_str_d, v_struct_d, v_cont_d, v_map_d, v_rsz_d, v_unit_d};
-    v_new_q <= state_q == SFld3 || state_q == SElem;
-    {h_typ_q, h_id_q, found_q, slot_q, low_q, n_q} <= {h_typ_d, h_id_d, found_d, slot_d, low_d, n_d};
+    v_new_q <= state_q == SFld4 || state_q == SElem;
+    {h_typ_q, h_id_q, hit_q, found_q, slot_q, low_q, mid_n_q, n_q} <= {h_typ_d, h_id_d, hit_d, found_d, slot_d, low_d, mid_n_d, n_d};
     miss_q  <= req_mask(f_q.st) & ~f_q.pres;
     {acc_q, mb_q, ovf_q, mbig_q, mu_q} <= {acc_d, mb_d, ovf_d, mbig_d, mu_d};
     aovf_q  <= ovf_q || acc_q > (AW+1)'(room_q);
