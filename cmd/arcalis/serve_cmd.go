@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"arcalis/regress"
 	"arcalis/serve"
+	"arcalis/serve/schemasvc"
 )
 
 // serveCommand serves the MemcachedService over TCP with the simulated RTL
@@ -31,7 +33,14 @@ func serveCommand() *cli.Command {
 			"exception reply or a closed connection) and a log line on stderr; a frame or\n" +
 			"message longer than 16,384,000 bytes is refused. SIGINT or SIGTERM stops it:\n" +
 			"requests in flight finish, the record is flushed, --stats are printed. Exit\n" +
-			"status 1 if --check found a disagreement. Details: docs/serve.md.",
+			"status 1 if --check found a disagreement. Details: docs/serve.md.\n\n" +
+			"--service NAME serves another service of idl/ instead (" + strings.Join(schemasvc.Names(), ", ") + "):\n" +
+			"each request's args are walked by the generic recvFunction (rtl/generic/recv_schema.sv)\n" +
+			"into App.Recv, the business logic reads them back from that image, and the reply\n" +
+			"is written by the reference serializer (the RTL respFunction does not exist yet).\n" +
+			"Its model is --model, else build/schema-<stem>/libvmodel.so, built with make\n" +
+			"schema-model SERVICE=<stem> in the checkout. --check, --record, --wave, --seed and\n" +
+			"--mem-latency apply to the Memcached engine only.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:9090", Usage: "listen on `HOST:PORT` (port 0: any free port, printed at start)"},
 			&cli.StringFlag{Name: "transport", Value: serve.Framed, Usage: "Thrift transport: framed (4-byte length, then the message) or buffered (bare messages)"},
@@ -40,6 +49,7 @@ func serveCommand() *cli.Command {
 			&cli.BoolFlag{Name: "check", Usage: "also score every request against the reference; print each disagreement with its waveform and replay command"},
 			&cli.StringFlag{Name: "wave", Value: "waves", Usage: "with --check: waveforms (and, without --record, replay vector files) of disagreements go into `DIR`", TakesFile: true},
 			&cli.StringFlag{Name: "record", Usage: "write every request received to the vector file `OUT.vec` (replaced; complete when the server stops)", TakesFile: true},
+			&cli.StringFlag{Name: "service", Usage: "serve `NAME` through the generic recvFunction instead of the Memcached engine: " + strings.Join(schemasvc.Names(), ", ")},
 			&cli.BoolFlag{Name: "stats", Usage: "print statistics on stdout when stopped: requests/s, per method the RTL/software split, simulated cycles, latency p50/p99"},
 			modelFlag(),
 		},
@@ -50,6 +60,9 @@ func serveCommand() *cli.Command {
 func serveAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected argument %q (usage: arcalis serve [flags])", c.Args().First())
+	}
+	if c.IsSet("service") {
+		return serveSchemaAction(c)
 	}
 	cfg := serve.Config{
 		Addr: c.String("addr"), Transport: c.String("transport"), MemLatency: c.Int("mem-latency"),

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/apache/thrift/lib/go/thrift"
+
+	"arcalis/internal/social_network"
+	"arcalis/internal/unique_id"
+)
+
+func TestServeServiceUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--service", "Bogus"}, `serve: --service: no service "Bogus" in idl/: want one of MemcachedService, UniqueIdService, UrlShortenService, PostStorageService, UserTimelineService`},
+		{[]string{"serve", "--service", "RequiredService"}, `no service "RequiredService" in idl/`},
+		{[]string{"serve", "--service", "UniqueIdService", "--check"}, "--check applies to the Memcached engine only, not with --service UniqueIdService"},
+		{[]string{"serve", "--service", "UniqueIdService", "--record", "x.vec"}, "--record applies to the Memcached engine only"},
+		{[]string{"serve", "--service", "UniqueIdService", "--transport", "http"}, `--transport "http": want framed or buffered`},
+		{[]string{"serve", "--service", "UniqueIdService", "--model", "/nonexistent/lib.so"}, "--model /nonexistent/lib.so"},
+	} {
+		inv := arcalis(t, c.args...)
+		if inv.code != exitError || !strings.Contains(inv.stderr, c.want) {
+			t.Errorf("arcalis %v: exit %d, stderr %q; want exit %d and %q", c.args, inv.code, inv.stderr, exitError, c.want)
+		}
+	}
+}
+
+// TestServeServiceSignal runs `arcalis serve --service UniqueIdService` as
+// a user would (the model built or found by make schema-model), calls it
+// with Apache's generated client, stops it with SIGINT and reads --stats.
+func TestServeServiceSignal(t *testing.T) {
+	cmd := exec.Command(arcalisBin(t), "serve", "--service", "UniqueIdService", "--addr", "127.0.0.1:0", "--transport", "buffered", "--stats")
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stderr)
+	var addr string
+	var head strings.Builder
+	for lines.Scan() {
+		head.WriteString(lines.Text() + "\n")
+		if m := regexp.MustCompile(`UniqueIdService on (127\.0\.0\.1:\d+) `).FindStringSubmatch(lines.Text()); m != nil {
+			addr = m[1]
+			break
+		}
+	}
+	if addr == "" {
+		t.Fatalf("serve printed no address:\n%s", head.String())
+	}
+	if !strings.Contains(head.String(), "reply: reference serializer") {
+		t.Errorf("the start line does not say where replies come from:\n%s", head.String())
+	}
+	var rest bytes.Buffer
+	copied := make(chan struct{})
+	go func() { io.Copy(&rest, stderr); close(copied) }()
+
+	var tr thrift.TTransport = thrift.NewTSocketConf(addr, &thrift.TConfiguration{SocketTimeout: time.Minute})
+	tr = thrift.NewTBufferedTransport(tr, 4096)
+	if err := tr.Open(); err != nil {
+		t.Fatal(err)
+	}
+	c := unique_id.NewUniqueIdServiceClientFactory(tr, thrift.NewTBinaryProtocolFactoryConf(nil))
+	for want := int64(1); want <= 2; want++ { // ids count the calls from 1
+		id, err := c.ComposeUniqueId(context.Background(), 10, social_network.PostType_REPOST, map[string]string{"k": "v"})
+		if err != nil || id != want {
+			t.Fatalf("ComposeUniqueId = %d, %v; want %d", id, err, want)
+		}
+	}
+	tr.Close()
+
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	<-copied
+	if err != nil {
+		t.Fatalf("serve after SIGINT: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), rest.String())
+	}
+	out := stdout.String()
+	for _, re := range []string{`reply: reference serializer`, `2 requests in .*requests/s`, `(?m)^ComposeUniqueId +2 +2 +0 +0 +0 `} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("statistics do not match %q:\n%s", re, out)
+		}
+	}
+}

@@ -1,0 +1,148 @@
+package schemasvc
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"arcalis/serve"
+	"arcalis/thriftidl/schema"
+)
+
+// ReplyPath says where replies come from, for --stats and the logs.
+const ReplyPath = "reply: reference serializer (golden/schemagold.Serialize); the RTL respFunction does not exist yet"
+
+// MethodStats are one method's statistics.
+type MethodStats struct {
+	Method   string
+	Requests int      // handed to the model
+	RTL      int      // RTL result OK: read back from App.Recv and answered
+	Rejected int      // RTL result not OK (or the simulation failed): PROTOCOL_ERROR
+	Thrown   int      // answered with the method's declared exception
+	Internal int      // the business logic or the reply failed: INTERNAL_ERROR
+	Cycles   []uint64 // recv_schema cycles, start_i to done_o, per request
+	Latency  []time.Duration
+}
+
+// Stats is what the server did.
+type Stats struct {
+	Service  string
+	Methods  []MethodStats // in the tables' order, those with a request
+	Requests int           // handed to the model
+	Faults   int           // answered without the model: unreadable header, unknown method, unreadable unframed args
+	Busy     time.Duration // from the first request to the last reply
+}
+
+// collector gathers the samples of the model's goroutine and the
+// connections'.
+type collector struct {
+	mu          sync.Mutex
+	t           *schema.Table
+	by          []MethodStats
+	requests    int
+	faults      int
+	first, last time.Time
+}
+
+func newCollector(t *schema.Table) *collector {
+	c := &collector{t: t, by: make([]MethodStats, len(t.Methods))}
+	for i, m := range t.Methods {
+		c.by[i].Method = m.Name
+	}
+	return c
+}
+
+func (c *collector) request(method int, rtl bool, cycles uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	if c.requests == 0 {
+		c.first = now
+	}
+	c.requests++
+	c.last = now
+	m := &c.by[method]
+	m.Requests++
+	if rtl {
+		m.RTL++
+	} else {
+		m.Rejected++
+	}
+	m.Cycles = append(m.Cycles, cycles)
+}
+
+func (c *collector) thrown(method int) {
+	c.mu.Lock()
+	c.by[method].Thrown++
+	c.mu.Unlock()
+}
+
+func (c *collector) internal(method int) {
+	c.mu.Lock()
+	c.by[method].Internal++
+	c.mu.Unlock()
+}
+
+func (c *collector) latency(method int, d time.Duration) {
+	c.mu.Lock()
+	c.by[method].Latency = append(c.by[method].Latency, d)
+	c.last = time.Now()
+	c.mu.Unlock()
+}
+
+func (c *collector) fault() {
+	c.mu.Lock()
+	c.faults++
+	c.mu.Unlock()
+}
+
+func (c *collector) snapshot() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := Stats{Service: c.t.Service, Requests: c.requests, Faults: c.faults, Busy: c.last.Sub(c.first)}
+	for _, m := range c.by {
+		if m.Requests > 0 {
+			m.Cycles, m.Latency = slices.Clone(m.Cycles), slices.Clone(m.Latency)
+			st.Methods = append(st.Methods, m)
+		}
+	}
+	return st
+}
+
+// Method returns one method's statistics (zero if it had no request).
+func (s Stats) Method(name string) MethodStats {
+	for _, m := range s.Methods {
+		if m.Method == name {
+			return m
+		}
+	}
+	return MethodStats{Method: name}
+}
+
+// Write prints the statistics: where receive and reply run, the rate, then
+// per method the requests, how the RTL ended them, the cycles and the
+// latencies.
+func (s Stats) Write(w io.Writer) error {
+	rate := 0.0
+	if s.Busy > 0 {
+		rate = float64(s.Requests) / s.Busy.Seconds()
+	}
+	fmt.Fprintf(w, "%s: receive: RTL (rtl/generic/recv_schema.sv, App.Recv read back with schemagold.ReadBack); %s\n", s.Service, ReplyPath)
+	fmt.Fprintf(w, "%d requests in %s (%.0f requests/s, first request to last reply); %d faults\n",
+		s.Requests, s.Busy.Round(time.Millisecond), rate, s.Faults)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "method\trequests\tRTL OK\tRTL rejected\texception\tinternal error\trx cycles/request\tp50\tp99\tlatency p50\tp99")
+	for _, m := range s.Methods {
+		var sum uint64
+		for _, c := range m.Cycles {
+			sum += c
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%.1f\t%d\t%d\t%s\t%s\n", m.Method, m.Requests, m.RTL, m.Rejected, m.Thrown, m.Internal,
+			float64(sum)/float64(max(1, len(m.Cycles))), serve.Percentile(m.Cycles, 50), serve.Percentile(m.Cycles, 99),
+			serve.Percentile(m.Latency, 50).Round(time.Microsecond), serve.Percentile(m.Latency, 99).Round(time.Microsecond))
+	}
+	return tw.Flush()
+}
