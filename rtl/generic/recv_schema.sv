@@ -93,6 +93,24 @@ module recv_schema
     type_esz = '0;
     for (int i = 0; i < NumTypes; i++) if (t == TypeIdxW'(i)) type_esz = elem_size(TypeIdxW'(i));
   endfunction
+  // Zeroing a record of r bytes, Width a store: the stores after the
+  // first, and the last one's mask.
+  localparam int unsigned LW = $clog2(Width);
+  localparam int unsigned GW = Width / 8;        // a store's mask: one bit per 8-byte slot
+  function automatic logic [AW-1:0] zero_more(input logic [AW-1:0] r);
+    zero_more = (r == '0) ? '0 : (r - 1'b1) >> LW;
+  endfunction
+  function automatic logic [GW-1:0] zero_last(input logic [LW-1:0] r);   // r mod Width
+    for (int g = 0; g < GW; g++) zero_last[g] = r == '0 || LW'(8 * g) < r;
+  endfunction
+  function automatic logic [AW-1:0] type_zn(input logic [TypeIdxW-1:0] t);
+    type_zn = '0;
+    for (int i = 0; i < NumTypes; i++) if (t == TypeIdxW'(i)) type_zn = zero_more(rec_size(type_struct(TypeIdxW'(i))));
+  endfunction
+  function automatic logic [GW-1:0] type_zlm(input logic [TypeIdxW-1:0] t);
+    type_zlm = '0;
+    for (int i = 0; i < NumTypes; i++) if (t == TypeIdxW'(i)) type_zlm = zero_last(LW'(rec_size(type_struct(TypeIdxW'(i)))));
+  endfunction
   // The struct that field i belongs to.
   function automatic logic [StructIdxW-1:0] field_owner(input int unsigned i);
     field_owner = '0;
@@ -214,7 +232,13 @@ module recv_schema
   logic [AW-1:0]          ar_q, cap64_q;         // the args record's size, the area's
   logic                   afit_q;                // ar_q <= cap64_q
   logic [AW-1:0]          ptr_q, ptr_d;          // the area's next free byte (a multiple of 8)
-  logic [AW-1:0]          zaddr_q, zaddr_d, zleft_q, zleft_d;  // a record being zeroed
+  logic [AW-1:0]          zaddr_q, zaddr_d, zn_q, zn_d;  // a record being zeroed: where, stores after this one
+  logic                   zlast_q, zlast_d;      // zn_q is 0
+  logic [GW-1:0]          zlm_q, zlm_d;          // the last store's mask
+  logic [AW-1:0]          a_zn_q;                // the args record's zn and last mask
+  logic [GW-1:0]          a_zlm_q;
+  logic [AW-1:0]          pinc_q, pinc_d;        // added to ptr_q next cycle
+  logic [1:0]             rw_q, rw_d;            // cycles until room_q and k_* follow ptr_q
   // The value at the head (operand registers): read into the image (keep)
   // as type v_ti_q at v_dest_q, or skipped as wire type v_wire_q, with what
   // the tables say of it. Written by SFld2/SFld3 or SElem; the k_* stage
@@ -228,6 +252,8 @@ module recv_schema
   logic                   v_str_q, v_str_d, v_struct_q, v_struct_d, v_cont_q, v_cont_d, v_map_q, v_map_d;
   logic [AW-1:0]          v_rsz_q, v_rsz_d;      // a struct value's record size
   logic [AW-1:0]          v_unit_q, v_unit_d;    // a container's bytes per element
+  logic [AW-1:0]          v_zn_q, v_zn_d;        // a struct value's record: zn, and the last mask
+  logic [GW-1:0]          v_zlm_q, v_zlm_d;
   // A field header (its type, its id, the comparator's answer, the slot),
   // a struct's missing required fields.
   logic [4:0]             h_typ_q, h_typ_d;
@@ -251,6 +277,15 @@ module recv_schema
   logic                   s_zero_q;              // s_left_q == 0
   logic [Width-1:0]       s_dm_q;                // the chunk's bytes
   logic [Width/8-1:0]     s_cm_q;                // ... its slots (padded to 8)
+  // ... and the chunk after it, ready for when this one goes (go_q).
+  logic [LenW-1:0]        s_lw_q;                // s_left_q - Width
+  logic                   s_last_q, s_l2_q;      // s_left_q <= Width, <= 2 Width
+  logic [Width-1:0]       s_dm2_q;
+  logic [Width/8-1:0]     s_cm2_q;
+  // A chunk is taken when the window holds it (go_d, from avail_i): a
+  // register (go_q) that shows it, and its bytes.
+  logic                   go_d, go_q;
+  logic [Width*8-1:0]     s_dat_q;
   // Capture stage 1: the window's first 8 bytes and what the head offers.
   logic [63:0]            c_win_q;
   logic [8:1]             c_av_q, c_rem_q;       // avail_i >= k, rem_i >= k
@@ -276,8 +311,8 @@ module recv_schema
   logic [7:0]             take_q, take_d;
   logic                   stv_q, stv_d;
   logic [AW-1:0]          sta_q, sta_d;
-  logic [Width*8-1:0]     std_q, std_d;
-  logic [Width-1:0]       stm_q, stm_d;
+  logic [63:0]            std_q, std_d;          // a slot (a string's chunks: s_dat_q)
+  logic [GW-1:0]          stm_q, stm_d;          // by 8-byte slots
   // The result.
   logic                   done_q, done_d;
   schema_code_e           code_q, code_d;
@@ -301,6 +336,8 @@ module recv_schema
   assign f_kb = {f_q.st, f_q.rec, f_q.pres, f_q.elem, f_q.key, f_q.cur, f_q.esz, f_q.ksz, f_q.hasdest, f_q.dest, f_q.doff, f_q.dlen, f_q.hasprec, f_q.pbit};
   assign f_sk = {f_q.kind, f_q.keep, f_q.left, f_q.isval, f_q.elemw, f_q.keyw};
 
+  logic [AW-1:0]          cnext_q;               // a kept container's next item address after this one
+  logic                   f_new_q;               // f_q was pushed or popped last cycle
   logic  fresh;                                  // k_* describe the window at the head
   assign fresh = !tk_q && !tkp_q && !tkpp_q;
   walk_e item;                                   // the top frame's next item
@@ -316,19 +353,21 @@ module recv_schema
   logic [FieldIdxW-1:0]  fi;
   logic [TypeIdxW-1:0]   ti;
   logic [AW:0]           add;
-  logic                  push;
+  logic                  push, pop;
   frame_t                nf;                    // a frame pushed
 
   always_comb begin
     state_d  = state_q;
     f_d      = f_q;
     {sp_d, lvl_d, lvlb_d} = {sp_q, lvl_q, lvlb_q};
-    ptr_d    = ptr_q;
-    {zaddr_d, zleft_d} = {zaddr_q, zleft_q};
+    {zaddr_d, zn_d, zlast_d, zlm_d} = {zaddr_q, zn_q, zlast_q, zlm_q};
+    ptr_d  = ptr_q + pinc_q;
+    pinc_d = '0;
+    rw_d   = (rw_q != '0) ? rw_q - 1'b1 : '0;
     {v_keep_d, v_inline_d, v_prec_d, v_ti_d, v_wire_d, v_dest_d, v_pbit_d} =
       {v_keep_q, v_inline_q, v_prec_q, v_ti_q, v_wire_q, v_dest_q, v_pbit_q};
-    {v_size_d, v_str_d, v_struct_d, v_cont_d, v_map_d, v_rsz_d, v_unit_d} =
-      {v_size_q, v_str_q, v_struct_q, v_cont_q, v_map_q, v_rsz_q, v_unit_q};
+    {v_size_d, v_str_d, v_struct_d, v_cont_d, v_map_d, v_rsz_d, v_unit_d, v_zn_d, v_zlm_d} =
+      {v_size_q, v_str_q, v_struct_q, v_cont_q, v_map_q, v_rsz_q, v_unit_q, v_zn_q, v_zlm_q};
     {h_typ_d, h_id_d, hit_d, found_d, slot_d, low_d, mid_n_d, n_d} = {h_typ_q, h_id_q, hit_q, found_q, slot_q, low_q, mid_n_q, n_q};
     {acc_d, mb_d, ovf_d, mbig_d, mu_d} = {acc_q, mb_q, ovf_q, mbig_q, mu_q};
     {s_left_d, s_len_d, s_ptr_d, s_base_d} = {s_left_q, s_len_q, s_ptr_q, s_base_q};
@@ -336,16 +375,21 @@ module recv_schema
       {done_q, code_q, off_q, aend_q, asize_q, depth_q, mst_q, mid_q};
     take_d = '0;
     {stv_d, sta_d, std_d, stm_d} = '0;
+    // A string chunk taken last cycle (go_q): the string's registers move on.
+    if (go_q) begin
+      s_left_d = s_last_q ? '0 : s_lw_q;
+      s_ptr_d  = s_ptr_q + AW'(Width);
+    end
     fail      = 1'b0;
     fail_code = ScNone;
     fail_off  = k_pos_q;
     push      = 1'b0;
+    pop       = 1'b0;
     nf        = '0;
     fi = '0; ti = '0; add = '0;
 
     if (start_i) begin
-      {done_d, code_d, mst_d, mid_d, asize_d} = '0;
-      {sp_d, lvl_d, lvlb_d} = '0;
+      done_d  = 1'b0;
       state_d = SArgs0;
     end else if (!stall_i) begin
       unique case (state_q)
@@ -353,7 +397,11 @@ module recv_schema
 
         // The args record at SchemaAreaStart (if it fits: afit_q, a cycle
         // after start_i), zeroed, then its fields.
-        SArgs0: state_d = SArgs;
+        SArgs0: begin
+          {asize_d, mst_d, mid_d} = '0;
+          {sp_d, lvl_d, lvlb_d} = '0;
+          state_d = SArgs;
+        end
         SArgs: begin
           if (!afit_q) begin
             fail = 1'b1; fail_code = ScAreaOverflow;
@@ -362,10 +410,14 @@ module recv_schema
             f_d      = '0;
             f_d.kind = FStruct; f_d.keep = 1'b1; f_d.st = method_args(m_q); f_d.rec = AW'(SchemaAreaStart);
             sp_d     = SpW'(1);
-            ptr_d    = AW'(SchemaAreaStart) + ar_q;
+            ptr_d    = AW'(SchemaAreaStart);
+            pinc_d   = ar_q;
+            rw_d     = 2'd3;
             asize_d  = ar_q;
             zaddr_d  = AW'(SchemaAreaStart);
-            zleft_d  = ar_q;
+            zn_d     = a_zn_q;
+            zlast_d  = a_zn_q == '0;
+            zlm_d    = a_zlm_q;
             state_d  = SZero;
           end
         end
@@ -374,10 +426,11 @@ module recv_schema
         SZero: begin
           stv_d = 1'b1;
           sta_d = zaddr_q;
-          for (int k = 0; k < Width; k++) stm_d[k] = zleft_q > AW'(k);
+          stm_d = zlast_q ? zlm_q : '1;
           zaddr_d = zaddr_q + AW'(Width);
-          zleft_d = zleft_q - AW'(Width);
-          if (zleft_q <= AW'(Width)) state_d = SHdr;
+          zn_d    = zn_q - 1'b1;
+          zlast_d = zn_q == AW'(1);
+          if (zlast_q) state_d = SHdr;
         end
 
         // A struct's next field header, or its STOP.
@@ -424,6 +477,8 @@ module recv_schema
           v_map_d    = h_typ_q == WireMap;
           v_rsz_d    = type_rsz(ti);
           v_unit_d   = type_unit(ti);
+          v_zn_d     = type_zn(ti);
+          v_zlm_d    = type_zlm(ti);
           v_inline_d = 1'b0;
           v_prec_d   = 1'b1;
           v_pbit_d   = 6'(32'(fi) - 32'(struct_first(f_q.st)));
@@ -459,7 +514,7 @@ module recv_schema
         end
 
         // A container's next element (a map's key or value), or its end.
-        SElem: begin
+        SElem: if (!f_new_q) begin
           if (f_q.left == '0) begin
             state_d = SPopP;
           end else begin
@@ -471,12 +526,11 @@ module recv_schema
             if (f_q.kind == FMap && !f_q.isval) begin
               ti       = f_q.key;
               v_wire_d = f_q.keyw;
-              f_d.cur  = f_q.cur + f_q.ksz;
             end else begin
               ti       = f_q.elem;
               v_wire_d = f_q.elemw;
-              f_d.cur  = f_q.cur + f_q.esz;
             end
+            f_d.cur    = cnext_q;
             v_ti_d     = ti;
             v_size_d   = fixed_size(v_wire_d);
             v_str_d    = v_wire_d == WireString;
@@ -485,13 +539,15 @@ module recv_schema
             v_map_d    = v_wire_d == WireMap;
             v_rsz_d    = type_rsz(ti);
             v_unit_d   = type_unit(ti);
+            v_zn_d     = type_zn(ti);
+            v_zlm_d    = type_zlm(ti);
             f_d.isval  = f_q.kind == FMap && !f_q.isval;
             state_d    = SVal;
           end
         end
 
         // The value at the head.
-        SVal: if (fresh && !v_new_q) begin
+        SVal: if (fresh && !v_new_q && rw_q == '0) begin
           if (v_size_q != '0) begin
             if (!k_rok_q) begin
               fail = 1'b1; fail_code = ScTruncated;
@@ -501,8 +557,8 @@ module recv_schema
               if (v_keep_q) begin
                 stv_d = 1'b1;
                 sta_d = v_dest_q;
-                stm_d = Width'(8'hFF);
-                std_d[63:0] = k_fix_q;
+                stm_d = GW'(1);
+                std_d = k_fix_q;
                 if (v_prec_q) f_d.pres = f_q.pres | (64'd1 << v_pbit_q);
               end
             end
@@ -522,7 +578,7 @@ module recv_schema
                 s_len_d  = k_n0_q;
                 s_ptr_d  = ptr_q;
                 s_base_d = ptr_q;
-                if (v_keep_q) ptr_d = ptr_q + k_npad_q;
+                if (v_keep_q) begin pinc_d = k_npad_q; rw_d = 2'd3; end
                 state_d  = SStr;
               end
             end
@@ -543,9 +599,11 @@ module recv_schema
                 nf.dlen    = 24'(v_rsz_q);
                 nf.hasprec = v_prec_q;
                 nf.pbit    = v_pbit_q;
-                if (!v_inline_q) ptr_d = ptr_q + v_rsz_q;
+                if (!v_inline_q) begin pinc_d = v_rsz_q; rw_d = 2'd3; end
                 zaddr_d = v_inline_q ? v_dest_q : ptr_q;
-                zleft_d = v_rsz_q;
+                zn_d    = v_zn_q;
+                zlast_d = v_zn_q == '0;
+                zlm_d   = v_zlm_q;
               end
               push    = 1'b1;
               state_d = v_keep_q ? SZero : SHdr;
@@ -622,7 +680,8 @@ module recv_schema
             nf.dlen    = 24'(n_q);
             nf.hasprec = v_prec_q;
             nf.pbit    = v_pbit_q;
-            ptr_d      = ptr_q + acc_q[AW-1:0];
+            pinc_d     = acc_q[AW-1:0];
+            rw_d       = 2'd3;
             push       = 1'b1;
             take_d     = v_map_q ? 8'd6 : 8'd5;
             state_d    = SElem;
@@ -637,21 +696,11 @@ module recv_schema
             if (v_keep_q) begin
               stv_d = 1'b1;
               sta_d = v_dest_q;
-              stm_d = Width'(8'hFF);
-              std_d[63:0] = {8'(0), s_len_q, 10'(0), s_base_q};
+              stm_d = GW'(1);
+              std_d = {8'(0), s_len_q, 10'(0), s_base_q};
               if (v_prec_q) f_d.pres = f_q.pres | (64'd1 << v_pbit_q);
             end
             state_d = item;
-          end else if (avail_i >= s_chunk_q) begin
-            take_d   = s_chunk_q;
-            s_left_d = s_left_q - LenW'(s_chunk_q);
-            s_ptr_d  = s_ptr_q + AW'(Width);
-            if (v_keep_q) begin
-              stv_d = 1'b1;
-              sta_d = s_ptr_q;
-              for (int k = 0; k < Width; k++) stm_d[k] = s_cm_q[k/8];
-              for (int k = 0; k < Width; k++) if (s_dm_q[k]) std_d[8*k +: 8] = win_i[8*k +: 8];
-            end
           end
         end
 
@@ -661,8 +710,8 @@ module recv_schema
           if (f_q.keep && f_q.kind == FStruct) begin
             stv_d = 1'b1;
             sta_d = f_q.rec;
-            stm_d = Width'(8'hFF);
-            std_d[63:0] = f_q.pres;
+            stm_d = GW'(1);
+            std_d = f_q.pres;
           end
           state_d = SPopD;
         end
@@ -670,8 +719,8 @@ module recv_schema
           if (f_q.keep && f_q.hasdest) begin
             stv_d = 1'b1;
             sta_d = f_q.dest;
-            stm_d = Width'(8'hFF);
-            std_d[63:0] = {8'(0), f_q.dlen, 10'(0), f_q.doff};
+            stm_d = GW'(1);
+            std_d = {8'(0), f_q.dlen, 10'(0), f_q.doff};
           end
           if (sp_one_q) begin                          // the args struct's STOP
             state_d = SIdle;
@@ -681,6 +730,7 @@ module recv_schema
             aend_d  = ptr_q;
             depth_d = '0;
           end else begin
+            pop = 1'b1;
             f_d = fb_q;
             if (f_q.keep && f_q.hasprec) f_d.pres = fb_q.pres | (64'd1 << f_q.pbit);
             sp_d    = sp_q - 1'b1;
@@ -724,6 +774,8 @@ module recv_schema
       stv_q   <= 1'b0;
       {tk_q, tkp_q, tkpp_q} <= '0;
       push_q  <= 1'b0;
+      go_q    <= 1'b0;
+      rw_q    <= '0;
     end else begin
       state_q <= state_d;
       sp_q    <= sp_d;
@@ -731,8 +783,10 @@ module recv_schema
       code_q  <= code_d;
       take_q  <= take_d;
       stv_q   <= stv_d;
-      {tk_q, tkp_q, tkpp_q} <= {take_d != '0, tk_q, tkp_q};
+      {tk_q, tkp_q, tkpp_q} <= {take_d != '0 || go_d, tk_q, tkp_q};
       push_q  <= push;
+      go_q    <= go_d;
+      rw_q    <= rw_d;
     end
   end
   always_ff @(posedge clk_i) begin
@@ -749,6 +803,8 @@ module recv_schema
     sp_full_q <= sp_q == SpW'(Depth);
     sp_one_q  <= sp_q == SpW'(1);
     if (start_i) begin
+      a_zn_q  <= zero_more(rec_size(method_args(MethodIdxW'(method_i))));
+      a_zlm_q <= zero_last(LW'(rec_size(method_args(MethodIdxW'(method_i)))));
       m_q     <= MethodIdxW'(method_i);
       cap_q   <= cap_i;
       ar_q    <= rec_size(method_args(MethodIdxW'(method_i)));
@@ -757,21 +813,37 @@ module recv_schema
     afit_q  <= ar_q <= cap64_q;
     room_q  <= cap_q - ptr_q;
     ptr_q   <= ptr_d;
-    {zaddr_q, zleft_q} <= {zaddr_d, zleft_d};
+    pinc_q  <= pinc_d;
+    {zaddr_q, zn_q, zlast_q, zlm_q} <= {zaddr_d, zn_d, zlast_d, zlm_d};
+    cnext_q <= f_q.cur + ((f_q.kind == FMap && !f_q.isval) ? f_q.ksz : f_q.esz);
+    f_new_q <= push || pop;
     {v_keep_q, v_inline_q, v_prec_q, v_ti_q, v_wire_q, v_dest_q, v_pbit_q} <=
       {v_keep_d, v_inline_d, v_prec_d, v_ti_d, v_wire_d, v_dest_d, v_pbit_d};
-    {v_size_q, v_str_q, v_struct_q, v_cont_q, v_map_q, v_rsz_q, v_unit_q} <=
-      {v_size_d, v_str_d, v_struct_d, v_cont_d, v_map_d, v_rsz_d, v_unit_d};
+    {v_size_q, v_str_q, v_struct_q, v_cont_q, v_map_q, v_rsz_q, v_unit_q, v_zn_q, v_zlm_q} <=
+      {v_size_d, v_str_d, v_struct_d, v_cont_d, v_map_d, v_rsz_d, v_unit_d, v_zn_d, v_zlm_d};
     v_new_q <= state_q == SFld4 || state_q == SElem;
     {h_typ_q, h_id_q, hit_q, found_q, slot_q, low_q, mid_n_q, n_q} <= {h_typ_d, h_id_d, hit_d, found_d, slot_d, low_d, mid_n_d, n_d};
     miss_q  <= req_mask(f_q.st) & ~f_q.pres;
     {acc_q, mb_q, ovf_q, mbig_q, mu_q} <= {acc_d, mb_d, ovf_d, mbig_d, mu_d};
     aovf_q  <= ovf_q || acc_q > (AW+1)'(room_q);
     {s_left_q, s_len_q, s_ptr_q, s_base_q} <= {s_left_d, s_len_d, s_ptr_d, s_base_d};
-    s_chunk_q <= (s_left_q < LenW'(Width)) ? 8'(s_left_q) : 8'(Width);
-    s_zero_q  <= s_left_q == '0;
-    for (int k = 0; k < Width; k++) s_dm_q[k] <= s_left_q > LenW'(k);
-    for (int k = 0; k < Width / 8; k++) s_cm_q[k] <= s_left_q > LenW'(8 * k);
+    if (go_q) begin                              // from the chunk after
+      s_chunk_q <= s_l2_q ? 8'(s_lw_q) : 8'(Width);
+      s_zero_q  <= s_last_q;
+      s_dm_q    <= s_l2_q ? s_dm2_q : '1;
+      s_cm_q    <= s_l2_q ? s_cm2_q : '1;
+    end else begin
+      s_chunk_q <= (s_left_q < LenW'(Width)) ? 8'(s_left_q) : 8'(Width);
+      s_zero_q  <= s_left_q == '0;
+      for (int k = 0; k < Width; k++) s_dm_q[k] <= s_left_q > LenW'(k);
+      for (int k = 0; k < Width / 8; k++) s_cm_q[k] <= s_left_q > LenW'(8 * k);
+    end
+    s_lw_q   <= s_left_q - LenW'(Width);
+    s_last_q <= s_left_q <= LenW'(Width);
+    s_l2_q   <= s_left_q <= LenW'(2 * Width);
+    for (int k = 0; k < Width; k++) s_dm2_q[k] <= s_left_q > LenW'(Width + k);
+    for (int k = 0; k < Width / 8; k++) s_cm2_q[k] <= s_left_q > LenW'(Width + 8 * k);
+    for (int k = 0; k < Width; k++) s_dat_q[8*k +: 8] <= s_dm_q[k] ? win_i[8*k +: 8] : 8'd0;
     // Capture stage 1.
     c_win_q <= win_i[63:0];
     for (int k = 1; k <= 8; k++) begin
@@ -813,11 +885,16 @@ module recv_schema
     {off_q, aend_q, asize_q, depth_q, mst_q, mid_q} <= {off_d, aend_d, asize_d, depth_d, mst_d, mid_d};
   end
 
-  assign take_o     = take_q;
-  assign st_valid_o = stv_q;
-  assign st_addr_o  = sta_q;
-  assign st_data_o  = std_q;
-  assign st_mask_o  = stm_q;
+  assign go_d = state_q == SStr && !tk_q && !stall_i && !start_i && !s_zero_q && avail_i >= s_chunk_q;
+
+  // The actions: the step's registers, or a string chunk's.
+  logic [Width-1:0] st_mask;
+  always_comb for (int k = 0; k < Width; k++) st_mask[k] = go_q ? s_cm_q[k/8] : stm_q[k/8];
+  assign take_o     = go_q ? s_chunk_q : take_q;
+  assign st_valid_o = stv_q || (go_q && v_keep_q);
+  assign st_addr_o  = go_q ? s_ptr_q : sta_q;
+  assign st_data_o  = go_q ? s_dat_q : (Width*8)'(std_q);
+  assign st_mask_o  = st_mask;
   assign done_o        = done_q;
   assign code_o        = code_q;
   assign offset_o      = off_q;
