@@ -108,6 +108,7 @@ var StateAllowances = []Allowance{
 	{"recv_schema", "a_zlm_q", "constant", "the args record's last zeroing mask, one per method: bits that none sets apart"},
 	{"recv_schema", "v_zlm_q", "constant", "a struct value's last zeroing mask, one per struct: bits that none sets apart"},
 	{"recv_schema", "zlm_q", "constant", "a record's last zeroing mask, one of the service's: bits that none sets apart"},
+	{"recv_schema", "m_q", "constant", "the method's index: none where the service has one method (UniqueId)"},
 	{"recv_schema", NoName, "rom", "a schema table's lookup, registered, that Yosys turns into a ROM (proc_rom) with its register at the read port (memory_dff): copies of flops of fr_q or v_*_q, named $auto$ff.cc:...slice"},
 	{"recv_schema", "v_ti_q", "unused", "read only for a struct, list, set or map: unused where the args have none (Memcached)"},
 	{"tx_engine", "km1_q", "constant", "at DataBytes=64 the prefix is one chunk"},
