@@ -21,6 +21,7 @@ import (
 	"arcalis/golden"
 	"arcalis/internal/memcached"
 	"arcalis/regress"
+	"arcalis/serve/internal/servetest"
 	"arcalis/tb"
 	"arcalis/vectors"
 )
@@ -36,29 +37,11 @@ func (c *clock) now() time.Time     { return time.Unix(c.unix.Load(), 0) }
 func (c *clock) set(t int64)        { c.unix.Store(t) }
 func (c *clock) advance(secs int64) { c.unix.Add(secs) }
 
-// syncBuffer is a log the server writes from many goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // start starts a server with cfg's transport and options on 127.0.0.1:0
 // and shuts it down at the end of the test if the test did not.
-func start(t *testing.T, cfg Config) (*Server, *syncBuffer) {
+func start(t *testing.T, cfg Config) (*Server, *servetest.Log) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &servetest.Log{}
 	cfg.Addr, cfg.Model, cfg.Log = "127.0.0.1:0", tb.FindModel(), logs
 	if cfg.MemLatency == 0 {
 		cfg.MemLatency = 4
@@ -68,7 +51,7 @@ func start(t *testing.T, cfg Config) (*Server, *syncBuffer) {
 		t.Fatalf("Start: %v", err)
 	}
 	t.Cleanup(func() {
-		if !s.closing.Load() {
+		if !s.conns.Closing() {
 			if _, err := s.Shutdown(context.Background()); err != nil {
 				t.Errorf("Shutdown: %v", err)
 			}

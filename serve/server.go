@@ -19,11 +19,11 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"arcalis/golden"
 	"arcalis/regress"
+	"arcalis/serve/conn"
 	"arcalis/tb"
 	"arcalis/vectors"
 )
@@ -54,18 +54,12 @@ type Config struct {
 // Server is a running server. Start it with Start, stop it with Shutdown.
 type Server struct {
 	cfg   Config
-	ln    net.Listener
+	conns *conn.Listener
 	log   *log.Logger
 	store *Store
-	jobs  chan *job
 	runID string
-
-	mu      sync.Mutex
-	conns   map[net.Conn]struct{}
-	closing atomic.Bool
-	connWG  sync.WaitGroup
-	accepts sync.WaitGroup
-	simDone chan error
+	sim   *conn.Owner
+	eng   *engine // the model, used on sim's goroutine only
 
 	stats *collector
 	rec   *vectors.Writer
@@ -82,15 +76,13 @@ type job struct {
 	msg    []byte
 	framed bool
 	read   time.Time // when its last byte was read
-	done   chan outcome
 }
 
-// outcome is what a connection does after a request: write reply (nil:
-// none) and, with close, end.
+// outcome is what a connection does after a request, and stat, where it
+// adds its wall-clock latency.
 type outcome struct {
-	reply []byte
-	close bool
-	stat  *sample // where the connection adds its wall-clock latency
+	conn.Outcome
+	stat *sample
 }
 
 // Start opens the model on a goroutine of its own, listens on cfg.Addr and
@@ -104,8 +96,7 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, log: log.New(cfg.Log, "serve: ", log.LstdFlags|log.Lmicroseconds),
-		store: NewStore(cfg.Clock), jobs: make(chan *job), runID: regress.NewRunID(),
-		conns: map[net.Conn]struct{}{}, simDone: make(chan error, 1), stats: newCollector(),
+		store: NewStore(cfg.Clock), runID: regress.NewRunID(), stats: newCollector(),
 	}
 	if cfg.Record != "" {
 		f, err := os.Create(cfg.Record)
@@ -119,27 +110,24 @@ func Start(cfg Config) (*Server, error) {
 		}
 		s.rec, s.recF = w, f
 	}
-	opened := make(chan error, 1)
-	go s.simulate(opened)
-	if err := <-opened; err != nil {
+	sim, err := conn.Own(s.open)
+	if err != nil {
 		s.closeRecord()
 		return nil, fmt.Errorf("serve: %w", err)
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
+	s.sim = sim
+	conns, err := conn.Listen(cfg.Addr, s.log, conn.Handler[[]byte]{Read: s.read, Fault: s.stats.fault, Run: s.run})
 	if err != nil {
-		close(s.jobs)
-		<-s.simDone
+		s.sim.Close()
 		s.closeRecord()
 		return nil, fmt.Errorf("serve: --addr %s: %w", cfg.Addr, err)
 	}
-	s.ln = ln
-	s.accepts.Add(1)
-	go s.accept()
+	s.conns = conns
 	return s, nil
 }
 
 // Addr is the address the server listens on.
-func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+func (s *Server) Addr() net.Addr { return s.conns.Addr() }
 
 // Store is the server's business logic, for tests and tools.
 func (s *Server) Store() *Store { return s.store }
@@ -154,30 +142,8 @@ func (s *Server) Shutdown(ctx context.Context) (Stats, error) {
 }
 
 func (s *Server) shutdown(ctx context.Context) (Stats, error) {
-	s.closing.Store(true)
-	s.ln.Close()
-	s.accepts.Wait()
-	// A read in progress or to come fails at once; a request already
-	// read goes on to its reply, then its connection's next read fails.
-	s.mu.Lock()
-	for c := range s.conns {
-		c.SetReadDeadline(time.Now())
-	}
-	s.mu.Unlock()
-	idle := make(chan struct{})
-	go func() { s.connWG.Wait(); close(idle) }()
-	select {
-	case <-idle:
-	case <-ctx.Done():
-		s.mu.Lock()
-		for c := range s.conns {
-			c.Close()
-		}
-		s.mu.Unlock()
-		<-idle
-	}
-	close(s.jobs)
-	err := <-s.simDone
+	s.conns.Shutdown(ctx)
+	err := s.sim.Close()
 	return s.stats.snapshot(), errors.Join(err, s.closeRecord())
 }
 
@@ -194,118 +160,39 @@ func (s *Server) closeRecord() error {
 	return nil
 }
 
-func (s *Server) accept() {
-	defer s.accepts.Done()
-	id := 0
-	for {
-		c, err := s.ln.Accept()
-		if err != nil {
-			if !s.closing.Load() {
-				s.log.Printf("accept: %v; no more connections are taken", err)
-			}
-			return
-		}
-		id++
-		s.mu.Lock()
-		s.conns[c] = struct{}{}
-		s.connWG.Add(1)
-		s.mu.Unlock()
-		go s.serveConn(c, id)
+// read reads one request of the configured transport.
+func (s *Server) read(r *bufio.Reader) ([]byte, error) {
+	if s.cfg.Transport == Framed {
+		return conn.ReadFrame(r)
 	}
+	return readBuffered(r)
 }
 
-// serveConn reads requests from one connection, one at a time: each is
-// answered before the next is read, so replies keep the requests' order.
-func (s *Server) serveConn(c net.Conn, id int) {
-	defer s.connWG.Done()
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-		c.Close()
-	}()
-	framed := s.cfg.Transport == Framed
-	r := bufio.NewReaderSize(c, 64<<10)
-	for {
-		var msg []byte
-		var err error
-		if framed {
-			msg, err = readFrame(r)
-		} else {
-			msg, err = readBuffered(r)
-		}
-		start := time.Now()
-		if err != nil {
-			if s.closing.Load() || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
-				return
-			}
-			var f *fault
-			if !errors.As(err, &f) {
-				s.log.Printf("connection %d (%s): read: %v", id, c.RemoteAddr(), err)
-				return
-			}
-			s.stats.fault()
-			s.log.Printf("connection %d (%s): %v%s", id, c.RemoteAddr(), f.err, faultAction(f))
-			if f.reply != nil {
-				if _, err := c.Write(f.reply); err != nil {
-					return
-				}
-			}
-			if f.close {
-				return
-			}
-			continue
-		}
-		j := &job{conn: id, msg: msg, framed: framed, read: start, done: make(chan outcome, 1)}
-		s.jobs <- j
-		o := <-j.done
-		if o.reply != nil {
-			if _, err := c.Write(o.reply); err != nil {
-				s.log.Printf("connection %d (%s): writing the reply: %v", id, c.RemoteAddr(), err)
-				return
-			}
-		}
-		if o.stat != nil {
-			s.stats.latency(o.stat, time.Since(start))
-		}
-		if o.close {
-			return
-		}
+// run hands one request of connection id to the model and waits for the
+// outcome.
+func (s *Server) run(id int, msg []byte, read time.Time) conn.Outcome {
+	j := &job{conn: id, msg: msg, framed: s.cfg.Transport == Framed, read: read}
+	var o outcome
+	s.sim.Do(func() { o = s.eng.run(j) })
+	if o.stat != nil {
+		o.Done = func(d time.Duration) { s.stats.latency(o.stat, d) }
 	}
+	return o.Outcome
 }
 
-// faultAction says what the server does about f, for its log line.
-func faultAction(f *fault) string {
-	switch {
-	case f.reply != nil && f.close:
-		return "; sent an exception and closed the connection"
-	case f.reply != nil:
-		return "; sent an exception"
-	case f.close:
-		return "; closed the connection"
-	}
-	return ""
-}
-
-// simulate owns the model: it opens it on this goroutine's thread (the
-// model is used from the goroutine that opened it), reports the result on
-// opened, then runs the requests of every connection one at a time.
-func (s *Server) simulate(opened chan<- error) {
+// open opens the model, on the goroutine that owns it (conn.Own): the
+// model is used from the goroutine that opened it.
+func (s *Server) open() (func() error, error) {
 	mem := tb.MemConfig{Latency: s.cfg.MemLatency, Seed: s.cfg.Seed}
 	if testMemory != nil {
 		testMemory(&mem)
 	}
 	acc, err := tb.OpenWindowed(s.cfg.Model, mem)
-	opened <- err
 	if err != nil {
-		s.simDone <- nil
-		return
+		return nil, err
 	}
-	e := &engine{s: s, acc: acc}
-	for j := range s.jobs {
-		j.done <- e.run(j)
-	}
-	s.simDone <- acc.Close()
+	s.eng = &engine{s: s, acc: acc}
+	return acc.Close, nil
 }
 
 // testMemory, set only by this package's tests, changes the memory model's
@@ -488,9 +375,9 @@ func (e *engine) hardware(j *job, idx int, o tb.Outcome, simErr error, b *busine
 	}
 	switch reply := o.WrittenReply(); {
 	case b.big != nil:
-		a.reply = apacheGetReply(b.seqid, b.big, j.framed)
+		a.Reply = apacheGetReply(b.seqid, b.big, j.framed)
 	case reply != nil:
-		a.reply = bytes.Clone(reply)
+		a.Reply = bytes.Clone(reply)
 	default:
 		// The store has done the request: the reference writes its reply.
 		e.s.log.Printf("connection %d request %d: the TxEngine ended %s detail %d (replied %v); the reference writes the reply", j.conn, idx, golden.Code(o.ReplyStatus.Result()), o.ReplyStatus.Detail(), o.Replied)
@@ -498,7 +385,7 @@ func (e *engine) hardware(j *job, idx int, o tb.Outcome, simErr error, b *busine
 		if h.Method == golden.MethodGet {
 			v, _ = Handler{e.s.store}.Get(context.Background(), h.ReqID, key)
 		}
-		a.reply = e.reply(h.Method, h.SeqID, v, j.framed)
+		a.Reply = e.reply(h.Method, h.SeqID, v, j.framed)
 	}
 	return a, true
 }
@@ -509,11 +396,11 @@ func (e *engine) hardware(j *job, idx int, o tb.Outcome, simErr error, b *busine
 func (e *engine) software(j *job, idx int) answer {
 	c, err := decode(j.msg, j.framed)
 	if err != nil {
-		var f *fault
+		var f *conn.Fault
 		errors.As(err, &f)
 		e.s.stats.fault()
-		e.s.log.Printf("connection %d request %d: %v%s", j.conn, idx, f.err, faultAction(f))
-		return answer{outcome: outcome{reply: f.reply, close: f.close}, method: "other"}
+		e.s.log.Printf("connection %d request %d: %v%s", j.conn, idx, f.Err, f.Action())
+		return answer{outcome: outcome{Outcome: conn.Outcome{Reply: f.Reply, Close: f.Close}}, method: "other"}
 	}
 	h := Handler{e.s.store}
 	var value []byte
@@ -524,7 +411,7 @@ func (e *engine) software(j *job, idx int) answer {
 		value, _ = h.Get(context.Background(), c.get.ReqID, c.get.Key)
 	}
 	if c.typ != golden.MsgOneway {
-		a.reply = e.reply(c.method, c.seqid, value, j.framed)
+		a.Reply = e.reply(c.method, c.seqid, value, j.framed)
 	}
 	return a
 }

@@ -40,6 +40,24 @@ func Percentile[T uint64 | time.Duration](xs []T, p float64) T {
 	return s[min(max(i, 0), len(s)-1)]
 }
 
+// Percentiles are the p50 and p99 of a method's cycles, then of its
+// latencies (to the microsecond), as the tables of both servers' --stats
+// print them: four tab-separated columns.
+func Percentiles(cycles []uint64, latency []time.Duration) string {
+	return fmt.Sprintf("%d\t%d\t%s\t%s", Percentile(cycles, 50), Percentile(cycles, 99),
+		Percentile(latency, 50).Round(time.Microsecond), Percentile(latency, 99).Round(time.Microsecond))
+}
+
+// Throughput is how both servers' --stats begin their summary line: the
+// requests, the time from the first to the last reply, and their rate.
+func Throughput(requests int, busy time.Duration) string {
+	rate := 0.0
+	if busy > 0 {
+		rate = float64(requests) / busy.Seconds()
+	}
+	return fmt.Sprintf("%d requests in %s (%.0f requests/s, first request to last reply)", requests, busy.Round(time.Millisecond), rate)
+}
+
 // Stats is what the server did.
 type Stats struct {
 	Methods    []MethodStats // Set, Get, then any other, in that order
@@ -143,12 +161,7 @@ func (s Stats) Method(name string) MethodStats {
 // Write prints the statistics: the rate, then per method the requests,
 // how many the RTL and software handled, simulated cycles and latencies.
 func (s Stats) Write(w io.Writer) error {
-	rate := 0.0
-	if s.Busy > 0 {
-		rate = float64(s.Requests) / s.Busy.Seconds()
-	}
-	fmt.Fprintf(w, "%d requests in %s (%.0f requests/s, first request to last reply); %d faults; %d check mismatches\n",
-		s.Requests, s.Busy.Round(time.Millisecond), rate, s.Faults, s.Mismatches)
+	fmt.Fprintf(w, "%s; %d faults; %d check mismatches\n", Throughput(s.Requests, s.Busy), s.Faults, s.Mismatches)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "method\trequests\tRTL\tsoftware\tsim cycles/request\trx cycles p50\tp99\tlatency p50\tp99")
 	for _, m := range s.Methods {
@@ -156,9 +169,7 @@ func (s Stats) Write(w io.Writer) error {
 		if m.Requests > 0 {
 			per = float64(m.Cycles) / float64(m.Requests)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t%d\t%d\t%s\t%s\n", m.Method, m.Requests, m.RTL, m.Software, per,
-			Percentile(m.RxCycles, 50), Percentile(m.RxCycles, 99),
-			Percentile(m.Latency, 50).Round(time.Microsecond), Percentile(m.Latency, 99).Round(time.Microsecond))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t%s\n", m.Method, m.Requests, m.RTL, m.Software, per, Percentiles(m.RxCycles, m.Latency))
 	}
 	return tw.Flush()
 }

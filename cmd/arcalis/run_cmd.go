@@ -31,7 +31,11 @@ func runCommand() *cli.Command {
 			"prints the results in input order, identical to --jobs 1; a worker that crashes\n" +
 			"or hangs is reported with its vector and replaced. --shard i/n runs every n-th\n" +
 			"vector from the i-th (1 <= i <= n): `arcalis merge` combines the --json outputs\n" +
-			"of the n shards into the unsharded result.",
+			"of the n shards into the unsharded result.\n\n" +
+			"--service NAME runs the records through the generic recvFunction of that\n" +
+			"service of idl/ (rtl/generic/recv_schema.sv, its model built with make\n" +
+			"schema-model) and compares them with schemagold; --mem-latency, --seed,\n" +
+			"--offset, --jobs, --shard and --timeout do not apply to it.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "mem-latency", Value: 4, Usage: "memory latency in `CYCLES`"},
 			&cli.IntFlag{Name: "offset", Value: -1, DefaultText: "record index mod 64", Usage: "start offset of each message within its line (0..63)"},
@@ -45,6 +49,7 @@ func runCommand() *cli.Command {
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "run in `N` simulator processes (1: in this process)"},
 			&cli.StringFlag{Name: "shard", Usage: "run only shard `i/n`: the vectors whose index mod n is i-1"},
 			&cli.StringFlag{Name: "junit", Usage: "write JUnit XML results to `FILE`", TakesFile: true},
+			&cli.StringFlag{Name: "service", Usage: "run the records through the generic recvFunction of service `NAME` of idl/ (as serve --service) instead of the Memcached engine"},
 			&cli.DurationFlag{Name: "timeout", Value: 2 * time.Minute, Usage: "with --jobs above 1: a worker with no result for one vector for this long is killed and the vector reported as TIMEOUT"},
 		},
 		Action: runVectors,
@@ -92,6 +97,9 @@ func runVectors(c *cli.Context) error {
 	}
 	if len(files) == 0 {
 		return errors.New("run: no vector files given (usage: arcalis run [flags] VECTORS...)")
+	}
+	if c.IsSet("service") {
+		return runSchemaVectors(c, files)
 	}
 	opt, err := runOptions(c)
 	if err != nil {

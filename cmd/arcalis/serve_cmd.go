@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -92,19 +93,9 @@ func serveAction(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "serve: MemcachedService on %s (%s transport, model %s); SIGINT or SIGTERM stops it\n", srv.Addr(), cfg.Transport, cfg.Model)
-	<-ctx.Done()
-	stop() // a second SIGINT kills the process as usual
-	fmt.Fprintln(c.App.ErrWriter, "serve: stopping: finishing the requests in flight")
-	sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	st, err := srv.Shutdown(sctx)
+	st, err := awaitStop(ctx, c, stop, srv.Shutdown)
 	if err != nil {
 		return err
-	}
-	if c.Bool("stats") {
-		if err := st.Write(out); err != nil {
-			return fmt.Errorf("serve: writing the statistics: %w", err)
-		}
 	}
 	fmt.Fprintf(c.App.ErrWriter, "serve: stopped after %d requests\n", st.Requests)
 	if cfg.Record != "" {
@@ -114,4 +105,25 @@ func serveAction(c *cli.Context) error {
 		return findingsf("%d of %d requests: RTL and reference disagree", st.Mismatches, st.Requests)
 	}
 	return nil
+}
+
+// awaitStop waits for ctx to end (SIGINT or SIGTERM), ends stop's hold on
+// the signals, gives shutdown a minute to finish the requests in flight,
+// and with --stats prints the statistics it returns on stdout.
+func awaitStop[S interface{ Write(io.Writer) error }](ctx context.Context, c *cli.Context, stop func(), shutdown func(context.Context) (S, error)) (S, error) {
+	<-ctx.Done()
+	stop() // a second SIGINT kills the process as usual
+	fmt.Fprintln(c.App.ErrWriter, "serve: stopping: finishing the requests in flight")
+	sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := shutdown(sctx)
+	if err != nil {
+		return st, err
+	}
+	if c.Bool("stats") {
+		if err := st.Write(c.App.Writer); err != nil {
+			return st, fmt.Errorf("serve: writing the statistics: %w", err)
+		}
+	}
+	return st, nil
 }

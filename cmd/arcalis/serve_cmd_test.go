@@ -57,35 +57,10 @@ func TestServeUsageErrors(t *testing.T) {
 func TestServeSignal(t *testing.T) {
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "served.vec")
-	cmd := exec.Command(arcalisBin(t), "serve", "--addr", "127.0.0.1:0", "--transport", "buffered",
+	srv := startServe(t, `on (127\.0\.0\.1:\d+) `, []string{"ARCALIS_MODEL=" + model(t)}, "--addr", "127.0.0.1:0", "--transport", "buffered",
 		"--stats", "--check", "--wave", filepath.Join(dir, "waves"), "--record", rec)
-	cmd.Env = append(os.Environ(), "ARCALIS_MODEL="+model(t), "NO_COLOR=1")
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(stderr)
-	var addr string
-	for lines.Scan() {
-		if m := regexp.MustCompile(`on (127\.0\.0\.1:\d+) `).FindStringSubmatch(lines.Text()); m != nil {
-			addr = m[1]
-			break
-		}
-	}
-	if addr == "" {
-		t.Fatalf("serve printed no address (stderr ended: %v)", lines.Err())
-	}
-	var rest bytes.Buffer
-	copied := make(chan struct{})
-	go func() { io.Copy(&rest, stderr); close(copied) }()
 
-	sock := thrift.NewTSocketConf(addr, &thrift.TConfiguration{SocketTimeout: time.Minute})
+	sock := thrift.NewTSocketConf(srv.addr, &thrift.TConfiguration{SocketTimeout: time.Minute})
 	if err := sock.Open(); err != nil {
 		t.Fatal(err)
 	}
@@ -99,23 +74,16 @@ func TestServeSignal(t *testing.T) {
 	}
 	sock.Close()
 
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	err = cmd.Wait()
-	<-copied
-	if err != nil {
-		t.Fatalf("serve after SIGINT: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), rest.String())
-	}
+	srv.stop(t)
 	// The statistics: the Set and the Get by the RTL.
-	out := stdout.String()
+	out := srv.stdout.String()
 	for _, re := range []string{`2 requests in .*requests/s`, `(?m)^Set +1 +1 +0 `, `(?m)^Get +1 +1 +0 `} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("statistics do not match %q:\n%s", re, out)
 		}
 	}
-	if !strings.Contains(rest.String(), "recorded 2 requests in "+rec) {
-		t.Errorf("stderr does not report the record:\n%s", rest.String())
+	if !strings.Contains(srv.rest.String(), "recorded 2 requests in "+rec) {
+		t.Errorf("stderr does not report the record:\n%s", srv.rest.String())
 	}
 	recs, err := vectors.ReadFile(rec)
 	if err != nil || len(recs) != 2 {
@@ -124,5 +92,61 @@ func TestServeSignal(t *testing.T) {
 	run := arcalis(t, "run", rec)
 	if run.code != 0 || !strings.Contains(run.stdout, "PASS RTL matches the reference on all 2 vectors") {
 		t.Errorf("arcalis run on the record: exit %d\n%s%s", run.code, run.stdout, run.stderr)
+	}
+}
+
+// served is `arcalis serve` in a process of its own, run as a user would.
+type served struct {
+	cmd    *exec.Cmd
+	addr   string       // where it listens
+	head   string       // stderr up to the line that says so
+	stdout bytes.Buffer // complete once stop returns
+	rest   bytes.Buffer // stderr after head, complete once stop returns
+	copied chan struct{}
+}
+
+// startServe starts `arcalis serve args...` with env added to the
+// environment and reads its stderr up to the line that says where it
+// listens: addrRE, the address its first group.
+func startServe(t *testing.T, addrRE string, env []string, args ...string) *served {
+	t.Helper()
+	s := &served{cmd: exec.Command(arcalisBin(t), append([]string{"serve"}, args...)...), copied: make(chan struct{})}
+	s.cmd.Env = append(append(os.Environ(), env...), "NO_COLOR=1")
+	s.cmd.Stdout = &s.stdout
+	stderr, err := s.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.cmd.Process.Kill() })
+	lines := bufio.NewScanner(stderr)
+	var head strings.Builder
+	for lines.Scan() {
+		head.WriteString(lines.Text() + "\n")
+		if m := regexp.MustCompile(addrRE).FindStringSubmatch(lines.Text()); m != nil {
+			s.addr = m[1]
+			break
+		}
+	}
+	s.head = head.String()
+	if s.addr == "" {
+		t.Fatalf("serve printed no address (stderr ended: %v):\n%s", lines.Err(), s.head)
+	}
+	go func() { io.Copy(&s.rest, stderr); close(s.copied) }()
+	return s
+}
+
+// stop stops the server with SIGINT and wants it to exit with status 0.
+func (s *served) stop(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := s.cmd.Wait()
+	<-s.copied
+	if err != nil {
+		t.Fatalf("serve after SIGINT: %v\nstdout:\n%s\nstderr:\n%s", err, s.stdout.String(), s.rest.String())
 	}
 }

@@ -1,19 +1,19 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"arcalis/serve"
 	"arcalis/serve/schemasvc"
+	"arcalis/tb/schemarx"
+	"arcalis/thriftidl/schema"
 )
 
 // engineOnlyFlags are serve's flags of the Memcached engine's path, which
@@ -40,23 +40,13 @@ func serveSchemaAction(c *cli.Context) error {
 	case cfg.Addr == "":
 		return errors.New("serve: --addr is empty: want HOST:PORT")
 	}
-	root, err := checkoutRoot()
+	root, table, err := schemaTables("serve", sc)
 	if err != nil {
-		return fmt.Errorf("serve --service %s: %v: it reads %s there", name, err, sc.IDL)
+		return err
 	}
-	if cfg.Table, err = sc.Table(root); err != nil {
-		return fmt.Errorf("serve --service %s: %w", name, err)
-	}
-	// $ARCALIS_MODEL names the engine's model, not this one.
-	if cfg.Model = c.String("model"); cfg.Model != "" {
-		if _, err := os.Stat(cfg.Model); err != nil {
-			return fmt.Errorf("serve: --model %s: %v", cfg.Model, err)
-		}
-	} else {
-		fmt.Fprintf(c.App.ErrWriter, "serve: make schema-model for %s in %s (incremental)\n", name, filepath.Join(root, sc.OutDir()))
-		if cfg.Model, err = sc.Build(root, 0); err != nil {
-			return fmt.Errorf("serve --service %s: building its model: %v", name, err)
-		}
+	cfg.Table = table
+	if cfg.Model, err = schemaModel(c, "serve", sc, root); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -66,22 +56,44 @@ func serveSchemaAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.ErrWriter, "serve: %s on %s (%s transport; receive: recv_schema model %s; %s); SIGINT or SIGTERM stops it\n",
 		name, srv.Addr(), cfg.Transport, cfg.Model, schemasvc.ReplyPath)
-	<-ctx.Done()
-	stop() // a second SIGINT kills the process as usual
-	fmt.Fprintln(c.App.ErrWriter, "serve: stopping: finishing the requests in flight")
-	sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	st, err := srv.Shutdown(sctx)
+	st, err := awaitStop(ctx, c, stop, srv.Shutdown)
 	if err != nil {
 		return err
 	}
-	if c.Bool("stats") {
-		if err := st.Write(c.App.Writer); err != nil {
-			return fmt.Errorf("serve: writing the statistics: %w", err)
-		}
-	}
 	fmt.Fprintf(c.App.ErrWriter, "serve: stopped after %d requests\n", st.Requests)
 	return nil
+}
+
+// schemaTables is the checkout's root and the tables of sc's service,
+// read from its IDL there, for command cmd's errors.
+func schemaTables(cmd string, sc schemarx.Case) (string, *schema.Table, error) {
+	root, err := checkoutRoot()
+	if err != nil {
+		return "", nil, fmt.Errorf("%s --service %s: %v: it reads %s there", cmd, sc.Name, err, sc.IDL)
+	}
+	t, err := sc.Table(root)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s --service %s: %w", cmd, sc.Name, err)
+	}
+	return root, t, nil
+}
+
+// schemaModel is the recv_schema model of sc for command cmd: --model, or
+// the checkout's, built first with make schema-model (incremental).
+// $ARCALIS_MODEL names the engine's model, not this one.
+func schemaModel(c *cli.Context, cmd string, sc schemarx.Case, root string) (string, error) {
+	if lib := c.String("model"); lib != "" {
+		if _, err := os.Stat(lib); err != nil {
+			return "", fmt.Errorf("%s: --model %s: %v", cmd, lib, err)
+		}
+		return lib, nil
+	}
+	fmt.Fprintf(c.App.ErrWriter, "%s: make schema-model for %s in %s (incremental)\n", cmd, sc.Name, filepath.Join(root, sc.OutDir()))
+	lib, err := sc.Build(root, 0)
+	if err != nil {
+		return "", fmt.Errorf("%s --service %s: building its model: %v", cmd, sc.Name, err)
+	}
+	return lib, nil
 }
 
 // checkoutRoot is the first directory upward from the working directory

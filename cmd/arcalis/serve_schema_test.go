@@ -1,15 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"io"
-	"os"
-	"os/exec"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -42,39 +36,12 @@ func TestServeServiceUsageErrors(t *testing.T) {
 // a user would (the model built or found by make schema-model), calls it
 // with Apache's generated client, stops it with SIGINT and reads --stats.
 func TestServeServiceSignal(t *testing.T) {
-	cmd := exec.Command(arcalisBin(t), "serve", "--service", "UniqueIdService", "--addr", "127.0.0.1:0", "--transport", "buffered", "--stats")
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
+	srv := startServe(t, `UniqueIdService on (127\.0\.0\.1:\d+) `, nil, "--service", "UniqueIdService", "--addr", "127.0.0.1:0", "--transport", "buffered", "--stats")
+	if !strings.Contains(srv.head, "reply: reference serializer") {
+		t.Errorf("the start line does not say where replies come from:\n%s", srv.head)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(stderr)
-	var addr string
-	var head strings.Builder
-	for lines.Scan() {
-		head.WriteString(lines.Text() + "\n")
-		if m := regexp.MustCompile(`UniqueIdService on (127\.0\.0\.1:\d+) `).FindStringSubmatch(lines.Text()); m != nil {
-			addr = m[1]
-			break
-		}
-	}
-	if addr == "" {
-		t.Fatalf("serve printed no address:\n%s", head.String())
-	}
-	if !strings.Contains(head.String(), "reply: reference serializer") {
-		t.Errorf("the start line does not say where replies come from:\n%s", head.String())
-	}
-	var rest bytes.Buffer
-	copied := make(chan struct{})
-	go func() { io.Copy(&rest, stderr); close(copied) }()
 
-	var tr thrift.TTransport = thrift.NewTSocketConf(addr, &thrift.TConfiguration{SocketTimeout: time.Minute})
+	var tr thrift.TTransport = thrift.NewTSocketConf(srv.addr, &thrift.TConfiguration{SocketTimeout: time.Minute})
 	tr = thrift.NewTBufferedTransport(tr, 4096)
 	if err := tr.Open(); err != nil {
 		t.Fatal(err)
@@ -88,15 +55,8 @@ func TestServeServiceSignal(t *testing.T) {
 	}
 	tr.Close()
 
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	err = cmd.Wait()
-	<-copied
-	if err != nil {
-		t.Fatalf("serve after SIGINT: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), rest.String())
-	}
-	out := stdout.String()
+	srv.stop(t)
+	out := srv.stdout.String()
 	for _, re := range []string{`reply: reference serializer`, `2 requests in .*requests/s`, `(?m)^ComposeUniqueId +2 +2 +0 +0 +0 `} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("statistics do not match %q:\n%s", re, out)

@@ -19,13 +19,13 @@ import (
 	"net"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/apache/thrift/lib/go/thrift"
 
 	"arcalis/golden/schemagold"
 	"arcalis/serve"
+	"arcalis/serve/conn"
 	"arcalis/tb/schemarx"
 	"arcalis/thriftidl/schema"
 )
@@ -46,17 +46,11 @@ type Config struct {
 // Server is a running server: Start it, stop it with Shutdown.
 type Server struct {
 	cfg   Config
-	ln    net.Listener
+	conns *conn.Listener
 	log   *log.Logger
-	jobs  chan *job
 	stats *collector
-
-	mu      sync.Mutex
-	conns   map[net.Conn]struct{}
-	closing atomic.Bool
-	connWG  sync.WaitGroup
-	accepts sync.WaitGroup
-	simDone chan error
+	sim   *conn.Owner
+	eng   *engine // the model, used on sim's goroutine only
 
 	stopOnce sync.Once
 	stopped  Stats
@@ -69,15 +63,10 @@ type job struct {
 	msg    []byte
 	hdr    header
 	framed bool
-	done   chan outcome
 }
 
-// outcome is what a connection does after a request: write reply (nil:
-// none) and, with close, end.
-type outcome struct {
-	reply []byte
-	close bool
-}
+// outcome is what a connection does after a request.
+type outcome = conn.Outcome
 
 // Start opens the model on a goroutine of its own (VPI: one model per
 // process, used from the thread that opened it), listens on cfg.Addr and
@@ -104,28 +93,24 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, log: log.New(cfg.Log, "serve: ", log.LstdFlags|log.Lmicroseconds),
-		jobs: make(chan *job), stats: newCollector(cfg.Table), conns: map[net.Conn]struct{}{},
-		simDone: make(chan error, 1),
+		stats: newCollector(cfg.Table),
 	}
-	opened := make(chan error, 1)
-	go s.simulate(opened, biz)
-	if err := <-opened; err != nil {
+	sim, err := conn.Own(func() (func() error, error) { return s.open(biz) })
+	if err != nil {
 		return nil, fmt.Errorf("schemasvc: model %s: %w", cfg.Model, err)
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
+	s.sim = sim
+	conns, err := conn.Listen(cfg.Addr, s.log, conn.Handler[request]{Read: s.read, Fault: s.stats.fault, Run: s.run})
 	if err != nil {
-		close(s.jobs)
-		<-s.simDone
+		s.sim.Close()
 		return nil, fmt.Errorf("schemasvc: --addr %s: %w", cfg.Addr, err)
 	}
-	s.ln = ln
-	s.accepts.Add(1)
-	go s.accept()
+	s.conns = conns
 	return s, nil
 }
 
 // Addr is the address the server listens on.
-func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+func (s *Server) Addr() net.Addr { return s.conns.Addr() }
 
 // Shutdown stops accepting, lets the requests already read finish and
 // their replies go out, closes the connections, closes the model and
@@ -137,156 +122,70 @@ func (s *Server) Shutdown(ctx context.Context) (Stats, error) {
 }
 
 func (s *Server) shutdown(ctx context.Context) (Stats, error) {
-	s.closing.Store(true)
-	s.ln.Close()
-	s.accepts.Wait()
-	s.mu.Lock()
-	for c := range s.conns {
-		c.SetReadDeadline(time.Now()) // a read in progress or to come fails now
-	}
-	s.mu.Unlock()
-	idle := make(chan struct{})
-	go func() { s.connWG.Wait(); close(idle) }()
-	select {
-	case <-idle:
-	case <-ctx.Done():
-		s.mu.Lock()
-		for c := range s.conns {
-			c.Close()
-		}
-		s.mu.Unlock()
-		<-idle
-	}
-	close(s.jobs)
-	err := <-s.simDone
+	s.conns.Shutdown(ctx)
+	err := s.sim.Close()
 	return s.stats.snapshot(), err
 }
 
-func (s *Server) accept() {
-	defer s.accepts.Done()
-	id := 0
-	for {
-		c, err := s.ln.Accept()
+// request is a message read whole and its header.
+type request struct {
+	msg []byte
+	hdr header
+}
+
+// read reads one message of the configured transport and its header.
+func (s *Server) read(r *bufio.Reader) (request, error) {
+	if s.cfg.Transport == serve.Framed {
+		msg, err := conn.ReadFrame(r)
 		if err != nil {
-			if !s.closing.Load() {
-				s.log.Printf("accept: %v; no more connections are taken", err)
-			}
-			return
+			return request{}, err
 		}
-		id++
-		s.mu.Lock()
-		s.conns[c] = struct{}{}
-		s.connWG.Add(1)
-		s.mu.Unlock()
-		go s.serveConn(c, id)
+		h, err := parseFramed(msg, s.cfg.Table)
+		return request{msg, h}, err
 	}
+	msg, h, err := readBuffered(r, s.cfg.Table)
+	return request{msg, h}, err
 }
 
-// serveConn reads one request at a time from a connection and answers it
-// before reading the next, so replies keep the requests' order.
-func (s *Server) serveConn(c net.Conn, id int) {
-	defer s.connWG.Done()
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-		c.Close()
-	}()
-	framed := s.cfg.Transport == serve.Framed
-	r := bufio.NewReaderSize(c, 64<<10)
-	for {
-		var msg []byte
-		var h header
-		var err error
-		if framed {
-			if msg, err = readFrame(r); err == nil {
-				h, err = parseFramed(msg, s.cfg.Table)
-			}
-		} else {
-			msg, h, err = readBuffered(r, s.cfg.Table)
-		}
-		read := time.Now()
-		if err != nil {
-			if s.closing.Load() || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
-				return
-			}
-			var f *fault
-			if !errors.As(err, &f) {
-				s.log.Printf("connection %d (%s): read: %v", id, c.RemoteAddr(), err)
-				return
-			}
-			s.stats.fault()
-			s.log.Printf("connection %d (%s): %v%s", id, c.RemoteAddr(), f.err, faultAction(f))
-			if f.reply != nil {
-				if _, err := c.Write(f.reply); err != nil {
-					return
-				}
-			}
-			if f.close {
-				return
-			}
-			continue
-		}
-		j := &job{conn: id, msg: msg, hdr: h, framed: framed, done: make(chan outcome, 1)}
-		s.jobs <- j
-		o := <-j.done
-		if o.reply != nil {
-			if _, err := c.Write(o.reply); err != nil {
-				s.log.Printf("connection %d (%s): writing the reply: %v", id, c.RemoteAddr(), err)
-				return
-			}
-			s.stats.latency(h.method, time.Since(read))
-		}
-		if o.close {
-			return
-		}
+// run hands one request of connection id to the model and waits for the
+// outcome; a reply's latency is counted for its method.
+func (s *Server) run(id int, req request, _ time.Time) conn.Outcome {
+	j := &job{conn: id, msg: req.msg, hdr: req.hdr, framed: s.cfg.Transport == serve.Framed}
+	var o outcome
+	s.sim.Do(func() { o = s.eng.run(j) })
+	if o.Reply != nil {
+		o.Done = func(d time.Duration) { s.stats.latency(req.hdr.method, d) }
 	}
+	return o
 }
 
-// faultAction says what the server does about f, for its log line.
-func faultAction(f *fault) string {
-	switch {
-	case f.reply != nil && f.close:
-		return "; sent an exception and closed the connection"
-	case f.reply != nil:
-		return "; sent an exception"
-	case f.close:
-		return "; closed the connection"
-	}
-	return ""
-}
-
-// simulate owns the model: it opens and resets it on this goroutine,
-// reports the result on opened, then runs the requests of every
-// connection one at a time.
-func (s *Server) simulate(opened chan<- error, biz logic) {
+// open opens and resets the model, on the goroutine that owns it
+// (conn.Own: VPI, one model per process, used from the thread that opened
+// it).
+func (s *Server) open(biz logic) (func() error, error) {
 	m, err := schemarx.OpenModel(s.cfg.Model, s.cfg.Width)
 	if err == nil {
 		if err = m.Reset(); err != nil {
 			m.Close()
 		}
 	}
-	opened <- err
 	if err != nil {
-		s.simDone <- nil
-		return
+		return nil, err
 	}
 	var dut schemarx.DUT = m
 	if testDUT != nil {
 		dut = testDUT(m)
 	}
-	e := &engine{s: s, dut: dut, biz: biz, img: make([]byte, s.cfg.Capacity)}
-	for j := range s.jobs {
-		j.done <- e.run(j)
-	}
-	s.simDone <- m.Close()
+	s.eng = &engine{s: s, dut: dut, biz: biz, img: make([]byte, s.cfg.Capacity)}
+	return m.Close, nil
 }
 
 // testDUT, set only by this package's tests, wraps the model (to alter
 // what it stores).
 var testDUT func(schemarx.DUT) schemarx.DUT
 
-// engine is the model and the business logic, owned by simulate.
+// engine is the model and the business logic, used on the goroutine that
+// owns the model.
 type engine struct {
 	s   *Server
 	dut schemarx.DUT
@@ -342,7 +241,7 @@ func (e *engine) run(j *job) outcome {
 		// Apache's processor answers a handler's undeclared error so, and
 		// reads on.
 		x := thrift.NewTApplicationException(thrift.INTERNAL_ERROR, "Internal error processing "+name+": "+err.Error())
-		return outcome{reply: exception(name, h.seqid, x, j.framed)}
+		return outcome{Reply: conn.Exception(name, h.seqid, x, j.framed)}
 	}
 	if noReply {
 		return outcome{}
@@ -351,9 +250,9 @@ func (e *engine) run(j *job) outcome {
 		s.stats.thrown(h.method)
 	}
 	if j.framed {
-		reply = frame(reply)
+		reply = conn.Frame(reply)
 	}
-	return outcome{reply: reply}
+	return outcome{Reply: reply}
 }
 
 // reply is the result's App.Resp image serialized by the reference
@@ -375,5 +274,5 @@ func (e *engine) reply(h header, result *schemagold.Struct) ([]byte, error) {
 // read: a PROTOCOL_ERROR exception, then the connection is closed.
 func (e *engine) unreadable(j *job, text string) outcome {
 	x := thrift.NewTApplicationException(thrift.PROTOCOL_ERROR, text)
-	return outcome{reply: exception(j.hdr.name, j.hdr.seqid, x, j.framed), close: true}
+	return outcome{Reply: conn.Exception(j.hdr.name, j.hdr.seqid, x, j.framed), Close: true}
 }

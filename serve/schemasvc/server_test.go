@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 
 	"arcalis/internal/memcached"
 	"arcalis/serve"
+	"arcalis/serve/internal/servetest"
 	"arcalis/tb/schemarx"
 	"arcalis/thriftidl/schema"
 	"arcalis/vectors"
@@ -92,7 +92,7 @@ func serviceChild(t *testing.T, name string) {
 	}
 	for _, tr := range []string{serve.Framed, serve.Buffered} {
 		t.Run(tr, func(t *testing.T) {
-			var logb syncBuffer
+			var logb servetest.Log
 			srv, err := Start(Config{Addr: "127.0.0.1:0", Transport: tr, Table: table, Model: lib, Width: c.Width, Log: &logb})
 			if err != nil {
 				t.Fatal(err)
@@ -414,22 +414,4 @@ func checkException(t *testing.T, reply []byte, framed bool, name string, seqid 
 	if buf.Len() != 0 {
 		t.Errorf("%d bytes after the exception", buf.Len())
 	}
-}
-
-// syncBuffer is a log written from many goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

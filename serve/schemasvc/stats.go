@@ -126,13 +126,8 @@ func (s Stats) Method(name string) MethodStats {
 // per method the requests, how the RTL ended them, the cycles and the
 // latencies.
 func (s Stats) Write(w io.Writer) error {
-	rate := 0.0
-	if s.Busy > 0 {
-		rate = float64(s.Requests) / s.Busy.Seconds()
-	}
 	fmt.Fprintf(w, "%s: receive: RTL (rtl/generic/recv_schema.sv, App.Recv read back with schemagold.ReadBack); %s\n", s.Service, ReplyPath)
-	fmt.Fprintf(w, "%d requests in %s (%.0f requests/s, first request to last reply); %d faults\n",
-		s.Requests, s.Busy.Round(time.Millisecond), rate, s.Faults)
+	fmt.Fprintf(w, "%s; %d faults\n", serve.Throughput(s.Requests, s.Busy), s.Faults)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "method\trequests\tRTL OK\tRTL rejected\texception\tinternal error\trx cycles/request\tp50\tp99\tlatency p50\tp99")
 	for _, m := range s.Methods {
@@ -140,9 +135,8 @@ func (s Stats) Write(w io.Writer) error {
 		for _, c := range m.Cycles {
 			sum += c
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%.1f\t%d\t%d\t%s\t%s\n", m.Method, m.Requests, m.RTL, m.Rejected, m.Thrown, m.Internal,
-			float64(sum)/float64(max(1, len(m.Cycles))), serve.Percentile(m.Cycles, 50), serve.Percentile(m.Cycles, 99),
-			serve.Percentile(m.Latency, 50).Round(time.Microsecond), serve.Percentile(m.Latency, 99).Round(time.Microsecond))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%.1f\t%s\n", m.Method, m.Requests, m.RTL, m.Rejected, m.Thrown, m.Internal,
+			float64(sum)/float64(max(1, len(m.Cycles))), serve.Percentiles(m.Cycles, m.Latency))
 	}
 	return tw.Flush()
 }

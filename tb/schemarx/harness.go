@@ -208,6 +208,15 @@ func result(out *Outputs, ref schemagold.Result) schemagold.Result {
 // compare checks the module's header line against the reference's and, on
 // OK, its area and what ReadBack finds in it.
 func (h *Harness) compare(m Message, ref, got schemagold.Result) error {
+	return Compare(h.Table, ref, got, h.ref[:m.Cap], h.rtl[:m.Cap])
+}
+
+// Compare checks a module's header line got against the reference's ref
+// and, on OK, its image rtl against the reference's image refImg (both of
+// the message's capacity) over the area the reference wrote, and what
+// ReadBack finds in each. It writes got's header line into rtl. A
+// difference is a *Mismatch; another error is the reference's.
+func Compare(t *schema.Table, ref, got schemagold.Result, refImg, rtl []byte) error {
 	if d := resultDiff(got, ref); d != "" {
 		return mismatchf("header line differs: %s", d)
 	}
@@ -215,15 +224,15 @@ func (h *Harness) compare(m Message, ref, got schemagold.Result) error {
 		return nil
 	}
 	end := int(ref.AreaEnd)
-	if i := firstDiff(h.rtl[schemagold.AreaStart:end], h.ref[schemagold.AreaStart:end]); i >= 0 {
+	if i := firstDiff(rtl[schemagold.AreaStart:end], refImg[schemagold.AreaStart:end]); i >= 0 {
 		a := schemagold.AreaStart + i
 		line := a &^ 7
 		return mismatchf("image byte %#x (area [%#x, %#x)) is %#02x, want %#02x; slot %#x: got % x, want % x",
-			a, schemagold.AreaStart, end, h.rtl[a], h.ref[a], line, h.rtl[line:line+8], h.ref[line:line+8])
+			a, schemagold.AreaStart, end, rtl[a], refImg[a], line, rtl[line:line+8], refImg[line:line+8])
 	}
-	got.PutHeader(h.rtl)
-	gm, gerr := schemagold.ReadBack(h.Table, h.rtl[:m.Cap])
-	rm, rerr := schemagold.ReadBack(h.Table, h.ref[:m.Cap])
+	got.PutHeader(rtl)
+	gm, gerr := schemagold.ReadBack(t, rtl)
+	rm, rerr := schemagold.ReadBack(t, refImg)
 	switch {
 	case rerr != nil:
 		return fmt.Errorf("the reference's image does not read back: %v", rerr)
