@@ -39,4 +39,19 @@
 // (fail-<n>.fst) in the case's build directory. TestHarnessFake and
 // TestHarnessCatches check the harness itself, without a model, on a
 // stand-in for the module, correct and with one bug each.
+//
+// Fuzz is the body of one fuzz target per service of idl/,
+// FuzzRecvSchema<Service> in tb/schemafuzz/<stem> (the IDL stem without
+// underscores; a package each: one model per process): an input is the args of a CALL, a method, a
+// capacity byte and a stall seed, run through the model at Width 16 and
+// checked as above. go test ./tb/schemafuzz/... runs their seeds (the
+// default vectors' args, generated and crafted ones); to fuzz one, with
+// SCHEMAFUZZ_TRACE=1 to trace a failing input into the case's build
+// directory (fuzz-fail.fst):
+//
+//	go test ./tb/schemafuzz/poststorage -run '^$' -fuzz '^FuzzRecvSchemaPostStorage$' -fuzztime 60s
+//
+// In a run that short, -fuzzminimizetime 5s leaves more of it to new
+// inputs: go test minimizes each new interesting input for up to 60 s by
+// default, and a kilobyte of args takes that long.
 package schemarx

@@ -1,0 +1,5 @@
+// Package usertimeline holds FuzzRecvSchemaUserTimeline, the fuzz target of
+// rtl/generic/recv_schema.sv for UserTimelineService against golden/schemagold
+// (tb/schemarx.Fuzz). It is a package of its own because VPI holds one
+// model per process.
+package usertimeline
