@@ -6,17 +6,18 @@
 // reference, item for item.
 //
 // The Figure 11 blocks, driven by the schema table: the window is the line
-// buffer's (message bytes from the head), the comparator is the package's
-// field_find, the operand registers are the value registers (v_*), the
-// address adder makes slot and element addresses from a record's or an
-// array's base, and the hardware stack holds one frame per nesting level
-// (a struct being read or skipped, a list, set or map being read or
-// skipped). Strings move Width bytes a cycle. A record is zeroed when it
-// is reserved; its presence word stays in its frame and is written at its
-// STOP, its descriptor after it.
+// buffer's (message bytes from the head), the field extractor its capture
+// stages (c_*, k_*), the comparator one compare per field of the service
+// (hit_q) and an encoder, the operand registers are the value registers
+// (v_*), the address adder makes slot and element addresses from a
+// record's or an array's base, and the hardware stack holds one frame per
+// nesting level (a struct being read or skipped, a list, set or map being
+// read or skipped). Strings move Width bytes every other cycle. A record is
+// zeroed when it is reserved; its presence word stays in its frame and is
+// written at its STOP, its descriptor after it.
 //
 // Unit-level for now: the head, the message's remaining length and the
-// image stores are ports, for tb/schemarx. take_o and st_*_o are
+// image stores are ports, for tb/schemarx. take_o and st_*_o come from
 // registers: the action at the coming edge, decided a cycle earlier, when
 // stall_i was 0 (stall_i is a cycle ahead: it holds back the action of the
 // next cycle). The window must not lose bytes it showed (avail_i falls
