@@ -2,10 +2,12 @@ package schemarx
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"arcalis/thriftidl"
 	"arcalis/thriftidl/gen"
@@ -134,10 +136,35 @@ func (c Case) Build(root string, jobs int) (string, error) {
 	if jobs > 0 {
 		args = append(args, fmt.Sprintf("VPI_JOBS=%d", jobs))
 	}
+	// go test ./... runs the packages that build these models side by side:
+	// one make at a time, or two would write the same files.
+	unlock, err := lockBuilds(root)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	cmd := exec.Command("make", append(args, "schema-model")...)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("make %s schema-model: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return filepath.Join(root, c.OutDir(), "libvmodel.so"), nil
+}
+
+// lockBuilds takes the lock every model build of this package holds, a
+// file lock so that it holds across processes.
+func lockBuilds(root string) (unlock func(), err error) {
+	dir := filepath.Join(root, "build")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".schema-model.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("schemarx: locking %s: %v", f.Name(), err)
+	}
+	return func() { f.Close() }, nil // closing the file releases the lock
 }
