@@ -36,11 +36,11 @@ var cases = func() []Case {
 		if s.Name == "RequiredService" { // the one width PostStorageService's cases leave out
 			w = 32
 		}
-		cs = append(cs, Case{s, w})
+		cs = append(cs, Module.Case(s, w))
 	}
 	for _, s := range Services {
 		if s.Name == "PostStorageService" {
-			cs = append(cs, Case{s, 8}, Case{s, 64})
+			cs = append(cs, Module.Case(s, 8), Module.Case(s, 64))
 		}
 	}
 	return cs

@@ -29,11 +29,11 @@ const (
 var cases = func() []Case {
 	var cs []Case
 	for _, s := range Services {
-		cs = append(cs, Case{s, 16})
+		cs = append(cs, Module.Case(s, 16))
 	}
 	for _, s := range Services {
 		if s.Name == "PostStorageService" {
-			cs = append(cs, Case{s, 8}, Case{s, 64})
+			cs = append(cs, Module.Case(s, 8), Module.Case(s, 64))
 		}
 	}
 	return cs
@@ -63,7 +63,7 @@ func TestRespSchema(t *testing.T) {
 	// The children read these, not this process: stat them, so that go
 	// test's cache does not answer for a changed module or table.
 	root := repoRoot(t)
-	inputs := []string{RTLSource, RTLPackage, "mk/schematx.mk", "vpi/build.mk", "vpi/shim.cpp", "vpi/shim.h"}
+	inputs := []string{RTLSource, RTLPackage, "mk/schema.mk", "vpi/build.mk", "vpi/shim.cpp", "vpi/shim.h"}
 	for _, c := range cases {
 		if _, err := c.Table(root); err != nil {
 			t.Fatalf("%s: %v", c, err)
