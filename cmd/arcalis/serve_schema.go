@@ -12,6 +12,7 @@ import (
 
 	"arcalis/serve"
 	"arcalis/serve/schemasvc"
+	"arcalis/tb/schemacase"
 	"arcalis/tb/schemarx"
 	"arcalis/thriftidl/schema"
 )
@@ -67,7 +68,7 @@ func serveSchemaAction(c *cli.Context) error {
 // schemaTables is the checkout's root and the tables of sc's service,
 // read from its IDL there, for command cmd's errors.
 func schemaTables(cmd string, sc schemarx.Case) (string, *schema.Table, error) {
-	root, err := checkoutRoot()
+	root, err := schemacase.FindRoot("not in a checkout (no go.mod in the working directory or above)")
 	if err != nil {
 		return "", nil, fmt.Errorf("%s --service %s: %v: it reads %s there", cmd, sc.Name, err, sc.IDL)
 	}
@@ -94,23 +95,4 @@ func schemaModel(c *cli.Context, cmd string, sc schemarx.Case, root string) (str
 		return "", fmt.Errorf("%s --service %s: building its model: %v", cmd, sc.Name, err)
 	}
 	return lib, nil
-}
-
-// checkoutRoot is the first directory upward from the working directory
-// that holds go.mod.
-func checkoutRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", errors.New("not in a checkout (no go.mod in the working directory or above)")
-		}
-		dir = up
-	}
 }

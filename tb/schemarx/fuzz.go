@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"arcalis/golden/schemagold"
+	"arcalis/serve/conn"
+	"arcalis/tb/schemacase"
 	"arcalis/thriftidl/schema"
 )
 
@@ -81,7 +83,7 @@ func Fuzz(f *testing.F, service string) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	root, err := findRoot()
+	root, err := schemacase.FindRoot("schemarx: no go.mod in the working directory or above")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -142,17 +144,23 @@ func Fuzz(f *testing.F, service string) {
 	})
 }
 
+// writeDiff writes a failure's error, the reference's result and the
+// message (its first 256 bytes if it is long), a line each.
+func writeDiff(b *strings.Builder, m Message, o Outcome) {
+	fmt.Fprintf(b, "\t%v\n", o.Err)
+	fmt.Fprintf(b, "\treference: %s at offset %d, area end %d, depth %d\n", o.Ref.Code, o.Ref.Offset, o.Ref.AreaEnd, o.Ref.Depth)
+	if len(m.Msg) <= 512 {
+		fmt.Fprintf(b, "\tmessage: %s\n", Hex(m.Msg))
+	} else {
+		fmt.Fprintf(b, "\tmessage (first 256 bytes): %s...\n", Hex(m.Msg[:256]))
+	}
+}
+
 // fuzzReport describes a failing fuzz input and how to run it again.
 func fuzzReport(c Case, pkg, name string, m Message, o Outcome, trace string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (Width %d): %s: %d bytes, capacity %d:\n", c.Name, c.Width, m.Source, len(m.Msg), m.Cap)
-	fmt.Fprintf(&b, "\t%v\n", o.Err)
-	fmt.Fprintf(&b, "\treference: %s at offset %d, area end %d, depth %d\n", o.Ref.Code, o.Ref.Offset, o.Ref.AreaEnd, o.Ref.Depth)
-	if len(m.Msg) <= 512 {
-		fmt.Fprintf(&b, "\tmessage: %s\n", Hex(m.Msg))
-	} else {
-		fmt.Fprintf(&b, "\tmessage (first 256 bytes): %s...\n", Hex(m.Msg[:256]))
-	}
+	writeDiff(&b, m, o)
 	if trace != "" {
 		fmt.Fprintf(&b, "\ttrace: %s\n", trace)
 	}
@@ -252,22 +260,15 @@ func bigCounts(t *schema.Table) []Message {
 	return out
 }
 
-// fuzzModel is the model of a fuzz process, kept by the goroutine of
-// serve; run hands it messages.
+// fuzzModel is the model of a fuzz process, kept by the goroutine of its
+// owner (vpi.Open locks it to its thread); run hands it messages. The
+// model is never closed: it lives as long as the process.
 type fuzzModel struct {
-	c    Case
-	jobs chan fuzzJob
-}
-
-type fuzzJob struct {
-	m    Message
-	done chan fuzzDone
-}
-
-type fuzzDone struct {
-	o     Outcome
-	trace string // the failing message's trace, if envFuzzTrace asked for one
-	err   error  // the simulator's
+	c     Case
+	dir   string
+	owner *conn.Owner
+	model *Model // the owner's
+	h     *Harness
 }
 
 var (
@@ -282,10 +283,19 @@ var (
 // directory, for traces.
 func openFuzzModel(c Case, lib, dir string, table *schema.Table) (*fuzzModel, error) {
 	fuzzOnce.Do(func() {
-		fm := &fuzzModel{c: c, jobs: make(chan fuzzJob)}
-		opened := make(chan error, 1)
-		go fm.serve(lib, dir, table, opened)
-		if fuzzErr = <-opened; fuzzErr == nil {
+		fm := &fuzzModel{c: c, dir: dir}
+		fm.owner, fuzzErr = conn.Own(func() (func() error, error) {
+			model, err := OpenModel(lib, c.Width)
+			if err == nil {
+				err = model.Reset()
+			}
+			if err != nil {
+				return nil, err
+			}
+			fm.model, fm.h = model, NewHarness(model, table, fuzzStallSeed)
+			return model.Close, nil
+		})
+		if fuzzErr == nil {
 			fuzzM = fm
 		}
 	})
@@ -296,37 +306,6 @@ func openFuzzModel(c Case, lib, dir string, table *schema.Table) (*fuzzModel, er
 		return nil, fmt.Errorf("schemarx: this process fuzzes %s already: one model per process, one target per package", fuzzM.c)
 	}
 	return fuzzM, nil
-}
-
-// serve opens the model on this goroutine (vpi.Open locks it to its
-// thread) and runs every message sent to it. The model is never closed:
-// it lives as long as the process.
-func (fm *fuzzModel) serve(lib, dir string, table *schema.Table, opened chan<- error) {
-	model, err := OpenModel(lib, fm.c.Width)
-	if err == nil {
-		err = model.Reset()
-	}
-	opened <- err
-	if err != nil {
-		return
-	}
-	h := NewHarness(model, table, fuzzStallSeed)
-	for j := range fm.jobs {
-		var d fuzzDone
-		// From reset, so that an input fails or passes alone, whatever ran
-		// before it: the fuzzer re-runs a failure to minimize it.
-		if d.err = model.Reset(); d.err == nil {
-			d.o = h.Check(j.m)
-			if d.o.Err != nil && !IsMismatch(d.o.Err) {
-				d.err, d.o.Err = d.o.Err, nil
-			}
-		}
-		if d.err == nil && d.o.Err != nil && os.Getenv(envFuzzTrace) != "" {
-			d.trace = filepath.Join(dir, "fuzz-fail.fst")
-			d.err = fuzzTrace(model, h, j.m, d.trace)
-		}
-		j.done <- d
-	}
 }
 
 // fuzzTrace runs m again from reset with an FST trace into path.
@@ -343,29 +322,23 @@ func fuzzTrace(model *Model, h *Harness, m Message, path string) error {
 	return errors.Join(err, model.TraceOff())
 }
 
-// run checks m on the model's goroutine.
-func (fm *fuzzModel) run(m Message) (Outcome, string, error) {
-	done := make(chan fuzzDone)
-	fm.jobs <- fuzzJob{m, done}
-	d := <-done
-	return d.o, d.trace, d.err
-}
-
-// findRoot is the repository's root: the working directory or the nearest
-// directory above it that holds go.mod.
-func findRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
+// run checks m on the model's goroutine: it returns m's outcome, the
+// failing message's trace if envFuzzTrace asked for one, and the
+// simulator's error.
+func (fm *fuzzModel) run(m Message) (o Outcome, trace string, err error) {
+	fm.owner.Do(func() {
+		// From reset, so that an input fails or passes alone, whatever ran
+		// before it: the fuzzer re-runs a failure to minimize it.
+		if err = fm.model.Reset(); err == nil {
+			o = fm.h.Check(m)
+			if o.Err != nil && !IsMismatch(o.Err) {
+				err, o.Err = o.Err, nil
+			}
 		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", errors.New("schemarx: no go.mod in the working directory or above")
+		if err == nil && o.Err != nil && os.Getenv(envFuzzTrace) != "" {
+			trace = filepath.Join(fm.dir, "fuzz-fail.fst")
+			err = fuzzTrace(fm.model, fm.h, m, trace)
 		}
-		dir = up
-	}
+	})
+	return o, trace, err
 }

@@ -1,19 +1,15 @@
 package schemarx
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"arcalis/golden/schemagold"
+	"arcalis/tb/schemacase"
 	"arcalis/thriftidl/schema"
 )
 
@@ -59,64 +55,14 @@ const maxFailures = 5
 // per process), two at a time, and forwards a child's output when it fails
 // or under -v.
 func TestRecvSchema(t *testing.T) {
-	if os.Getenv(envCase) != "" {
-		t.Skipf("%s is set: TestRecvSchemaOne runs that case in this process", envCase)
-	}
-	ctx := t.Context()
-	if d, ok := t.Deadline(); ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, d.Add(-10*time.Second))
-		t.Cleanup(cancel) // after the parallel subtests, unlike a defer
-	}
-	// The children read these, not this process: stat them, so that go
-	// test's cache does not answer for a changed module, table or vector.
-	root := repoRoot(t)
 	inputs := []string{RTLSource, RTLPackage, "mk/schema.mk", "vpi/build.mk", "vpi/lib.mk", "vpi/shim.cpp", "vpi/shim.h"}
 	for _, c := range cases {
-		if _, err := c.Table(root); err != nil { // opens the IDL and what it includes
-			t.Fatalf("%s: %v", c, err)
-		}
 		if c.Vectors != "" {
 			inputs = append(inputs, c.Vectors)
 		}
 	}
-	for _, f := range inputs {
-		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sem := make(chan struct{}, parallel)
-	for _, c := range cases {
-		t.Run(c.String(), func(t *testing.T) {
-			t.Parallel()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestRecvSchemaOne$", "-test.v", "-test.count=1", "-test.timeout=0")
-			cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
-				return strings.HasPrefix(kv, envCase+"=") || strings.HasPrefix(kv, envMsg+"=")
-			}), envCase+"="+c.String(), envJobs+"=1")
-			t0 := time.Now()
-			out, err := cmd.CombinedOutput()
-			switch {
-			case err != nil:
-				t.Errorf("%s failed after %v (%v):\n%s", c, time.Since(t0).Round(time.Second), err, out)
-			case !bytes.Contains(out, []byte("--- PASS: TestRecvSchemaOne")):
-				t.Errorf("%s: the child did not pass TestRecvSchemaOne:\n%s", c, out)
-			case testing.Verbose():
-				t.Logf("%s in %v:\n%s", c, time.Since(t0).Round(time.Second), out)
-			}
-		})
-	}
-}
-
-// repoRoot is the repository's root, from the package directory.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
+	children := schemacase.Children{One: "TestRecvSchemaOne", EnvCase: envCase, EnvOne: envMsg, EnvJobs: envJobs, Parallel: parallel}
+	children.Run(t, schemacase.TestRoot(t), cases, inputs)
 }
 
 // loadCase parses sel ("<service>:<width>") and loads the case's table and
@@ -127,7 +73,7 @@ func loadCase(t *testing.T, sel string) (c Case, root string, table *schema.Tabl
 	if err != nil {
 		t.Fatal(err)
 	}
-	root = repoRoot(t)
+	root = schemacase.TestRoot(t)
 	if table, err = c.Table(root); err != nil {
 		t.Fatal(err)
 	}
@@ -147,74 +93,25 @@ func TestRecvSchemaOne(t *testing.T) {
 		t.Skipf("not selected: TestRecvSchema runs this in a child per case, with %s=<service>:<width>", envCase)
 	}
 	c, root, table, msgs := loadCase(t, sel)
-	var err error
-	only := -1
-	if s := os.Getenv(envMsg); s != "" {
-		if only, err = strconv.Atoi(s); err != nil || only < 0 || only >= len(msgs) {
-			t.Fatalf("%s=%q: want a message number in [0, %d)", envMsg, s, len(msgs))
-		}
-	}
-	jobs, _ := strconv.Atoi(os.Getenv(envJobs))
-
-	t0 := time.Now()
-	lib := os.Getenv(envLib)
-	if lib == "" {
-		if lib, err = c.Build(root, jobs); err != nil {
-			t.Fatalf("%s: building the model: %v", c, err)
-		}
-	}
-	built := time.Since(t0)
-	model, err := OpenModel(lib, c.Width)
-	if err != nil {
-		t.Fatalf("%s: %v", c, err)
-	}
-	defer func() {
-		if err := model.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
-	if err := model.Reset(); err != nil {
-		t.Fatal(err)
-	}
+	only := schemacase.Only(t, envMsg, "a message number", len(msgs))
+	model, built := schemacase.OpenChildModel(t, c, root, envLib, envJobs, OpenModel)
 	h := NewHarness(model, table, stallSeed)
 	dir := filepath.Join(root, c.OutDir())
 
 	t1 := time.Now()
 	var st stats
-	failures := 0
-	for _, m := range msgs {
-		if only >= 0 && m.N != only {
-			continue
-		}
-		var o Outcome
-		if only >= 0 {
-			o = traced(t, h, m, filepath.Join(dir, fmt.Sprintf("msg-%d.fst", m.N)))
-		} else {
-			o = h.Check(m)
-		}
-		if o.Err != nil && !IsMismatch(o.Err) {
-			t.Fatalf("%s: message %d (%s): %v", c, m.N, m.Source, o.Err)
-		}
-		st.count(o)
-		if o.Err == nil {
-			continue
-		}
-		failures++
-		name := fmt.Sprintf("fail-%d", m.N)
-		if only < 0 {
-			traced(t, h, m, filepath.Join(dir, name+".fst"))
-		} else {
-			name = fmt.Sprintf("msg-%d", m.N) // traced already
-		}
-		if err := os.WriteFile(filepath.Join(dir, name+".msg"), m.Msg, 0o644); err != nil {
-			t.Error(err)
-		}
-		t.Errorf("%s", report(c, m, o, filepath.Join(dir, name)))
-		if failures == maxFailures {
-			t.Errorf("%s: stopping after %d failures", c, failures)
-			break
-		}
-	}
+	failures := schemacase.Items[Message, Outcome]{
+		Kind:     "message",
+		Ext:      "msg",
+		Item:     func(m Message) (int, string, []byte) { return m.N, m.Source, m.Msg },
+		Check:    h.Check,
+		DUT:      h.DUT,
+		Err:      func(o Outcome) error { return o.Err },
+		Mismatch: IsMismatch,
+		Count:    func(_ Message, o Outcome) { st.count(o) },
+		Report:   func(m Message, o Outcome, files string) string { return report(c, m, o, files) },
+		MaxFail:  maxFailures,
+	}.Run(t, c, dir, only, msgs)
 	t.Logf("%s: model built in %v; %d messages in %v: %s", c, built.Round(time.Millisecond), st.messages, time.Since(t1).Round(time.Millisecond), st)
 	if only >= 0 || failures > 0 {
 		return
@@ -224,38 +121,13 @@ func TestRecvSchemaOne(t *testing.T) {
 	}
 }
 
-// traced re-runs one message from reset with an FST trace into path.
-func traced(t *testing.T, h *Harness, m Message, path string) Outcome {
-	t.Helper()
-	if err := h.DUT.Reset(); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.DUT.TraceOn(path); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.DUT.Reset(); err != nil { // in the trace too
-		t.Fatal(err)
-	}
-	o := h.Check(m)
-	if err := h.DUT.TraceOff(); err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
-
 // report describes a failure: case, message, difference, and how to see it
 // again; files is the path of its message and trace files without their
 // extensions.
 func report(c Case, m Message, o Outcome, files string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (Width %d): message %d, %s: %d bytes, capacity %d:\n", c.Name, c.Width, m.N, m.Source, len(m.Msg), m.Cap)
-	fmt.Fprintf(&b, "\t%v\n", o.Err)
-	fmt.Fprintf(&b, "\treference: %s at offset %d, area end %d, depth %d\n", o.Ref.Code, o.Ref.Offset, o.Ref.AreaEnd, o.Ref.Depth)
-	if len(m.Msg) <= 512 {
-		fmt.Fprintf(&b, "\tmessage: %s\n", Hex(m.Msg))
-	} else {
-		fmt.Fprintf(&b, "\tmessage (first 256 bytes): %s...\n", Hex(m.Msg[:256]))
-	}
+	writeDiff(&b, m, o)
 	fmt.Fprintf(&b, "\tfiles: %s.msg (the message), %s.fst (its trace)\n", files, files)
 	fmt.Fprintf(&b, "\treplay: %s=%s %s=%d go test ./tb/schemarx -run '^TestRecvSchemaOne$' -count=1 -v", envCase, c, envMsg, m.N)
 	return b.String()

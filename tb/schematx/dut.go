@@ -1,9 +1,7 @@
 package schematx
 
 import (
-	"fmt"
-	"os"
-
+	"arcalis/tb/schemacase"
 	"arcalis/vpi"
 )
 
@@ -30,23 +28,17 @@ type Outputs struct {
 	Offset   uint32
 }
 
-// DUT is the module as the harness drives it.
-type DUT interface {
-	Width() int
-	Reset() error
-	Cycle(in *Inputs) (*Outputs, error)
-	TraceOn(path string) error
-	TraceOff() error
-}
+// DUT is the module as the harness drives it: the Verilated model, or a
+// stand-in for the harness's own tests.
+type DUT = schemacase.DUT[Inputs, Outputs]
 
 // top is the module's hierarchical name in the model.
 const top = "resp_schema."
 
 // Model is the Verilated resp_schema through package vpi.
 type Model struct {
-	sim   *vpi.Sim
-	width int
-	out   Outputs
+	schemacase.Sim // Close, Width, TraceOn, TraceOff
+	out            Outputs
 
 	rst, start, method, areaEnd, rdData, rdValid, stall *vpi.Port
 	rdReq, rdAddr, outValid, outData, outLen, done      *vpi.Port
@@ -56,74 +48,37 @@ type Model struct {
 // OpenModel opens the library make schematx-model built. The Model belongs
 // to the calling goroutine's OS thread (see vpi.Open); Close it there.
 func OpenModel(lib string, width int) (*Model, error) {
-	if _, err := os.Stat(lib); err != nil { // through os, so that go test's cache sees a rebuilt model
-		return nil, err
-	}
-	sim, err := vpi.Open(lib, vpi.Options{Clock: top + "clk_i"})
+	m := &Model{}
+	in, out := schemacase.In, schemacase.Out
+	sim, err := schemacase.OpenModel(lib, top, width, []schemacase.Port{
+		in("rst_ni", 1, &m.rst), in("start_i", 1, &m.start), in("method_i", 8, &m.method),
+		in("area_end_i", 22, &m.areaEnd), in("rd_data_i", 64, &m.rdData), in("rd_valid_i", 1, &m.rdValid),
+		in("out_stall_i", 1, &m.stall),
+		out("rd_req_o", 1, &m.rdReq), out("rd_addr_o", 22, &m.rdAddr), out("out_valid_o", 1, &m.outValid),
+		out("out_data_o", width*8, &m.outData), out("out_len_o", 8, &m.outLen), out("done_o", 1, &m.done),
+		out("code_o", 8, &m.code), out("offset_o", 32, &m.offset),
+	})
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{sim: sim, width: width}
-	bind := func(get func(string) (*vpi.Port, error), name string, bits int, p **vpi.Port) {
-		if err != nil {
-			return
-		}
-		*p, err = get(top + name)
-		if err == nil && (*p).Width() != bits {
-			err = fmt.Errorf("port %s is %d bits, want %d (Width %d)", name, (*p).Width(), bits, width)
-		}
-	}
-	in, out := sim.Input, sim.Output
-	for _, b := range []struct {
-		get  func(string) (*vpi.Port, error)
-		name string
-		bits int
-		p    **vpi.Port
-	}{
-		{in, "rst_ni", 1, &m.rst}, {in, "start_i", 1, &m.start}, {in, "method_i", 8, &m.method},
-		{in, "area_end_i", 22, &m.areaEnd}, {in, "rd_data_i", 64, &m.rdData}, {in, "rd_valid_i", 1, &m.rdValid},
-		{in, "out_stall_i", 1, &m.stall},
-		{out, "rd_req_o", 1, &m.rdReq}, {out, "rd_addr_o", 22, &m.rdAddr}, {out, "out_valid_o", 1, &m.outValid},
-		{out, "out_data_o", width * 8, &m.outData}, {out, "out_len_o", 8, &m.outLen}, {out, "done_o", 1, &m.done},
-		{out, "code_o", 8, &m.code}, {out, "offset_o", 32, &m.offset},
-	} {
-		bind(b.get, b.name, b.bits, b.p)
-	}
-	if err != nil {
-		sim.Close()
-		return nil, err
-	}
+	m.Sim = sim
 	return m, nil
 }
 
-// Close frees the model.
-func (m *Model) Close() error { return m.sim.Close() }
-
-// Width is the model's Width parameter.
-func (m *Model) Width() int { return m.width }
-
 // Reset holds rst_ni low for two cycles, then high for one, inputs idle.
 func (m *Model) Reset() error {
-	for _, p := range []*vpi.Port{m.start, m.method, m.areaEnd, m.rdData, m.rdValid, m.stall} {
-		p.Set(0)
-	}
-	m.rst.Set(0)
-	if err := m.sim.Cycle(2); err != nil {
-		return err
-	}
-	m.rst.Set(1)
-	return m.sim.Cycle(1)
+	return m.ResetWith(m.rst, m.start, m.method, m.areaEnd, m.rdData, m.rdValid, m.stall)
 }
 
 // Cycle sets the inputs, runs one cycle and reads the edge's sample.
 func (m *Model) Cycle(in *Inputs) (*Outputs, error) {
-	m.start.Set(b2u(in.Start))
+	m.start.Set(schemacase.B2U(in.Start))
 	m.method.Set(uint64(in.Method))
 	m.areaEnd.Set(uint64(in.AreaEnd))
 	m.rdData.Set(in.RdData)
-	m.rdValid.Set(b2u(in.RdValid))
-	m.stall.Set(b2u(in.Stall))
-	if err := m.sim.Cycle(1); err != nil {
+	m.rdValid.Set(schemacase.B2U(in.RdValid))
+	m.stall.Set(schemacase.B2U(in.Stall))
+	if err := m.Step(); err != nil {
 		return nil, err
 	}
 	o := &m.out
@@ -136,17 +91,4 @@ func (m *Model) Cycle(in *Inputs) (*Outputs, error) {
 	o.Code = uint8(m.code.U64())
 	o.Offset = uint32(m.offset.U64())
 	return o, nil
-}
-
-// TraceOn starts an FST trace into path.
-func (m *Model) TraceOn(path string) error { return m.sim.TraceOn(path) }
-
-// TraceOff closes the trace.
-func (m *Model) TraceOff() error { return m.sim.TraceOff() }
-
-func b2u(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
 }
