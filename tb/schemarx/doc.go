@@ -4,15 +4,15 @@
 // service's SystemVerilog schema package (thriftidl/gen.SV), builds a
 // Verilated model of the module with it (make schema-model, into
 // build/schema-<stem>[-w<N>]) and feeds it, window by window with
-// random stalls and short windows, every record of the service's default
+// random stalls and slow arrivals, every record of the service's default
 // vectors and args generated from its table, each at several capacities,
 // cut at many points and with single-byte mutations, and messages crafted
 // for each limit of docs/idl.md (depth, element counts, bad types,
 // required fields, an area filled to its last byte). It compares the
 // header line field by field and, on OK, the area, what schemagold.ReadBack
 // finds in it and the bytes taken; it fails on any store outside
-// [64, capacity), on a take beyond the window, on activity during a stall
-// or after done_o, and on a hang.
+// [64, capacity), on a take beyond the window, on activity the cycle
+// after a stall (stall_i is a cycle ahead) or after done_o, and on a hang.
 //
 // The cases are the services of idl/ at 16 bytes per cycle,
 // PostStorageService at 8 and 64 too, and RequiredService

@@ -42,7 +42,7 @@ type Driven struct {
 // it did not store are left as they were. Nothing is compared: that is
 // Harness's job. An error is the simulator's, or the module breaking the
 // protocol (a *Mismatch: a hang, a take past the window, a store outside
-// [64, capacity) or during a stall); the module is then in an unknown
+// [64, capacity) or the cycle after a stall); the module is then in an unknown
 // state and should be reset.
 //
 // The window shows the message from the module's position, Width bytes a
