@@ -38,7 +38,7 @@ func serveCommand() *cli.Command {
 			"--service NAME serves another service of idl/ instead (" + strings.Join(schemasvc.Names(), ", ") + "):\n" +
 			"each request's args are walked by the generic recvFunction (rtl/generic/recv_schema.sv)\n" +
 			"into App.Recv, the business logic reads them back from that image, and the reply\n" +
-			"is written by the reference serializer (the RTL respFunction does not exist yet).\n" +
+			"is written by the reference serializer (the RTL respFunction, rtl/generic/resp_schema.sv, is not yet in this path).\n" +
 			"Its model is --model, else build/schema-<stem>/libvmodel.so, built with make\n" +
 			"schema-model SERVICE=<stem> in the checkout. --check, --record, --wave, --seed and\n" +
 			"--mem-latency apply to the Memcached engine only.",

@@ -13,7 +13,7 @@ import (
 )
 
 // ReplyPath says where replies come from, for --stats and the logs.
-const ReplyPath = "reply: reference serializer (golden/schemagold.Serialize); the RTL respFunction does not exist yet"
+const ReplyPath = "reply: reference serializer (golden/schemagold.Serialize); the RTL respFunction (rtl/generic/resp_schema.sv) is not yet in this path"
 
 // MethodStats are one method's statistics.
 type MethodStats struct {
