@@ -141,8 +141,26 @@ package arcalis_pkg;
   localparam int unsigned SchemaAreaStart   = 64;
   localparam int unsigned SchemaStackDepth  = 8;
   localparam int unsigned SchemaMaxElements = 65535;
-  localparam int unsigned SchemaSlotSize    = 8;
   /* verilator lint_on UNUSEDPARAM */
+
+  // Wire bytes of a fixed-size type id (0: not one).
+  function automatic logic [3:0] schema_fixed_size(input logic [7:0] t);
+    unique case (t)
+      8'd2, 8'd3: schema_fixed_size = 4'd1;
+      8'd4, 8'd10: schema_fixed_size = 4'd8;
+      8'd6: schema_fixed_size = 4'd2;
+      8'd8: schema_fixed_size = 4'd4;
+      default: schema_fixed_size = '0;
+    endcase
+  endfunction
+
+  // The type ids Apache's Go library skips (0.17.0).
+  function automatic logic schema_skippable(input logic [7:0] t);
+    unique case (t)
+      8'd2, 8'd3, 8'd4, 8'd6, 8'd8, 8'd10, 8'd11, 8'd12, 8'd13, 8'd14, 8'd15: schema_skippable = 1'b1;
+      default: schema_skippable = '0;
+    endcase
+  endfunction
 
   // Its result codes.
   typedef enum logic [7:0] {

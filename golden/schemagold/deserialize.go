@@ -146,8 +146,8 @@ func (w *walker) args() bool {
 	return true
 }
 
-// skippable reports whether Apache's thrift.Skip (0.17.0) reads type id t.
-func skippable(t uint8) bool {
+// Skippable reports whether Apache's thrift.Skip (0.17.0) reads type id t.
+func Skippable(t uint8) bool {
 	switch t {
 	case schema.Bool, schema.Byte, schema.Double, schema.I16, schema.I32, schema.I64,
 		schema.String, schema.Struct, schema.Map, schema.Set, schema.List:
@@ -195,7 +195,7 @@ func (w *walker) walk() bool {
 			if p+3 > n {
 				return w.fail(CodeTruncated, p)
 			}
-			if !skippable(typ) {
+			if !Skippable(typ) {
 				return w.fail(CodeBadType, p)
 			}
 			id := int16(binary.BigEndian.Uint16(msg[p+1:]))
@@ -428,15 +428,15 @@ func (w *walker) value(keep bool, ti int, wire uint8, inline bool, dest, prec, p
 			// an empty container may name any type.
 			if wire == schema.Map {
 				fr.keyW, fr.elemW = msg[p], msg[p+1]
-				if cnt > 0 && !skippable(fr.keyW) {
+				if cnt > 0 && !Skippable(fr.keyW) {
 					return w.fail(CodeBadType, p)
 				}
-				if cnt > 0 && !skippable(fr.elemW) {
+				if cnt > 0 && !Skippable(fr.elemW) {
 					return w.fail(CodeBadType, p+1)
 				}
 			} else {
 				fr.elemW = msg[p]
-				if cnt > 0 && !skippable(fr.elemW) {
+				if cnt > 0 && !Skippable(fr.elemW) {
 					return w.fail(CodeBadType, p)
 				}
 			}

@@ -132,3 +132,17 @@ func ElemSize(t *schema.Table, ti int) int {
 	}
 	return SlotSize
 }
+
+// ArrayUnit is the size in bytes of one element of container type ti's
+// array: the element's ElemSize, plus the key's for a map; 0 for a type
+// that is not a list, set or map.
+func ArrayUnit(t *schema.Table, ti int) int {
+	ty := t.Types[ti]
+	switch ty.Wire {
+	case schema.List, schema.Set:
+		return ElemSize(t, ty.Elem)
+	case schema.Map:
+		return ElemSize(t, ty.Key) + ElemSize(t, ty.Elem)
+	}
+	return 0
+}

@@ -89,7 +89,7 @@ func BuildResp(t *schema.Table, method int, seqid int32, result *Struct) ([]byte
 	if result != nil && len(result.Fields) > 1 {
 		return nil, fmt.Errorf("schemagold: %s's result holds %d fields, at most one may be present", m.Name, len(result.Fields))
 	}
-	if (result == nil || len(result.Fields) == 0) && !respVoid(t, m.Result) {
+	if (result == nil || len(result.Fields) == 0) && !RespVoid(t, m.Result) {
 		return nil, fmt.Errorf("schemagold: %s is not void: its result needs success or an exception", m.Name)
 	}
 	b := &builder{t: t, img: make([]byte, MinCapacity)}
@@ -319,10 +319,10 @@ func (b *builder) descriptor(at, off, length int) {
 	binary.LittleEndian.PutUint32(b.img[at+4:], uint32(length))
 }
 
-// respVoid reports whether result struct st belongs to a void method: it
+// RespVoid reports whether result struct st belongs to a void method: it
 // has no field 0 "success" (the schema package adds that field first
 // unless the method is void).
-func respVoid(t *schema.Table, st int) bool {
+func RespVoid(t *schema.Table, st int) bool {
 	fs := t.StructFields(st)
 	return !slices.ContainsFunc(fs, func(f schema.Field) bool { return f.ID == 0 && f.Name == "success" })
 }

@@ -194,11 +194,46 @@ func schemaImage(b *strings.Builder) {
 	fmt.Fprintf(b, "  localparam int unsigned SchemaAreaStart   = %d;\n", schemagold.AreaStart)
 	fmt.Fprintf(b, "  localparam int unsigned SchemaStackDepth  = %d;\n", schemagold.MaxDepth)
 	fmt.Fprintf(b, "  localparam int unsigned SchemaMaxElements = %d;\n", schemagold.MaxElements)
-	fmt.Fprintf(b, "  localparam int unsigned SchemaSlotSize    = %d;\n", schemagold.SlotSize)
 	fmt.Fprintf(b, "  /* verilator lint_on UNUSEDPARAM */\n")
+	typeFunc(b, "Wire bytes of a fixed-size type id (0: not one).", "logic [3:0]", "schema_fixed_size",
+		func(t uint8) string {
+			if n := schemagold.FixedSize(t); n > 0 {
+				return fmt.Sprintf("4'd%d", n)
+			}
+			return ""
+		})
+	typeFunc(b, "The type ids Apache's Go library skips (0.17.0).", "logic", "schema_skippable",
+		func(t uint8) string {
+			if schemagold.Skippable(t) {
+				return "1'b1"
+			}
+			return ""
+		})
 	var codes []entry
 	for _, c := range schemagold.Codes() {
 		codes = append(codes, entry{"Sc" + camel(c.String()), int(c)})
 	}
 	enum(b, "Its result codes.", "schema_code_e", 8, true, codes)
+}
+
+// typeFunc prints a function of a Thrift type id: value(t) for the ids it
+// gives one, ids of one value on one line, 0 for the others.
+func typeFunc(b *strings.Builder, comment, ret, name string, value func(uint8) string) {
+	var vals []string
+	ids := map[string][]string{}
+	for t := range 256 {
+		v := value(uint8(t))
+		if v == "" {
+			continue
+		}
+		if ids[v] == nil {
+			vals = append(vals, v)
+		}
+		ids[v] = append(ids[v], fmt.Sprintf("8'd%d", t))
+	}
+	fmt.Fprintf(b, "\n  // %s\n  function automatic %s %s(input logic [7:0] t);\n    unique case (t)\n", comment, ret, name)
+	for _, v := range vals {
+		fmt.Fprintf(b, "      %s: %s = %s;\n", strings.Join(ids[v], ", "), name, v)
+	}
+	fmt.Fprintf(b, "      default: %s = '0;\n    endcase\n  endfunction\n", name)
 }

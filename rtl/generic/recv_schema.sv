@@ -68,32 +68,8 @@ module recv_schema
   localparam int unsigned SpW   = $clog2(Depth + 1);
 
   // ---- Schema table lookups built on the package's columns ----
-  // A record: the presence word, the fixed slots, the descriptors.
-  function automatic logic [AW-1:0] rec_size(input logic [StructIdxW-1:0] s);
-    rec_size = AW'(SchemaSlotSize * (1 + 32'(struct_fixed_slots(s)) + 32'(struct_var_slots(s))));
-  endfunction
-  function automatic logic [AW-1:0] elem_size(input logic [TypeIdxW-1:0] t);
-    elem_size = (type_wire(t) == WireStruct) ? rec_size(type_struct(t)) : AW'(SchemaSlotSize);
-  endfunction
-  // The bytes per element of a kept container's array (a map: per
-  // entry, key and value): a constant per container type.
-  function automatic logic [AW-1:0] arr_unit(input logic [TypeIdxW-1:0] t);
-    arr_unit = elem_size(type_elem(t)) + ((type_wire(t) == WireMap) ? elem_size(type_key(t)) : '0);
-  endfunction
-  // Per-type and per-field constants as tables, folded at elaboration: a
-  // lookup is a LUT of the index, with no adder behind it.
-  function automatic logic [AW-1:0] type_rsz(input logic [TypeIdxW-1:0] t);   // a struct type's record
-    type_rsz = '0;
-    for (int i = 0; i < NumTypes; i++) if (t == TypeIdxW'(i)) type_rsz = rec_size(type_struct(TypeIdxW'(i)));
-  endfunction
-  function automatic logic [AW-1:0] type_unit(input logic [TypeIdxW-1:0] t);  // a container type's array unit
-    type_unit = '0;
-    for (int i = 0; i < NumTypes; i++) if (t == TypeIdxW'(i)) type_unit = arr_unit(TypeIdxW'(i));
-  endfunction
-  function automatic logic [AW-1:0] type_esz(input logic [TypeIdxW-1:0] t);   // an element of type t
-    type_esz = '0;
-    for (int i = 0; i < NumTypes; i++) if (t == TypeIdxW'(i)) type_esz = elem_size(TypeIdxW'(i));
-  endfunction
+  // The sizes and offsets are the package's (generated from
+  // golden/schemagold's layout rules), the wire rules arcalis_pkg's.
   // Zeroing a record of r bytes, Width a store: the stores after the
   // first, and the last one's mask.
   localparam int unsigned LW = $clog2(Width);
@@ -104,24 +80,15 @@ module recv_schema
   function automatic logic [GW-1:0] zero_last(input logic [LW-1:0] r);   // r mod Width
     for (int g = 0; g < GW; g++) zero_last[g] = r == '0 || LW'(8 * g) < r;
   endfunction
+  // Per struct type, folded at elaboration: a lookup is a LUT of the
+  // index, with no adder behind it.
   function automatic logic [AW-1:0] type_zn(input logic [TypeIdxW-1:0] t);
     type_zn = '0;
-    for (int i = 0; i < NumTypes; i++) if (t == TypeIdxW'(i)) type_zn = zero_more(rec_size(type_struct(TypeIdxW'(i))));
+    for (int i = 0; i < NumTypes; i++) if (t == TypeIdxW'(i)) type_zn = zero_more(AW'(type_record_size(TypeIdxW'(i))));
   endfunction
   function automatic logic [GW-1:0] type_zlm(input logic [TypeIdxW-1:0] t);
     type_zlm = '0;
-    for (int i = 0; i < NumTypes; i++) if (t == TypeIdxW'(i)) type_zlm = zero_last(LW'(rec_size(type_struct(TypeIdxW'(i)))));
-  endfunction
-  // The struct that field i belongs to.
-  function automatic logic [StructIdxW-1:0] field_owner(input int unsigned i);
-    field_owner = '0;
-    for (int k = 0; k < NumStructs; k++)
-      if (i >= 32'(struct_first(StructIdxW'(k))) && i < 32'(struct_first(StructIdxW'(k))) + 32'(struct_count(StructIdxW'(k))))
-        field_owner = StructIdxW'(k);
-  endfunction
-  // A field's slot or descriptor in its struct's record.
-  function automatic logic [AW-1:0] slot_offset(input logic [StructIdxW-1:0] s, input logic [FieldIdxW-1:0] f);
-    slot_offset = AW'(SchemaSlotSize * (1 + 32'(field_slot(f)) + (field_var(f) ? 32'(struct_fixed_slots(s)) : 0)));
+    for (int i = 0; i < NumTypes; i++) if (t == TypeIdxW'(i)) type_zlm = zero_last(LW'(type_record_size(TypeIdxW'(i))));
   endfunction
   // The id of a struct's k-th field.
   function automatic logic [15:0] field_id_at(input logic [StructIdxW-1:0] s, input logic [5:0] k);
@@ -131,23 +98,6 @@ module recv_schema
   function automatic logic [63:0] req_mask(input logic [StructIdxW-1:0] s);
     for (int k = 0; k < 64; k++)
       req_mask[k] = k < 32'(struct_count(s)) && field_req(FieldIdxW'(32'(struct_first(s)) + k)) == 1;
-  endfunction
-  // Type ids Apache's Go library skips (0.17.0).
-  function automatic logic skippable(input logic [7:0] t);
-    unique case (t)
-      8'd2, 8'd3, 8'd4, 8'd6, 8'd8, 8'd10, 8'd11, 8'd12, 8'd13, 8'd14, 8'd15: skippable = 1'b1;
-      default: skippable = 1'b0;
-    endcase
-  endfunction
-  // Wire bytes of a fixed-size type (0: not one).
-  function automatic logic [3:0] fixed_size(input logic [4:0] w);
-    unique case (w)
-      WireBool, WireByte:   fixed_size = 4'd1;
-      WireI16:              fixed_size = 4'd2;
-      WireI32:              fixed_size = 4'd4;
-      WireI64, WireDouble:  fixed_size = 4'd8;
-      default:              fixed_size = 4'd0;
-    endcase
   endfunction
 
   // Big-endian words at window byte 0, 1 and 2 of a 64-bit capture.
@@ -249,7 +199,7 @@ module recv_schema
   logic [4:0]             v_wire_q, v_wire_d;
   logic [AW-1:0]          v_dest_q, v_dest_d;
   logic [5:0]             v_pbit_q, v_pbit_d;
-  logic [3:0]             v_size_q, v_size_d;    // fixed_size(v_wire)
+  logic [3:0]             v_size_q, v_size_d;    // schema_fixed_size(v_wire)
   logic                   v_str_q, v_str_d, v_struct_q, v_struct_d, v_cont_q, v_cont_d, v_map_q, v_map_d;
   logic [AW-1:0]          v_rsz_q, v_rsz_d;      // a struct value's record size
   logic [AW-1:0]          v_unit_q, v_unit_d;    // a container's bytes per element
@@ -456,7 +406,7 @@ module recv_schema
         // The comparator: the field of that id, if the struct has one
         // (one compare per field of the service), then its index.
         SFld1: begin
-          for (int i = 0; i < NumFields; i++) hit_d[i] = f_q.st == field_owner(i) && h_id_q == field_id(FieldIdxW'(i));
+          for (int i = 0; i < NumFields; i++) hit_d[i] = f_q.st == field_owner(FieldIdxW'(i)) && h_id_q == field_id(FieldIdxW'(i));
           state_d = SFld2;
         end
         SFld2: begin
@@ -471,19 +421,19 @@ module recv_schema
           v_keep_d   = f_q.keep && found_q[FieldIdxW] && field_wire(fi) == h_typ_q;
           v_ti_d     = ti;
           v_wire_d   = h_typ_q;
-          v_size_d   = fixed_size(h_typ_q);
+          v_size_d   = schema_fixed_size(8'(h_typ_q));
           v_str_d    = h_typ_q == WireString;
           v_struct_d = h_typ_q == WireStruct;
           v_cont_d   = h_typ_q == WireList || h_typ_q == WireSet || h_typ_q == WireMap;
           v_map_d    = h_typ_q == WireMap;
-          v_rsz_d    = type_rsz(ti);
-          v_unit_d   = type_unit(ti);
+          v_rsz_d    = AW'(type_record_size(ti));
+          v_unit_d   = AW'(type_array_unit(ti));
           v_zn_d     = type_zn(ti);
           v_zlm_d    = type_zlm(ti);
           v_inline_d = 1'b0;
           v_prec_d   = 1'b1;
           v_pbit_d   = 6'(32'(fi) - 32'(struct_first(f_q.st)));
-          slot_d     = slot_offset(f_q.st, fi);
+          slot_d     = AW'(field_offset(fi));
           state_d    = SFld4;
         end
         // The address adder: the slot in the record.
@@ -533,13 +483,13 @@ module recv_schema
             end
             f_d.cur    = cnext_q;
             v_ti_d     = ti;
-            v_size_d   = fixed_size(v_wire_d);
+            v_size_d   = schema_fixed_size(8'(v_wire_d));
             v_str_d    = v_wire_d == WireString;
             v_struct_d = v_wire_d == WireStruct;
             v_cont_d   = v_wire_d == WireList || v_wire_d == WireSet || v_wire_d == WireMap;
             v_map_d    = v_wire_d == WireMap;
-            v_rsz_d    = type_rsz(ti);
-            v_unit_d   = type_unit(ti);
+            v_rsz_d    = AW'(type_record_size(ti));
+            v_unit_d   = AW'(type_array_unit(ti));
             v_zn_d     = type_zn(ti);
             v_zlm_d    = type_zlm(ti);
             f_d.isval  = f_q.kind == FMap && !f_q.isval;
@@ -673,8 +623,8 @@ module recv_schema
             nf.elemw   = type_wire(type_elem(v_ti_q));
             nf.keyw    = type_wire(type_key(v_ti_q));
             nf.cur     = ptr_q;
-            nf.esz     = type_esz(type_elem(v_ti_q));
-            nf.ksz     = v_map_q ? type_esz(type_key(v_ti_q)) : '0;
+            nf.esz     = AW'(type_elem_size(type_elem(v_ti_q)));
+            nf.ksz     = v_map_q ? AW'(type_elem_size(type_key(v_ti_q))) : '0;
             nf.hasdest = 1'b1;
             nf.dest    = v_dest_q;
             nf.doff    = ptr_q;
@@ -804,11 +754,11 @@ module recv_schema
     sp_full_q <= sp_q == SpW'(Depth);
     sp_one_q  <= sp_q == SpW'(1);
     if (start_i) begin
-      a_zn_q  <= zero_more(rec_size(method_args(MethodIdxW'(method_i))));
-      a_zlm_q <= zero_last(LW'(rec_size(method_args(MethodIdxW'(method_i)))));
+      a_zn_q  <= zero_more(AW'(struct_size(method_args(MethodIdxW'(method_i)))));
+      a_zlm_q <= zero_last(LW'(struct_size(method_args(MethodIdxW'(method_i)))));
       m_q     <= MethodIdxW'(method_i);
       cap_q   <= cap_i;
-      ar_q    <= rec_size(method_args(MethodIdxW'(method_i)));
+      ar_q    <= AW'(struct_size(method_args(MethodIdxW'(method_i))));
       cap64_q <= cap_i - AW'(SchemaAreaStart);
     end
     afit_q  <= ar_q <= cap64_q;
@@ -857,7 +807,7 @@ module recv_schema
     {k_av1_q, k_av3_q, k_av4_q}    <= {c_av_q[1], c_av_q[3], c_av_q[4]};
     {k_rem1_q, k_rem3_q, k_rem4_q} <= {c_rem_q[1], c_rem_q[3], c_rem_q[4]};
     k_stop_q  <= c_win_q[7:0] == 8'd0;
-    k_skip0_q <= skippable(c_win_q[7:0]);
+    k_skip0_q <= schema_skippable(c_win_q[7:0]);
     k_typ_q   <= c_win_q[4:0];
     k_typ1_q  <= c_win_q[12:8];
     k_id_q    <= {c_win_q[15:8], c_win_q[23:16]};
@@ -875,8 +825,8 @@ module recv_schema
     k_cbig_q  <= v_map_q ? (c_win_q[23:16] != '0 || c_win_q[31:24] != '0) : (c_win_q[15:8] != '0 || c_win_q[23:16] != '0);
     k_cnz_q   <= v_map_q ? be_at(c_win_q, 2) != '0 : be_at(c_win_q, 1) != '0;
     k_cn_q    <= v_map_q ? {c_win_q[39:32], c_win_q[47:40]} : {c_win_q[31:24], c_win_q[39:32]};
-    k_badk_q  <= v_map_q && !skippable(c_win_q[7:0]);
-    k_bade_q  <= !skippable(v_map_q ? c_win_q[15:8] : c_win_q[7:0]);
+    k_badk_q  <= v_map_q && !schema_skippable(c_win_q[7:0]);
+    k_bade_q  <= !schema_skippable(v_map_q ? c_win_q[15:8] : c_win_q[7:0]);
     k_rovf_q  <= v_rsz_q > room_q;
     k_pos_q   <= c_pos_q;
     k_pos1_q  <= c_pos_q + LenW'(1);

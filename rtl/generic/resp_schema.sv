@@ -57,59 +57,12 @@ module resp_schema
   localparam int unsigned SpW = 4;
   localparam int unsigned NW = 40;                               // byte counts and sizes of descriptors
 
-  // ---- Schema table lookups built on the package's columns ----
-  function automatic logic [AW-1:0] rec_size(input logic [StructIdxW-1:0] s);
-    rec_size = AW'(SchemaSlotSize * (1 + 32'(struct_fixed_slots(s)) + 32'(struct_var_slots(s))));
-  endfunction
-  function automatic logic [AW-1:0] elem_size(input logic [TypeIdxW-1:0] t);
-    elem_size = (type_wire(t) == WireStruct) ? rec_size(type_struct(t)) : AW'(SchemaSlotSize);
-  endfunction
-  // Per-type constants as tables folded at elaboration.
-  function automatic logic [AW-1:0] type_rsz(input logic [TypeIdxW-1:0] t);   // a struct type's record
-    type_rsz = '0;
-    for (int i = 0; i < NumTypes; i++) if (t == TypeIdxW'(i)) type_rsz = rec_size(type_struct(TypeIdxW'(i)));
-  endfunction
-  function automatic logic [AW-1:0] type_esz(input logic [TypeIdxW-1:0] t);   // an element of type t
-    type_esz = '0;
-    for (int i = 0; i < NumTypes; i++) if (t == TypeIdxW'(i)) type_esz = elem_size(TypeIdxW'(i));
-  endfunction
-  function automatic logic [AW-1:0] type_unit(input logic [TypeIdxW-1:0] t);  // a container's bytes per element (map: key and value)
-    type_unit = '0;
-    for (int i = 0; i < NumTypes; i++)
-      if (t == TypeIdxW'(i))
-        type_unit = elem_size(type_elem(TypeIdxW'(i))) + ((type_wire(TypeIdxW'(i)) == WireMap) ? elem_size(type_key(TypeIdxW'(i))) : '0);
-  endfunction
-  // The struct that field i belongs to.
-  function automatic logic [StructIdxW-1:0] field_owner(input int unsigned i);
-    field_owner = '0;
-    for (int k = 0; k < NumStructs; k++)
-      if (i >= 32'(struct_first(StructIdxW'(k))) && i < 32'(struct_first(StructIdxW'(k))) + 32'(struct_count(StructIdxW'(k))))
-        field_owner = StructIdxW'(k);
-  endfunction
-  // A field's slot or descriptor in its struct's record.
-  function automatic logic [AW-1:0] slot_offset(input logic [StructIdxW-1:0] s, input logic [FieldIdxW-1:0] f);
-    slot_offset = AW'(SchemaSlotSize * (1 + 32'(field_slot(f)) + (field_var(f) ? 32'(struct_fixed_slots(s)) : 0)));
-  endfunction
+  // ---- Schema table lookups ----
+  // The sizes and offsets are the package's (generated from
+  // golden/schemagold's layout rules), the wire rules arcalis_pkg's.
   // The presence bits of a struct's fields (the others must be 0).
   function automatic logic [63:0] pres_mask(input logic [StructIdxW-1:0] s);
     for (int k = 0; k < 64; k++) pres_mask[k] = k < 32'(struct_count(s));
-  endfunction
-  // A void method's result: no field 0 (schemagold's respVoid: no field 0
-  // "success"; names are not in the tables, and only success has id 0).
-  function automatic logic struct_void(input logic [StructIdxW-1:0] s);
-    struct_void = 1'b1;
-    for (int i = 0; i < NumFields; i++)
-      if (field_owner(i) == s && field_id(FieldIdxW'(i)) == 16'd0) struct_void = 1'b0;
-  endfunction
-  // Wire bytes of a fixed-size type (0: not one).
-  function automatic logic [3:0] fixed_size(input logic [4:0] w);
-    unique case (w)
-      WireBool, WireByte:   fixed_size = 4'd1;
-      WireI16:              fixed_size = 4'd2;
-      WireI32:              fixed_size = 4'd4;
-      WireI64, WireDouble:  fixed_size = 4'd8;
-      default:              fixed_size = 4'd0;
-    endcase
   endfunction
   // Two or more bits of w set: per byte, then over the bytes (LUT trees,
   // no carry chain).
@@ -278,7 +231,7 @@ module resp_schema
           f_d.st   = method_result(m_q);
           f_d.rec  = AW'(SchemaAreaStart);
           sp_d     = SpW'(1);
-          ptr_d    = AW'(SchemaAreaStart) + rec_size(method_result(m_q));
+          ptr_d    = AW'(SchemaAreaStart) + AW'(struct_size(method_result(m_q)));
           state_d  = SPres;
         end
 
@@ -322,7 +275,7 @@ module resp_schema
             v_ti_d   = field_type(fi);
             // Apache writes an optional field, or a union's, only when set.
             skip_d   = !has_q && (field_req(fi) == 2'd2 || struct_kind(f_q.st) == KindUnion);
-            slot_d   = slot_offset(f_q.st, fi);
+            slot_d   = AW'(field_offset(fi));
             f_d.k    = f_q.k + 1'b1;
             f_d.pres = f_q.pres >> 1;
             state_d  = SFld3;
@@ -612,16 +565,16 @@ module resp_schema
     cnt_q <= (state_q == SStart) ? '0 : cnt_q + (ov_q ? 32'(ol_q) : '0);
     // What the tables say of v_ti_q.
     d_wire_q <= type_wire(v_ti_q);
-    d_size_q <= fixed_size(type_wire(v_ti_q));
+    d_size_q <= schema_fixed_size(8'(type_wire(v_ti_q)));
     d_ew_q   <= type_wire(type_elem(v_ti_q));
     d_kw_q   <= type_wire(type_key(v_ti_q));
     d_st_q   <= type_struct(v_ti_q);
     d_elem_q <= type_elem(v_ti_q);
     d_key_q  <= type_key(v_ti_q);
-    d_rsz_q  <= type_rsz(v_ti_q);
-    d_unit_q <= type_unit(v_ti_q);
-    d_esz_q  <= type_esz(type_elem(v_ti_q));
-    d_ksz_q  <= type_esz(type_key(v_ti_q));
+    d_rsz_q  <= AW'(type_record_size(v_ti_q));
+    d_unit_q <= AW'(type_array_unit(v_ti_q));
+    d_esz_q  <= AW'(type_elem_size(type_elem(v_ti_q)));
+    d_ksz_q  <= AW'(type_elem_size(type_key(v_ti_q)));
     d_cont_q <= type_wire(v_ti_q) == WireList || type_wire(v_ti_q) == WireSet || type_wire(v_ti_q) == WireMap;
     d_nest_q <= type_wire(v_ti_q) == WireList || type_wire(v_ti_q) == WireSet || type_wire(v_ti_q) == WireMap ||
                 type_wire(v_ti_q) == WireStruct;

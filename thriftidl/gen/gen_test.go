@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"arcalis/golden/schemagold"
 	"arcalis/report/yosys"
 	"arcalis/thriftidl"
 	"arcalis/thriftidl/gen"
@@ -195,7 +196,11 @@ func checker(tab *schema.Table, breakOne bool) []byte {
 		check("struct_fixed_slots", sW, i, s.FixedSlots)
 		check("struct_var_slots", sW, i, s.VarSlots)
 		check("struct_depth", sW, i, s.Depth)
+		check("struct_size", sW, i, schemagold.RecordSize(tab, i))
+		check("struct_void", sW, i, b2i(s.Kind == schema.KindResult && schemagold.RespVoid(tab, i)))
 		for k, f := range tab.StructFields(i) {
+			check("field_owner", fW, s.First+k, i)
+			check("field_offset", fW, s.First+k, schemagold.SlotOffset(tab, i, f))
 			fmt.Fprintf(&b, "  if (%s::field_find(%d'd%d, 16'd%d) != {1'b1, %d'd%d}) begin : g_%d\n    $error(\"field_find(%d, %d)\");\n  end\n",
 				pkg, sW, i, f.ID, fW, s.First+k, n, i, f.ID)
 			n++
@@ -217,6 +222,13 @@ func checker(tab *schema.Table, breakOne bool) []byte {
 		check("type_struct", tW, i, max(ty.Struct, 0))
 		check("type_key", tW, i, max(ty.Key, 0))
 		check("type_elem", tW, i, max(ty.Elem, 0))
+		check("type_elem_size", tW, i, schemagold.ElemSize(tab, i))
+		check("type_array_unit", tW, i, schemagold.ArrayUnit(tab, i))
+		rec := 0
+		if ty.Wire == schema.Struct {
+			rec = schemagold.RecordSize(tab, ty.Struct)
+		}
+		check("type_record_size", tW, i, rec)
 	}
 	b.WriteString("endmodule\n")
 	return b.Bytes()

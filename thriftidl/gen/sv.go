@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"strings"
 
+	"arcalis/golden/schemagold"
 	"arcalis/thriftidl/schema"
 )
 
@@ -165,6 +166,45 @@ func SV(t *schema.Table, o Options) []byte {
 	w.table("type_key", tW, tW, ti(func(ty schema.Type) string { return lit(tW, max(ty.Key, 0)) }))
 	w.table("type_elem", tW, tW, ti(func(ty schema.Type) string { return lit(tW, max(ty.Elem, 0)) }))
 
+	// Layout: golden/schemagold's rules for the records and arrays of the
+	// App.Recv and App.Resp images, evaluated here so that the modules
+	// hold no copy of them.
+	maxSize := 0
+	for si := range t.Structs {
+		maxSize = max(maxSize, schemagold.RecordSize(t, si))
+	}
+	for ti := range t.Types {
+		maxSize = max(maxSize, schemagold.ArrayUnit(t, ti))
+	}
+	sizeW := width(maxSize)
+	w.printf("\n  localparam int SizeW = %d;  // bits of the sizes and offsets below\n", sizeW)
+	w.section("Layout of the images (golden/schemagold): a struct's record size,\n  // a field's offset in its struct's record, the struct it belongs to, and\n  // whether a result struct is a void method's.")
+	var sizes, voids, offsets, owners, rsz, esz, unit []entry
+	for i, s := range t.Structs {
+		sizes = append(sizes, entry{lit(sizeW, schemagold.RecordSize(t, i)), s.Name})
+		voids = append(voids, entry{bit(s.Kind == schema.KindResult && schemagold.RespVoid(t, i)), s.Name})
+		for _, f := range t.StructFields(i) {
+			offsets = append(offsets, entry{lit(sizeW, schemagold.SlotOffset(t, i, f)), s.Name + "." + f.Name})
+			owners = append(owners, entry{lit(sW, i), s.Name + "." + f.Name})
+		}
+	}
+	for i, ty := range t.Types {
+		r := 0
+		if ty.Wire == schema.Struct {
+			r = schemagold.RecordSize(t, ty.Struct)
+		}
+		rsz = append(rsz, entry{lit(sizeW, r), typeString(t, i)})
+		esz = append(esz, entry{lit(sizeW, schemagold.ElemSize(t, i)), typeString(t, i)})
+		unit = append(unit, entry{lit(sizeW, schemagold.ArrayUnit(t, i)), typeString(t, i)})
+	}
+	w.table("struct_size", sizeW, sW, sizes)
+	w.table("struct_void", 1, sW, voids)
+	w.table("field_offset", sizeW, fW, offsets)
+	w.table("field_owner", sW, fW, owners)
+	w.section("Per wire type: the record of a struct type (else 0), the size of\n  // one value of the type in an element array, and a list's, set's or\n  // map's bytes per element (else 0).")
+	w.table("type_record_size", sizeW, tW, rsz)
+	w.table("type_elem_size", sizeW, tW, esz)
+	w.table("type_array_unit", sizeW, tW, unit)
 	w.printf("\n  /* verilator lint_on UNUSEDPARAM */\nendpackage\n")
 	return w.b.Bytes()
 }
