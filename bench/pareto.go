@@ -311,22 +311,8 @@ func runPareto(specs []widthSpec, requests int, out, machine string) error {
 	return nil
 }
 
-// thousands formats n with commas: 12,345.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
-
 // kilo formats a rate per second in thousands, no decimals: 683.
-func kilo(perSec float64) string { return thousands(int(perSec/1000 + 0.5)) }
+func kilo(perSec float64) string { return rpt.Thousands(int(perSec/1000 + 0.5)) }
 
 // linkTo is path relative to the directory the report is written to.
 func linkTo(out, path string) string {
@@ -368,15 +354,15 @@ func (rep paretoReport) markdown(out string) string {
 			power = fmt.Sprintf("%.1f at %s MHz (estimate)", r.PowerMW, strconv.FormatFloat(r.PowerMHz, 'f', -1, 64))
 		}
 		p("| ours: Yosys estimate | receive path, %d B/cycle, all blocks | %s | %s | %.1f (estimate) | %s | %s | %s |\n",
-			r.Width, thousands(r.Area.TotalLUTs()), thousands(r.Area.FFs), r.Clock.MHz, power,
+			r.Width, rpt.Thousands(r.Area.TotalLUTs()), rpt.Thousands(r.Area.FFs), r.Clock.MHz, power,
 			kilo(r.Clock.PerSecond(r.mix("memc-small").PerReq)), kilo(r.Clock.PerSecond(r.mix("etc").PerReq)))
 	}
 	for _, c := range rpt.Figure19 {
 		p("| paper: Vivado place and route | %s, reconfigurable region (Figure 19) | %s | %s | %d | %.0f | – | – |\n",
-			c.Name, thousands(c.LUTs), thousands(c.FFs), paperFigure19MHz, c.DynamicW*1000)
+			c.Name, rpt.Thousands(c.LUTs), rpt.Thousands(c.FFs), paperFigure19MHz, c.DynamicW*1000)
 	}
 	p("| paper: gem5 full-system simulation | Memcached, whole service (Figure 13) | – | – | 1,000 (simulated engine clock) | – | %s–%s (low to high write intensity) | – |\n\n",
-		thousands(int(paperMemcachedKRPS[0])), thousands(int(paperMemcachedKRPS[1])))
+		rpt.Thousands(int(paperMemcachedKRPS[0])), rpt.Thousands(int(paperMemcachedKRPS[1])))
 	p("Ours count every block of the receive path (the Fixed Logic Region too); the paper's Figure 19\n" +
 		"counts one service's reconfigurable region. The table below also gives our reconfigurable region\n" +
 		"(RxEngine, TxEngine, output buffer and their glue: `make report`'s Regions table). Our\n" +
@@ -389,7 +375,7 @@ func (rep paretoReport) markdown(out string) string {
 	p("| width (B/cycle) | LUTs | FFs | reconfigurable region: LUTs / FFs | estimated Fmax (MHz) | one cycle (ns) | reports |\n|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, r := range rep.Rows {
 		p("| %d | %s | %s | %s / %s | %.1f | %.3f | [%s](%s), [%s](%s) (timing of %s on %s) |\n", r.Width,
-			thousands(r.Area.TotalLUTs()), thousands(r.Area.FFs), thousands(r.Reconf.TotalLUTs()), thousands(r.Reconf.FFs),
+			rpt.Thousands(r.Area.TotalLUTs()), rpt.Thousands(r.Area.FFs), rpt.Thousands(r.Reconf.TotalLUTs()), rpt.Thousands(r.Reconf.FFs),
 			r.Clock.MHz, r.Clock.NS(1),
 			linkTo(out, filepath.Join(r.Reports, "yosys.md")), linkTo(out, filepath.Join(r.Reports, "yosys.md")),
 			linkTo(out, filepath.Join(r.Reports, "timing.md")), linkTo(out, filepath.Join(r.Reports, "timing.md")),

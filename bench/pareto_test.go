@@ -140,8 +140,8 @@ func TestStaleness(t *testing.T) {
 
 func TestThousands(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 631: "631", 1182: "1,182", 9115: "9,115", 1234567: "1,234,567", -4437: "-4,437"} {
-		if got := thousands(n); got != want {
-			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		if got := rpt.Thousands(n); got != want {
+			t.Errorf("rpt.Thousands(%d) = %q, want %q", n, got, want)
 		}
 	}
 	if got := kilo(714285.7); got != "714" {

@@ -177,13 +177,13 @@ func plotPareto(rows []paretoRow, path string) error {
 		if i == 0 {
 			name = "paper: Memcached, whole service, gem5 at 1 GHz (Fig. 13)"
 		}
-		if err := addRule(a, name, plotter.XYs{{X: 0, Y: k}, {X: xmax, Y: k}}, fmt.Sprintf("%s kRPS", thousands(int(k)))); err != nil {
+		if err := addRule(a, name, plotter.XYs{{X: 0, Y: k}, {X: xmax, Y: k}}, fmt.Sprintf("%s kRPS", rpt.Thousands(int(k)))); err != nil {
 			return err
 		}
 	}
 	for _, c := range rpt.Figure19 {
 		if err := addRule(a, "", plotter.XYs{{X: float64(c.LUTs), Y: 0}, {X: float64(c.LUTs), Y: kmax * 1.2}},
-			fmt.Sprintf("paper %s: %s LUTs", c.Name, thousands(c.LUTs))); err != nil {
+			fmt.Sprintf("paper %s: %s LUTs", c.Name, rpt.Thousands(c.LUTs))); err != nil {
 			return err
 		}
 	}

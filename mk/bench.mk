@@ -21,12 +21,25 @@ PARETO_WIDTHS ?= 8 16 32 64
 _pw_default = $(filter $(1),$(WIDTH_DEFAULT))
 PARETO_SPEC := $(foreach w,$(PARETO_WIDTHS),$(w)=build/model$(if $(call _pw_default,$(w)),,-w$(w))/$(VPI_LIB)@reports$(if $(call _pw_default,$(w)),,/w$(w)))
 
-.PHONY: bench bench-native bench-history pareto pareto-inputs
+.PHONY: bench bench-native bench-history bench-services readme-services pareto pareto-inputs
 
-## make bench        all benchmarks (line rate, Figure 15 sweep, Go vs native, Go vs Apache Thrift, build cost) with ns at WIDTH's estimated Fmax; writes reports/bench.md, reports/bench-*.svg and (as make pareto) reports/pareto.{md,svg}
-bench: $(MODEL) $(BENCH_NATIVE) pareto-inputs
+## make bench        all benchmarks (line rate, Figure 15 sweep, Go vs native, Go vs Apache Thrift, build cost) with ns at WIDTH's estimated Fmax; writes reports/bench.md, reports/bench-*.svg, (as make pareto) reports/pareto.{md,svg} and (as make bench-services) reports/bench-services.md
+bench: $(MODEL) $(BENCH_NATIVE) pareto-inputs bench-services
 	BENCH_VPI_TOP='$(_bn_top)' BENCH_VPI_SOURCES='$(_bn_sources)' BENCH_VPI_FLAGS='$(_bn_vflags)' \
 	  $(GO) run ./bench -native $(BENCH_NATIVE) -out reports -width $(WIDTH) -timing $(TIMING_OUT)/timing.json -pareto '$(PARETO_SPEC)'
+
+## make bench-services cycles per request of each service of idl/ (its default vectors) through the generic recvFunction and respFunction, unit level, at memory latency 0 and 100, WIDTH bytes a cycle; builds each service's schema-model and schematx-model; writes reports/bench-services.{md,json} (reports/wN/ for WIDTH=N) and, at the default width, README.md's services table
+# Cycles are deterministic: a run takes seconds once the ten models are
+# built (make schema-model and make schematx-model per service, about half a
+# minute each from scratch, run by the command itself through
+# tb/schemacase.Case.Build, under the lock go test's model builds take).
+bench-services:
+	$(GO) run ./bench/services -out reports$(if $(WSUFFIX),/w$(WIDTH)) -width $(WIDTH)
+	$(if $(WSUFFIX),,$(MAKE) readme-services)
+
+## make readme-services rewrite README.md's services table from reports/ (bench-services.json, schema/, schematx/); go test ./bench/services checks it is current
+readme-services:
+	$(GO) run ./bench/services -readme
 
 ## make pareto       per width (PARETO_WIDTHS: 8 16 32 64): LUTs, FFs, estimated Fmax, GB/s and requests/s at it, beside the paper's figures: reports/pareto.{md,svg}
 pareto: pareto-inputs

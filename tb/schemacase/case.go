@@ -134,7 +134,7 @@ func (c Case) Build(root string, jobs int) (string, error) {
 	}
 	// go test ./... runs the packages that build these models side by side:
 	// one make at a time, or two would write the same files.
-	unlock, err := lockBuilds(root)
+	unlock, err := LockBuilds(root)
 	if err != nil {
 		return "", err
 	}
@@ -148,9 +148,11 @@ func (c Case) Build(root string, jobs int) (string, error) {
 	return filepath.Join(root, c.OutDir(), "libvmodel.so"), nil
 }
 
-// lockBuilds takes the lock every model build holds, a file lock so that
-// it holds across processes.
-func lockBuilds(root string) (unlock func(), err error) {
+// LockBuilds takes the lock every model build holds, a file lock so that
+// it holds across processes: a caller that runs a model holds it so that
+// no build replaces the model under it (not while calling Build, which
+// takes it too).
+func LockBuilds(root string) (unlock func(), err error) {
 	dir := filepath.Join(root, "build")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err

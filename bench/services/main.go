@@ -1,0 +1,212 @@
+// Command services measures cycles per request of each service of idl/
+// through the generic units of issue 17 (`make bench-services`): the
+// recvFunction rtl/generic/recv_schema.sv walking each request of the
+// service's default vectors, and the respFunction rtl/generic/resp_schema.sv
+// serializing a reply to it, at memory latencies 0 and 100. It writes
+// reports/bench-services.md and bench-services.json, from which -readme
+// writes README.md's services table.
+//
+// The units are not yet inside the engine (arcalis_top): these are unit
+// cycles, with the memory modelled at their ports (tb/schemarx.Stream for
+// the recv window, tb/schematx.Drive for the resp read port). Cycles are
+// deterministic: one run is the measurement.
+//
+// VPI holds one model per process, so the parent builds the models (make
+// schema-model and make schematx-model, as tb/schemacase.Case.Build runs
+// them) and runs itself as a child per model (-child recv or -child resp),
+// which prints its measurements as JSON.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"arcalis/internal/machine"
+	"arcalis/tb/schemacase"
+	"arcalis/tb/schemarx"
+	"arcalis/tb/schematx"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-services:", err)
+		os.Exit(1)
+	}
+}
+
+// options are the command line.
+type options struct {
+	out       string
+	width     int
+	latencies []int
+	jobs      int
+	child     string // "recv" or "resp": measure one model and print JSON
+	service   string // with -child: the service
+	lib       string // with -child: the model library
+	readme    bool   // rewrite README.md's table from reports/ and stop
+}
+
+func run() error {
+	var o options
+	var lats string
+	flag.StringVar(&o.out, "out", "reports", "directory for bench-services.md")
+	flag.IntVar(&o.width, "width", 16, "the units' Width (bytes a cycle)")
+	flag.StringVar(&lats, "latencies", "0,100", "memory latencies in cycles, comma-separated")
+	flag.IntVar(&o.jobs, "jobs", 0, "VPI_JOBS for the model builds (0: vpi/build.mk's default)")
+	flag.StringVar(&o.child, "child", "", "internal: measure one model (recv or resp) and print JSON")
+	flag.StringVar(&o.service, "service", "", "with -child: the service")
+	flag.StringVar(&o.lib, "lib", "", "with -child: the model library")
+	flag.BoolVar(&o.readme, "readme", false, "rewrite README.md's services table from reports/ (no simulation) and stop")
+	flag.Parse()
+	for _, f := range strings.Split(lats, ",") {
+		l, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || l < 0 {
+			return fmt.Errorf("-latencies %q: want non-negative integers", lats)
+		}
+		o.latencies = append(o.latencies, l)
+	}
+	root, err := schemacase.FindRoot("run it inside the repository (no go.mod above the working directory)")
+	if err != nil {
+		return err
+	}
+	if o.child != "" {
+		return childMain(o, root)
+	}
+	if o.readme {
+		return writeReadme(root)
+	}
+	return parentMain(o, root)
+}
+
+// services are the services of idl/, with the vectors tb/schemarx checks
+// them on (MemcachedService: vectors/default.vec, the hand-written
+// engine's, as there is no default-memcached.vec).
+func services() []schemacase.Service {
+	var out []schemacase.Service
+	for _, s := range schemarx.Services {
+		if filepath.Dir(s.IDL) == "idl" && s.Vectors != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// unitRun is what a child measured: one entry per record of the vectors.
+type unitRun struct {
+	Unit     string      `json:"unit"`
+	Service  string      `json:"service"`
+	Requests []reqResult `json:"requests"`
+}
+
+// reqResult is one record through one unit. Cycles has one entry per
+// latency (the order of -latencies); none when the unit had nothing to do
+// (Skip says why) or failed (Err).
+type reqResult struct {
+	Index  int    `json:"index"`
+	Method string `json:"method,omitempty"`
+	Cycles []int  `json:"cycles,omitempty"`
+	Bytes  int    `json:"bytes"`          // recv: the args' bytes; resp: the reply's bytes after its message header
+	Reads  int    `json:"reads"`          // resp: image reads
+	Most   int    `json:"most,omitempty"` // resp: the most reads outstanding at once (at the largest latency)
+	Skip   string `json:"skip,omitempty"`
+	Err    string `json:"err,omitempty"`
+}
+
+// parentMain builds each service's two models, runs a child on each and
+// writes the report.
+func parentMain(o options, root string) error {
+	start := time.Now()
+	r := &report{Date: start.UTC(), Machine: machine.Describe(), Width: o.width, Latencies: o.latencies}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	for _, s := range services() {
+		rc := schemarx.Module.Case(s, o.width)
+		table, err := rc.Table(root)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.Name, err)
+		}
+		sr := serviceReport{Service: s, Table: table}
+		for _, u := range []struct {
+			name string
+			c    schemacase.Case
+			into *unitRun
+		}{
+			{"recv", rc, &sr.Recv},
+			{"resp", schematx.Module.Case(s, o.width), &sr.Resp},
+		} {
+			fmt.Fprintf(os.Stderr, "bench-services: %s: %s model (make %s-model SERVICE=%s) ...\n", s.Name, u.name, u.c.Target, u.c.Stem())
+			lib, err := u.c.Build(root, o.jobs)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "bench-services: %s: %s at latencies %v ...\n", s.Name, u.name, o.latencies)
+			// Under the builds' lock: no go test rebuilds the model while
+			// the child runs it.
+			unlock, err := schemacase.LockBuilds(root)
+			if err != nil {
+				return err
+			}
+			*u.into, err = runChild(exe, root, u.name, s.Name, lib, o)
+			unlock()
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", s.Name, u.name, err)
+			}
+		}
+		r.Services = append(r.Services, sr)
+	}
+	r.Elapsed = time.Since(start)
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	md, err := r.markdown()
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(o.out, "bench-services.md")
+	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(r.summaries(), "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(o.out, "bench-services.json"), append(js, '\n'), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "bench-services: wrote %s and bench-services.json in %s\n", path, r.Elapsed.Round(time.Second))
+	if n := r.failures(); n > 0 {
+		return fmt.Errorf("%d requests differed from the reference or broke a unit's protocol: see %s", n, path)
+	}
+	return nil
+}
+
+// runChild runs this command on one model and reads what it printed.
+func runChild(exe, root, unit, service, lib string, o options) (unitRun, error) {
+	var ur unitRun
+	lats := make([]string, len(o.latencies))
+	for i, l := range o.latencies {
+		lats[i] = strconv.Itoa(l)
+	}
+	cmd := exec.Command(exe, "-child", unit, "-service", service, "-lib", lib, "-width", strconv.Itoa(o.width), "-latencies", strings.Join(lats, ","))
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return ur, fmt.Errorf("child: %v\n%s", err, stderr.Bytes())
+	}
+	if err := json.Unmarshal(out, &ur); err != nil {
+		return ur, fmt.Errorf("child's output: %v", err)
+	}
+	return ur, nil
+}
