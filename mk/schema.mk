@@ -7,7 +7,7 @@
 #
 # SERVICE is a file stem of idl/ (post_storage), or the stem without its
 # underscores (poststorage); `make verilate SERVICE=...` builds the
-# recv_schema model too.
+# recv_schema and schema_pair models too.
 
 ifneq ($(SERVICE),)
 _sc_entry := $(strip $(foreach e,$(IDL_SERVICES),$(if $(filter $(SERVICE),$(word 1,$(subst =, ,$(e))) $(subst _,,$(word 1,$(subst =, ,$(e))))),$(e))))
@@ -18,15 +18,14 @@ _sc_stem := $(word 1,$(subst =, ,$(_sc_entry)))
 _sc_name := $(word 2,$(subst =, ,$(_sc_entry)))
 endif
 
-# schema_unit defines one module's variables and targets; $(1) is the
-# prefix of its variables (SCHEMA), $(2) that of its targets, build/ and
-# reports/ directories (schema), $(3) the module (recv_schema), $(4) the
-# variable holding what the report's timing miss says after the module's
-# name. With SERVICE: $(1)_IDL, $(1)_NAME, $(1)_PKG and $(1)_DIR
+# schema_model defines one top module's package and model; $(1) is the
+# prefix of its variables (SCHEMA), $(2) that of its target and build/
+# directory (schema), $(3) the module (recv_schema), $(4) its sources after
+# the packages. With SERVICE: $(1)_IDL, $(1)_NAME, $(1)_PKG and $(1)_DIR
 # (build/$(2)-<stem>[-wN]). Another IDL (a test's): set those four instead
-# of SERVICE. Defines $(1)_SV (the package), $(1)_MODEL, $(1)_WORK,
-# $(1)_REP, $(1)_NETLIST and the targets $(2)-model and $(2)-report.
-define schema_unit
+# of SERVICE. Defines $(1)_SV (the package), $(1)_MODEL and the target
+# $(2)-model.
+define schema_model
 ifneq ($(SERVICE),)
 $(1)_IDL  := idl/$(_sc_stem).thrift
 $(1)_NAME := $(_sc_name)
@@ -46,9 +45,26 @@ $$($(1)_SV): $$($(1)_IDL) $(wildcard idl/*.thrift thriftidl/*.go thriftidl/*/*.g
 VPI_TOP     := $(3)
 VPI_OUT     := $$($(1)_DIR)
 VPI_FLAGS   := --assert -GWidth=$(WIDTH) +define+SCHEMA_PKG=$$($(1)_PKG)
-VPI_SOURCES := $(RTL_PKG) $$($(1)_SV) rtl/generic/$(3).sv
+VPI_SOURCES := $(RTL_PKG) $$($(1)_SV) $(4)
 include vpi/build.mk
 $(1)_MODEL := $$(VPI_SO)
+
+.PHONY: $(2)-model
+$(2)-model: $$($(1)_MODEL)
+else
+$(2)-model:
+	$$(error make $$@: set SERVICE to a file stem of idl/: $$(foreach e,$$(IDL_SERVICES),$$(word 1,$$(subst =, ,$$(e)))))
+endif
+endef
+
+# schema_unit is schema_model for one unit, rtl/generic/$(3).sv, and its
+# synthesis report; $(2) also names its reports/ directory, $(4) is the
+# variable holding what the report's timing miss says after the module's
+# name. Defines, besides schema_model's, $(1)_WORK, $(1)_REP, $(1)_NETLIST
+# and the target $(2)-report.
+define schema_unit
+$(call schema_model,$(1),$(2),$(3),rtl/generic/$(3).sv)
+ifneq ($$($(1)_IDL),)
 
 # Synthesis and timing of the module alone, as make report and make
 # timing do for arcalis_top: Yosys reads the module with SCHEMA_PKG spelled
@@ -72,13 +88,12 @@ $$($(1)_NETLIST) &: $$($(1)_WORK)/$(3).sv $$($(1)_WORK)/synth.ys $$($(1)_SV) $(R
 	  --work $$($(1)_WORK) --out $$($(1)_REP) $(RTL_PKG) $$($(1)_SV) $$($(1)_WORK)/$(3).sv
 	cp $$($(1)_WORK)/stat.txt $$($(1)_REP)/stat.txt
 
-.PHONY: $(2)-model $(2)-report
-$(2)-model: $$($(1)_MODEL)
+.PHONY: $(2)-report
 $(2)-report: $$($(1)_NETLIST)
 	$(GO) run ./cmd/arcalis report timing --freq $(REPORT_FREQ) --netlist $$($(1)_WORK)/netlist.json --out $$($(1)_REP) \
 	  || echo "$(2)-report: $(3) for $$($(1)_NAME) misses the timing target$$($(4)): $$($(1)_REP)/timing.md"
 else
-$(2)-model $(2)-report:
+$(2)-report:
 	$$(error make $$@: set SERVICE to a file stem of idl/: $$(foreach e,$$(IDL_SERVICES),$$(word 1,$$(subst =, ,$$(e)))))
 endif
 endef
@@ -100,9 +115,15 @@ $(eval $(call schema_unit,SCHEMA,schema,recv_schema,_sc_miss_schema))
 _sc_miss_schematx :=
 $(eval $(call schema_unit,SCHEMATX,schematx,resp_schema,_sc_miss_schematx))
 
+# Both units in one model for `arcalis serve --service` (VPI: one model per
+# process): rtl/generic/schema_pair.sv, a model only (no logic of its own
+# to report).
+## make schema-pair-model SERVICE=S  recv_schema and resp_schema of service S of idl/ in one model, schema_pair (build/schema-pair-S/libvmodel.so; WIDTH=N: build/schema-pair-S-wN)
+$(eval $(call schema_model,SCHEMAPAIR,schema-pair,schema_pair,rtl/generic/recv_schema.sv rtl/generic/resp_schema.sv rtl/generic/schema_pair.sv))
+
 .PHONY: schema-gatesim
 ifneq ($(SCHEMA_IDL),)
-verilate: $(SCHEMA_MODEL)
+verilate: $(SCHEMA_MODEL) $(SCHEMAPAIR_MODEL)
 
 # The netlist of make schema-report Verilated with the xc7 primitives'
 # models, as mk/gatesim.mk does for arcalis_top, for the same tests as the

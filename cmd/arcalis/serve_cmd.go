@@ -37,10 +37,12 @@ func serveCommand() *cli.Command {
 			"status 1 if --check found a disagreement. Details: docs/serve.md.\n\n" +
 			"--service NAME serves another service of idl/ instead (" + strings.Join(schemasvc.Names(), ", ") + "):\n" +
 			"each request's args are walked by the generic recvFunction (rtl/generic/recv_schema.sv)\n" +
-			"into App.Recv, the business logic reads them back from that image, and the reply\n" +
-			"is written by the reference serializer (the RTL respFunction, rtl/generic/resp_schema.sv, is not yet in this path).\n" +
-			"Its model is --model, else build/schema-<stem>/libvmodel.so, built with make\n" +
-			"schema-model SERVICE=<stem> in the checkout. --check, --record, --wave, --seed and\n" +
+			"into App.Recv, the business logic reads them back from that image and writes its\n" +
+			"result into App.Resp, and the generic respFunction (rtl/generic/resp_schema.sv)\n" +
+			"writes the reply, checked against the reference serializer (a mismatch is logged,\n" +
+			"counted and answered with the reference's bytes). Its model, both units in\n" +
+			"rtl/generic/schema_pair.sv, is --model, else build/schema-pair-<stem>/libvmodel.so,\n" +
+			"built with make schema-pair-model SERVICE=<stem> in the checkout. --check, --record, --wave, --seed and\n" +
 			"--mem-latency apply to the Memcached engine only.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:9090", Usage: "listen on `HOST:PORT` (port 0: any free port, printed at start)"},
@@ -50,7 +52,7 @@ func serveCommand() *cli.Command {
 			&cli.BoolFlag{Name: "check", Usage: "also score every request against the reference; print each disagreement with its waveform and replay command"},
 			&cli.StringFlag{Name: "wave", Value: "waves", Usage: "with --check: waveforms (and, without --record, replay vector files) of disagreements go into `DIR`", TakesFile: true},
 			&cli.StringFlag{Name: "record", Usage: "write every request received to the vector file `OUT.vec` (replaced; complete when the server stops)", TakesFile: true},
-			&cli.StringFlag{Name: "service", Usage: "serve `NAME` through the generic recvFunction instead of the Memcached engine: " + strings.Join(schemasvc.Names(), ", ")},
+			&cli.StringFlag{Name: "service", Usage: "serve `NAME` through the generic recvFunction and respFunction instead of the Memcached engine: " + strings.Join(schemasvc.Names(), ", ")},
 			&cli.BoolFlag{Name: "stats", Usage: "print statistics on stdout when stopped: requests/s, per method the RTL/software split, simulated cycles, latency p50/p99"},
 			modelFlag(),
 		},

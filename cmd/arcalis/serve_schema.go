@@ -22,10 +22,10 @@ import (
 var engineOnlyFlags = []string{"check", "record", "wave", "seed", "mem-latency"}
 
 // serveSchemaAction is `arcalis serve --service NAME`: the service through
-// the generic recvFunction (package serve/schemasvc).
+// the generic recvFunction and respFunction (package serve/schemasvc).
 func serveSchemaAction(c *cli.Context) error {
 	name := c.String("service")
-	sc, err := schemasvc.Lookup(name)
+	sc, err := schemasvc.PairCase(name)
 	if err != nil {
 		return fmt.Errorf("serve: --service: %v", err)
 	}
@@ -55,7 +55,7 @@ func serveSchemaAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "serve: %s on %s (%s transport; receive: recv_schema model %s; %s); SIGINT or SIGTERM stops it\n",
+	fmt.Fprintf(c.App.ErrWriter, "serve: %s on %s (%s transport; model %s, recv_schema and resp_schema; receive: RTL; %s); SIGINT or SIGTERM stops it\n",
 		name, srv.Addr(), cfg.Transport, cfg.Model, schemasvc.ReplyPath)
 	st, err := awaitStop(ctx, c, stop, srv.Shutdown)
 	if err != nil {
@@ -79,8 +79,8 @@ func schemaTables(cmd string, sc schemarx.Case) (string, *schema.Table, error) {
 	return root, t, nil
 }
 
-// schemaModel is the recv_schema model of sc for command cmd: --model, or
-// the checkout's, built first with make schema-model (incremental).
+// schemaModel is the model of sc for command cmd: --model, or the
+// checkout's, built first with make <sc.Target>-model (incremental).
 // $ARCALIS_MODEL names the engine's model, not this one.
 func schemaModel(c *cli.Context, cmd string, sc schemarx.Case, root string) (string, error) {
 	if lib := c.String("model"); lib != "" {
@@ -89,7 +89,7 @@ func schemaModel(c *cli.Context, cmd string, sc schemarx.Case, root string) (str
 		}
 		return lib, nil
 	}
-	fmt.Fprintf(c.App.ErrWriter, "%s: make schema-model for %s in %s (incremental)\n", cmd, sc.Name, filepath.Join(root, sc.OutDir()))
+	fmt.Fprintf(c.App.ErrWriter, "%s: make %s-model for %s in %s (incremental)\n", cmd, sc.Target, sc.Name, filepath.Join(root, sc.OutDir()))
 	lib, err := sc.Build(root, 0)
 	if err != nil {
 		return "", fmt.Errorf("%s --service %s: building its model: %v", cmd, sc.Name, err)

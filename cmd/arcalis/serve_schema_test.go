@@ -33,11 +33,11 @@ func TestServeServiceUsageErrors(t *testing.T) {
 }
 
 // TestServeServiceSignal runs `arcalis serve --service UniqueIdService` as
-// a user would (the model built or found by make schema-model), calls it
+// a user would (the model built or found by make schema-pair-model), calls it
 // with Apache's generated client, stops it with SIGINT and reads --stats.
 func TestServeServiceSignal(t *testing.T) {
 	srv := startServe(t, `UniqueIdService on (127\.0\.0\.1:\d+) `, nil, "--service", "UniqueIdService", "--addr", "127.0.0.1:0", "--transport", "buffered", "--stats")
-	if !strings.Contains(srv.head, "reply: reference serializer") {
+	if !strings.Contains(srv.head, "reply: RTL respFunction") {
 		t.Errorf("the start line does not say where replies come from:\n%s", srv.head)
 	}
 
@@ -57,7 +57,8 @@ func TestServeServiceSignal(t *testing.T) {
 
 	srv.stop(t)
 	out := srv.stdout.String()
-	for _, re := range []string{`reply: reference serializer`, `2 requests in .*requests/s`, `(?m)^ComposeUniqueId +2 +2 +0 +0 +0 `} {
+	// Requests, RTL OK, rejected, exception, internal error, RTL replies, mismatches.
+	for _, re := range []string{`reply: RTL respFunction`, `2 requests in .*requests/s.*; 0 reply mismatches`, `(?m)^ComposeUniqueId +2 +2 +0 +0 +0 +2 +0 `} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("statistics do not match %q:\n%s", re, out)
 		}

@@ -55,6 +55,11 @@ func Serialize(t *schema.Table, img []byte, method int, seqid int32) (reply []by
 	return s.out, CodeRespOK, len(s.out)
 }
 
+// ReplyHeaderLen is the length of the message header Serialize writes
+// before the result struct for method: the version word, the name with
+// its length, the seqid.
+func ReplyHeaderLen(t *schema.Table, method int) int { return 12 + len(t.Methods[method].Name) }
+
 // checkRespHeader checks the header line's fields in offset order and
 // returns the offset of the first one at fault.
 func checkRespHeader(h RespHeader, img []byte, size, method int, seqid int32) (int, bool) {

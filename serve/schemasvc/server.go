@@ -1,12 +1,15 @@
-// Package schemasvc is a Thrift server for any service of idl/ whose
-// receive path is the generic recvFunction, rtl/generic/recv_schema.sv:
-// the header of each request is checked in software against the service's
-// tables, the Verilated module walks the args into App.Recv
-// (tb/schemarx.Drive), the business logic reads its arguments back from
-// that image (schemagold.ReadBack) and writes its result as an App.Resp
-// image (schemagold.BuildResp), and the reply is serialized by the
-// reference respFunction, schemagold.Serialize: the RTL respFunction does
-// not exist yet.
+// Package schemasvc is a Thrift server for any service of idl/ through
+// the generic recvFunction and respFunction, rtl/generic/recv_schema.sv
+// and resp_schema.sv, in one Verilated model (rtl/generic/schema_pair.sv:
+// VPI holds one model per process): the header of each request is checked
+// in software against the service's tables, recv_schema walks the args
+// into App.Recv (tb/schemarx.Drive), the business logic reads its
+// arguments back from that image (schemagold.ReadBack) and writes its
+// result as an App.Resp image (schemagold.BuildResp), and resp_schema
+// serializes the reply from that image (tb/schematx.Drive), after the
+// message header the server writes. Every reply is checked against the
+// reference respFunction, schemagold.Serialize: on a mismatch the client
+// gets the reference's bytes, and the log and Stats say so.
 package schemasvc
 
 import (
@@ -26,7 +29,9 @@ import (
 	"arcalis/golden/schemagold"
 	"arcalis/serve"
 	"arcalis/serve/conn"
+	"arcalis/tb/schemacase"
 	"arcalis/tb/schemarx"
+	"arcalis/tb/schematx"
 	"arcalis/thriftidl/schema"
 )
 
@@ -35,7 +40,7 @@ type Config struct {
 	Addr      string        // listen address (port 0: any)
 	Transport string        // serve.Framed or serve.Buffered
 	Table     *schema.Table // the service's tables; its Service names the business logic
-	Model     string        // the recv_schema model library built for Table (make schema-model)
+	Model     string        // the schema_pair model library built for Table (make schema-pair-model)
 	Width     int           // the model's Width (bytes per cycle)
 	// Capacity is App.Recv's size; 0: the largest, schemarx.MaxCap.
 	Capacity int
@@ -159,36 +164,52 @@ func (s *Server) run(id int, req request, _ time.Time) conn.Outcome {
 	return o
 }
 
-// open opens and resets the model, on the goroutine that owns it
-// (conn.Own: VPI, one model per process, used from the thread that opened
-// it).
+// open opens the model, binds both units' harnesses on it and resets it,
+// on the goroutine that owns it (conn.Own: VPI, one model per process,
+// used from the thread that opened it).
 func (s *Server) open(biz logic) (func() error, error) {
-	m, err := schemarx.OpenModel(s.cfg.Model, s.cfg.Width)
-	if err == nil {
-		if err = m.Reset(); err != nil {
-			m.Close()
-		}
-	}
+	top := schemacase.PairTop
+	sim, err := schemacase.Open(s.cfg.Model, top+"clk_i", s.cfg.Width)
 	if err != nil {
 		return nil, err
 	}
-	var dut schemarx.DUT = m
-	if testDUT != nil {
-		dut = testDUT(m)
+	rx, err := schemarx.OnSim(sim, top, schemacase.PairRx)
+	var tx *schematx.Model
+	if err == nil {
+		tx, err = schematx.OnSim(sim, top, schemacase.PairTx)
 	}
-	s.eng = &engine{s: s, dut: dut, biz: biz, img: make([]byte, s.cfg.Capacity)}
-	return m.Close, nil
+	if err == nil {
+		err = rx.Reset() // both units
+	}
+	if err != nil {
+		sim.Close()
+		return nil, err
+	}
+	var dut schemarx.DUT = rx
+	if testDUT != nil {
+		dut = testDUT(rx)
+	}
+	var txd schematx.DUT = tx
+	if testTx != nil {
+		txd = testTx(tx)
+	}
+	s.eng = &engine{s: s, dut: dut, tx: txd, biz: biz, img: make([]byte, s.cfg.Capacity)}
+	return sim.Close, nil
 }
 
-// testDUT, set only by this package's tests, wraps the model (to alter
-// what it stores).
-var testDUT func(schemarx.DUT) schemarx.DUT
+// testDUT and testTx, set only by this package's tests, wrap the units
+// (to alter what they store or write).
+var (
+	testDUT func(schemarx.DUT) schemarx.DUT
+	testTx  func(schematx.DUT) schematx.DUT
+)
 
 // engine is the model and the business logic, used on the goroutine that
 // owns the model.
 type engine struct {
 	s   *Server
-	dut schemarx.DUT
+	dut schemarx.DUT // recv_schema
+	tx  schematx.DUT // resp_schema, in the same model
 	biz logic
 	img []byte // App.Recv
 	n   int    // requests run so far
@@ -196,7 +217,7 @@ type engine struct {
 
 // run walks one request's args through the RTL into App.Recv, reads them
 // back from the image, runs the business logic and writes the reply with
-// the reference respFunction.
+// the RTL respFunction.
 func (e *engine) run(j *job) outcome {
 	s, t, h := e.s, e.s.cfg.Table, j.hdr
 	idx := e.n
@@ -230,7 +251,7 @@ func (e *engine) run(j *job) outcome {
 	noReply := h.typ == thrift.ONEWAY || t.Methods[h.method].Oneway
 	var reply []byte
 	if err == nil && !noReply {
-		reply, err = e.reply(h, result)
+		reply, err = e.reply(j, idx, result)
 	}
 	if err != nil {
 		s.log.Printf("connection %d request %d (%s): %v; INTERNAL_ERROR", j.conn, idx, name, err)
@@ -255,19 +276,61 @@ func (e *engine) run(j *job) outcome {
 	return outcome{Reply: reply}
 }
 
-// reply is the result's App.Resp image serialized by the reference
-// respFunction.
-func (e *engine) reply(h header, result *schemagold.Struct) ([]byte, error) {
-	t := e.s.cfg.Table
+// reply is the result's App.Resp image serialized by resp_schema, its
+// reads answered from the image at memory latency 0 and its output never
+// stalled (schematx.Drive), after the message header, which is the
+// caller's: the reference's. A reply unlike the reference's is an RTL
+// bug: it is logged and counted, and the reference's goes out instead.
+func (e *engine) reply(j *job, idx int, result *schemagold.Struct) ([]byte, error) {
+	s, t, h := e.s, e.s.cfg.Table, j.hdr
 	img, err := schemagold.BuildResp(t, h.method, h.seqid, result)
 	if err != nil {
 		return nil, err
 	}
-	out, code, off := schemagold.Serialize(t, img, h.method, h.seqid)
+	ref, code, off := schemagold.Serialize(t, img, h.method, h.seqid)
 	if code != schemagold.CodeRespOK {
 		return nil, fmt.Errorf("the reference respFunction refused the App.Resp image: %v at %d", code, off)
 	}
-	return out, nil
+	name := t.Methods[h.method].Name
+	head := schemagold.ReplyHeaderLen(t, h.method)
+	tm, err := schematx.Drive(e.tx, schematx.Image{N: idx, Method: h.method, SeqID: h.seqid, Img: img}, 0, 0)
+	if err != nil {
+		s.stats.reply(h.method, false, 0, true)
+		s.log.Printf("connection %d request %d (%s, seqid %d): reply MISMATCH: resp_schema failed: %v; reference %v; answered with the reference's bytes; the model is reset",
+			j.conn, idx, name, h.seqid, err, code)
+		if rerr := e.tx.Reset(); rerr != nil {
+			s.log.Printf("resetting the model: %v", rerr)
+		}
+		return ref, nil
+	}
+	rtl := append(ref[:head:head], tm.Out...)
+	at := firstDiff(rtl, ref)
+	bad := at >= 0 || tm.Code != schemagold.CodeRespOK || tm.Offset != len(ref)-head
+	s.stats.reply(h.method, true, uint64(tm.Cycles), bad)
+	if bad {
+		diff := "the same bytes"
+		if at >= 0 {
+			diff = fmt.Sprintf("first differing byte %d", at)
+		}
+		s.log.Printf("connection %d request %d (%s, seqid %d): reply MISMATCH: %s of %d (RTL) and %d (reference); resp_schema %v at %d, reference %v; answered with the reference's bytes",
+			j.conn, idx, name, h.seqid, diff, len(rtl), len(ref), tm.Code, tm.Offset, code)
+		return ref, nil
+	}
+	return rtl, nil
+}
+
+// firstDiff is the offset of the first byte where a and b differ (the
+// shorter one's length if it is the other's start), -1 if they are equal.
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
 }
 
 // unreadable is what Apache's generated processor does with args it cannot

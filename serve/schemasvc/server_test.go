@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -22,13 +23,14 @@ import (
 	"arcalis/serve"
 	"arcalis/serve/internal/servetest"
 	"arcalis/tb/schemarx"
+	"arcalis/tb/schematx"
 	"arcalis/thriftidl/schema"
 	"arcalis/vectors"
 )
 
 // VPI holds one model per process: TestServices runs each service in a
 // child process (this test binary with envService set), two at a time. A
-// child builds the service's model with make schema-model, serves it with
+// child builds the service's model with make schema-pair-model, serves it with
 // each transport in turn, and talks to it with Apache's generated client.
 const envService = "SCHEMASVC_SERVICE"
 
@@ -66,7 +68,7 @@ func TestServices(t *testing.T) {
 
 // serviceChild checks one service over both transports.
 func serviceChild(t *testing.T, name string) {
-	c, err := Lookup(name)
+	c, err := PairCase(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,6 +91,7 @@ func serviceChild(t *testing.T, name string) {
 	if name == "MemcachedService" {
 		t.Run("from-image", func(t *testing.T) { fromImage(t, table, lib, c.Width) })
 		t.Run("oneway", func(t *testing.T) { oneway(t, table, lib, c.Width) })
+		t.Run("reply-mismatch", func(t *testing.T) { replyMismatch(t, table, lib, c.Width) })
 	}
 	for _, tr := range []string{serve.Framed, serve.Buffered} {
 		t.Run(tr, func(t *testing.T) {
@@ -112,8 +115,9 @@ func serviceChild(t *testing.T, name string) {
 			}
 			checkStats(t, tr, table, sc, st, stats)
 			var out bytes.Buffer
-			if err := stats.Write(&out); err != nil || !strings.Contains(out.String(), "reply: reference serializer") {
-				t.Errorf("stats.Write: %v, %q: want the reply path named", err, out.String())
+			if err := stats.Write(&out); err != nil || !strings.Contains(out.String(), "reply: RTL respFunction") ||
+				!strings.Contains(out.String(), "; 0 reply mismatches") {
+				t.Errorf("stats.Write: %v, %q: want the reply path named and no mismatch", err, out.String())
 			}
 			t.Logf("%s %s:\n%s", name, tr, out.String())
 		})
@@ -155,6 +159,56 @@ func fromImage(t *testing.T, table *schema.Table, lib string, width int) {
 	// The Get's key has no 'A': it finds what the Set's image held.
 	if v, err := c.Get(ctx, 2, []byte("key")); err != nil || string(v) != "xBBx" {
 		t.Errorf("Get = %q, %v; want the value as the altered image held it, \"xBBx\"", v, err)
+	}
+}
+
+// alterReplies is resp_schema with every byte 'A' it writes turned into 'B'.
+type alterReplies struct{ schematx.DUT }
+
+func (a alterReplies) Cycle(in *schematx.Inputs) (*schematx.Outputs, error) {
+	out, err := a.DUT.Cycle(in)
+	if err == nil && out.OutValid {
+		for i := range out.OutLen {
+			if out.OutData[i] == 'A' {
+				out.OutData[i] = 'B'
+			}
+		}
+	}
+	return out, err
+}
+
+// replyMismatch shows that a reply of resp_schema unlike the reference's
+// does not reach the client: with the module's bytes altered, a Get is
+// answered with the reference's bytes, and the log and the statistics
+// count the mismatch.
+func replyMismatch(t *testing.T, table *schema.Table, lib string, width int) {
+	testTx = func(d schematx.DUT) schematx.DUT { return alterReplies{d} }
+	defer func() { testTx = nil }()
+	var logb servetest.Log
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Transport: serve.Framed, Table: table, Model: lib, Width: width, Log: &logb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown(context.Background())
+	trans, pf := client(t, srv.Addr().String(), serve.Framed)
+	defer trans.Close()
+	c := memcached.NewMemcachedServiceClientFactory(trans, pf)
+	if err := c.Set(ctx, 1, []byte("key"), []byte("xAAx"), 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := c.Get(ctx, 2, []byte("key")); err != nil || string(v) != "xAAx" {
+		t.Errorf("Get = %q, %v; want the reference's reply, \"xAAx\"", v, err)
+	}
+	st, err := srv.Shutdown(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if get := st.Method("Get"); st.ReplyMismatches != 1 || get.Mismatches != 1 || get.Replies != 1 || st.Method("Set").Replies != 1 {
+		t.Errorf("%d reply mismatches, Get's %d of %d RTL replies, Set's RTL replies %d; want 1, 1 of 1, 1",
+			st.ReplyMismatches, get.Mismatches, get.Replies, st.Method("Set").Replies)
+	}
+	if !regexp.MustCompile(`\(Get, seqid \d+\): reply MISMATCH: first differing byte \d+ .*resp_schema RESP_OK .*reference RESP_OK`).MatchString(logb.String()) {
+		t.Errorf("the log does not name the mismatch:\n%s", logb.String())
 	}
 }
 
@@ -276,10 +330,23 @@ func checkStats(t *testing.T, tr string, table *schema.Table, sc script, s sent,
 				t.Errorf("%s: a request of 0 cycles", m.Name)
 			}
 		}
+		// Every answered call's reply came from resp_schema, as the
+		// reference's.
+		replies := want
+		if m.Oneway {
+			replies = 0
+		}
+		if got.Replies != replies || got.Mismatches != 0 || len(got.TxCycles) != replies || slices.Contains(got.TxCycles, 0) {
+			t.Errorf("%s: %d RTL replies (%d mismatches), resp_schema cycles %v; want %d replies, no mismatch, none of 0 cycles",
+				m.Name, got.Replies, got.Mismatches, got.TxCycles, replies)
+		}
 		if want == 0 {
 			t.Errorf("the script does not call %s", m.Name)
 		}
 		total += want + rejected
+	}
+	if st.ReplyMismatches != 0 {
+		t.Errorf("%d reply mismatches (RTL respFunction against the reference), want 0", st.ReplyMismatches)
 	}
 	if st.Requests != total || st.Faults != s.faults {
 		t.Errorf("%d requests, %d faults; want %d, %d", st.Requests, st.Faults, total, s.faults)

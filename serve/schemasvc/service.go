@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"arcalis/tb/schemacase"
 	"arcalis/tb/schemarx"
 )
 
@@ -20,4 +21,12 @@ func Lookup(name string) (schemarx.Case, error) {
 		return schemarx.Case{}, fmt.Errorf("no service %q in idl/: want one of %s", name, strings.Join(Names(), ", "))
 	}
 	return schemarx.ParseCase(fmt.Sprintf("%s:%d", name, ModelWidth))
+}
+
+// PairCase is the model the server opens for the service named: Lookup's
+// case in schema_pair, both units in one model (make schema-pair-model).
+func PairCase(name string) (schemacase.Case, error) {
+	c, err := Lookup(name)
+	c.Module = schemacase.Pair
+	return c, err
 }

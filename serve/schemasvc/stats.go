@@ -13,7 +13,7 @@ import (
 )
 
 // ReplyPath says where replies come from, for --stats and the logs.
-const ReplyPath = "reply: reference serializer (golden/schemagold.Serialize); the RTL respFunction (rtl/generic/resp_schema.sv) is not yet in this path"
+const ReplyPath = "reply: RTL respFunction (rtl/generic/resp_schema.sv, in one model with recv_schema: schema_pair), checked against golden/schemagold.Serialize (a mismatch is answered with its bytes)"
 
 // MethodStats are one method's statistics.
 type MethodStats struct {
@@ -25,6 +25,12 @@ type MethodStats struct {
 	Internal int      // the business logic or the reply failed: INTERNAL_ERROR
 	Cycles   []uint64 // recv_schema cycles, start_i to done_o, per request
 	Latency  []time.Duration
+
+	Replies  int      // replies resp_schema serialized (its run ended with done_o)
+	TxCycles []uint64 // resp_schema cycles, start_i to done_o, per reply it serialized
+	// Mismatches are replies resp_schema got wrong (unlike the reference's,
+	// or its run failed): answered with the reference's bytes.
+	Mismatches int
 }
 
 // Stats is what the server did.
@@ -34,6 +40,10 @@ type Stats struct {
 	Requests int           // handed to the model
 	Faults   int           // answered without the model: unreadable header, unknown method, unreadable unframed args
 	Busy     time.Duration // from the first request to the last reply
+
+	// ReplyMismatches, every method's Mismatches: replies of resp_schema
+	// unlike the reference's, or its runs that failed (an RTL bug).
+	ReplyMismatches int
 }
 
 // collector gathers the samples of the model's goroutine and the
@@ -74,6 +84,21 @@ func (c *collector) request(method int, rtl bool, cycles uint64) {
 	m.Cycles = append(m.Cycles, cycles)
 }
 
+// reply counts a reply resp_schema serialized in cycles (ran: its run
+// ended with done_o), and whether it differed from the reference's.
+func (c *collector) reply(method int, ran bool, cycles uint64, mismatch bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := &c.by[method]
+	if ran {
+		m.Replies++
+		m.TxCycles = append(m.TxCycles, cycles)
+	}
+	if mismatch {
+		m.Mismatches++
+	}
+}
+
 func (c *collector) thrown(method int) {
 	c.mu.Lock()
 	c.by[method].Thrown++
@@ -105,8 +130,9 @@ func (c *collector) snapshot() Stats {
 	st := Stats{Service: c.t.Service, Requests: c.requests, Faults: c.faults, Busy: c.last.Sub(c.first)}
 	for _, m := range c.by {
 		if m.Requests > 0 {
-			m.Cycles, m.Latency = slices.Clone(m.Cycles), slices.Clone(m.Latency)
+			m.Cycles, m.Latency, m.TxCycles = slices.Clone(m.Cycles), slices.Clone(m.Latency), slices.Clone(m.TxCycles)
 			st.Methods = append(st.Methods, m)
+			st.ReplyMismatches += m.Mismatches
 		}
 	}
 	return st
@@ -122,21 +148,28 @@ func (s Stats) Method(name string) MethodStats {
 	return MethodStats{Method: name}
 }
 
-// Write prints the statistics: where receive and reply run, the rate, then
-// per method the requests, how the RTL ended them, the cycles and the
-// latencies.
+// Write prints the statistics: where receive and reply run, the rate and
+// the reply mismatches, then per method the requests, how the RTL ended
+// them, the replies, the cycles and the latencies.
 func (s Stats) Write(w io.Writer) error {
 	fmt.Fprintf(w, "%s: receive: RTL (rtl/generic/recv_schema.sv, App.Recv read back with schemagold.ReadBack); %s\n", s.Service, ReplyPath)
-	fmt.Fprintf(w, "%s; %d faults\n", serve.Throughput(s.Requests, s.Busy), s.Faults)
+	fmt.Fprintf(w, "%s; %d faults; %d reply mismatches (RTL respFunction against the reference)\n",
+		serve.Throughput(s.Requests, s.Busy), s.Faults, s.ReplyMismatches)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "method\trequests\tRTL OK\tRTL rejected\texception\tinternal error\trx cycles/request\tp50\tp99\tlatency p50\tp99")
+	fmt.Fprintln(tw, "method\trequests\tRTL OK\tRTL rejected\texception\tinternal error\tRTL replies\tmismatches\t"+
+		"rx cycles/request\tp50\tp99\tlatency p50\tp99\ttx cycles/reply")
 	for _, m := range s.Methods {
-		var sum uint64
-		for _, c := range m.Cycles {
-			sum += c
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%.1f\t%s\n", m.Method, m.Requests, m.RTL, m.Rejected, m.Thrown, m.Internal,
-			float64(sum)/float64(max(1, len(m.Cycles))), serve.Percentiles(m.Cycles, m.Latency))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%s\t%.1f\n", m.Method, m.Requests, m.RTL, m.Rejected, m.Thrown, m.Internal,
+			m.Replies, m.Mismatches, mean(m.Cycles), serve.Percentiles(m.Cycles, m.Latency), mean(m.TxCycles))
 	}
 	return tw.Flush()
+}
+
+// mean is the cycles' mean, 0 for none.
+func mean(cycles []uint64) float64 {
+	var sum uint64
+	for _, c := range cycles {
+		sum += c
+	}
+	return float64(sum) / float64(max(1, len(cycles)))
 }

@@ -23,29 +23,52 @@ type Port struct {
 // belongs to the calling goroutine's OS thread (see vpi.Open); Close it
 // there.
 func OpenModel(lib, top string, width int, ports []Port) (Sim, error) {
-	if _, err := os.Stat(lib); err != nil { // through os, so that go test's cache sees a rebuilt model
-		return Sim{}, err
-	}
-	sim, err := vpi.Open(lib, vpi.Options{Clock: top + "clk_i"})
+	sim, err := Open(lib, top+"clk_i", width)
 	if err != nil {
 		return Sim{}, err
 	}
+	if err := sim.Bind(top, ports); err != nil {
+		sim.Close()
+		return Sim{}, err
+	}
+	return sim, nil
+}
+
+// Open opens the Verilated model in lib, clocked by the port clock (a
+// hierarchical name), with no port bound yet: each view of the model
+// binds its own with Bind. width is the model's Width parameter.
+func Open(lib, clock string, width int) (Sim, error) {
+	if _, err := os.Stat(lib); err != nil { // through os, so that go test's cache sees a rebuilt model
+		return Sim{}, err
+	}
+	sim, err := vpi.Open(lib, vpi.Options{Clock: clock})
+	if err != nil {
+		return Sim{}, err
+	}
+	return Sim{sim, width, &[]*vpi.Port{}}, nil
+}
+
+// Bind binds ports, each named prefix+its name, on s; the inputs join
+// those ResetAll sets idle. An error names the port.
+func (s Sim) Bind(prefix string, ports []Port) error {
 	for _, b := range ports {
-		get := sim.Output
+		get := s.sim.Output
 		if b.In {
-			get = sim.Input
+			get = s.sim.Input
 		}
-		p, err := get(top + b.Name)
+		p, err := get(prefix + b.Name)
 		if err == nil && p.Width() != b.Bits {
-			err = fmt.Errorf("port %s is %d bits, want %d (Width %d)", b.Name, p.Width(), b.Bits, width)
+			err = fmt.Errorf("port %s is %d bits, want %d (Width %d)", prefix+b.Name, p.Width(), b.Bits, s.width)
 		}
 		if err != nil {
-			sim.Close()
-			return Sim{}, err
+			return err
 		}
 		*b.P = p
+		if b.In {
+			*s.inputs = append(*s.inputs, p)
+		}
 	}
-	return Sim{sim, width}, nil
+	return nil
 }
 
 // In is the module's input name, of bits bits, to bind into p.
@@ -56,10 +79,12 @@ func In(name string, bits int, p **vpi.Port) Port {
 // Out is the module's output name, of bits bits, to bind into p.
 func Out(name string, bits int, p **vpi.Port) Port { return Port{Name: name, Bits: bits, P: p} }
 
-// Sim is a model OpenModel opened: what the modules' Models share.
+// Sim is a model Open or OpenModel opened: what the modules' Models
+// share, one or more views (each with its own ports) on one model.
 type Sim struct {
-	sim   *vpi.Sim
-	width int
+	sim    *vpi.Sim
+	width  int
+	inputs *[]*vpi.Port // every input Bind bound, by any view
 }
 
 // Close frees the model.
@@ -77,18 +102,24 @@ func (s Sim) TraceOff() error { return s.sim.TraceOff() }
 // Step runs one cycle.
 func (s Sim) Step() error { return s.sim.Cycle(1) }
 
-// ResetWith sets the idle inputs to 0 and holds rst (rst_ni) low for two
-// cycles, then high for one.
-func (s Sim) ResetWith(rst *vpi.Port, idle ...*vpi.Port) error {
-	for _, p := range idle {
-		p.Set(0)
-	}
+// ResetAll sets every input bound on the Sim to 0, whichever view bound
+// it, and holds rst (rst_ni) low for two cycles, then high for one: a
+// reset of the model leaves every unit in it idle.
+func (s Sim) ResetAll(rst *vpi.Port) error {
+	Idle(*s.inputs...) // rst too: views sharing rst_ni bind it each, one signal
 	rst.Set(0)
 	if err := s.sim.Cycle(2); err != nil {
 		return err
 	}
 	rst.Set(1)
 	return s.sim.Cycle(1)
+}
+
+// Idle sets the inputs ps to 0, a unit's idle inputs.
+func Idle(ps ...*vpi.Port) {
+	for _, p := range ps {
+		p.Set(0)
+	}
 }
 
 // B2U is b as a port's value.

@@ -48,6 +48,8 @@ type Model struct {
 	schemacase.Sim // Close, Width, TraceOn, TraceOff
 	out            Outputs
 
+	shared bool // on a Sim another unit's Model steps too (OnSim)
+
 	rst, start, stall, method, capacity, win, avail, rem, pos *vpi.Port
 
 	take, stValid, stAddr, stData, stMask, done                *vpi.Port
@@ -58,17 +60,7 @@ type Model struct {
 // calling goroutine's OS thread (see vpi.Open); Close it there.
 func OpenModel(lib string, width int) (*Model, error) {
 	m := &Model{}
-	in, out := schemacase.In, schemacase.Out
-	sim, err := schemacase.OpenModel(lib, top, width, []schemacase.Port{
-		in("rst_ni", 1, &m.rst), in("start_i", 1, &m.start), in("stall_i", 1, &m.stall),
-		in("method_i", 8, &m.method), in("cap_i", 22, &m.capacity), in("win_i", width*8, &m.win),
-		in("avail_i", 8, &m.avail), in("rem_i", 24, &m.rem), in("pos_i", 24, &m.pos),
-		out("take_o", 8, &m.take), out("st_valid_o", 1, &m.stValid), out("st_addr_o", 22, &m.stAddr),
-		out("st_data_o", width*8, &m.stData), out("st_mask_o", width, &m.stMask), out("done_o", 1, &m.done),
-		out("code_o", 8, &m.code), out("offset_o", 24, &m.offset), out("area_end_o", 22, &m.areaEnd),
-		out("depth_o", 4, &m.depth), out("miss_struct_o", 16, &m.missStruct), out("miss_id_o", 16, &m.missID),
-		out("args_size_o", 22, &m.argsSize),
-	})
+	sim, err := schemacase.OpenModel(lib, top, width, append(m.ports(width), schemacase.In("rst_ni", 1, &m.rst)))
 	if err != nil {
 		return nil, err
 	}
@@ -76,10 +68,40 @@ func OpenModel(lib string, width int) (*Model, error) {
 	return m, nil
 }
 
-// Reset holds rst_ni low for two cycles, then high for one, inputs idle.
-func (m *Model) Reset() error {
-	return m.ResetWith(m.rst, m.start, m.stall, m.method, m.capacity, m.win, m.avail, m.rem, m.pos)
+// OnSim is the recv_schema inside the model sim, which another unit's
+// Model may share (schemacase.PairTop, PairRx): its ports are named
+// top+prefix+their name but rst_ni, top's. Stepping either Model steps
+// both units; one whose walk has ended gets idle inputs until its next
+// Cycle. Closing either closes sim.
+func OnSim(sim schemacase.Sim, top, prefix string) (*Model, error) {
+	m := &Model{Sim: sim, shared: true}
+	if err := sim.Bind(top, []schemacase.Port{schemacase.In("rst_ni", 1, &m.rst)}); err != nil {
+		return nil, err
+	}
+	if err := sim.Bind(top+prefix, m.ports(sim.Width())); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
+
+// ports are the module's ports but rst_ni, bound into m.
+func (m *Model) ports(width int) []schemacase.Port {
+	in, out := schemacase.In, schemacase.Out
+	return []schemacase.Port{
+		in("start_i", 1, &m.start), in("stall_i", 1, &m.stall),
+		in("method_i", 8, &m.method), in("cap_i", 22, &m.capacity), in("win_i", width*8, &m.win),
+		in("avail_i", 8, &m.avail), in("rem_i", 24, &m.rem), in("pos_i", 24, &m.pos),
+		out("take_o", 8, &m.take), out("st_valid_o", 1, &m.stValid), out("st_addr_o", 22, &m.stAddr),
+		out("st_data_o", width*8, &m.stData), out("st_mask_o", width, &m.stMask), out("done_o", 1, &m.done),
+		out("code_o", 8, &m.code), out("offset_o", 24, &m.offset), out("area_end_o", 22, &m.areaEnd),
+		out("depth_o", 4, &m.depth), out("miss_struct_o", 16, &m.missStruct), out("miss_id_o", 16, &m.missID),
+		out("args_size_o", 22, &m.argsSize),
+	}
+}
+
+// Reset holds rst_ni low for two cycles, then high for one, every input
+// of the model idle (a shared model's other unit's too).
+func (m *Model) Reset() error { return m.ResetAll(m.rst) }
 
 // Cycle sets the inputs, runs one cycle and reads the edge's sample.
 func (m *Model) Cycle(in *Inputs) (*Outputs, error) {
@@ -108,5 +130,10 @@ func (m *Model) Cycle(in *Inputs) (*Outputs, error) {
 	o.MissStruct = uint16(m.missStruct.U64())
 	o.MissID = uint16(m.missID.U64())
 	o.ArgsSize = uint32(m.argsSize.U64())
+	if m.shared && o.Done {
+		// Until the next Cycle sets them again, the other unit's cycles
+		// step this one: inputs idle.
+		schemacase.Idle(m.start, m.stall, m.method, m.capacity, m.win, m.avail, m.rem, m.pos)
+	}
 	return o, nil
 }

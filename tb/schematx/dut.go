@@ -40,6 +40,8 @@ type Model struct {
 	schemacase.Sim // Close, Width, TraceOn, TraceOff
 	out            Outputs
 
+	shared bool // on a Sim another unit's Model steps too (OnSim)
+
 	rst, start, method, areaEnd, rdData, rdValid, stall *vpi.Port
 	rdReq, rdAddr, outValid, outData, outLen, done      *vpi.Port
 	code, offset                                        *vpi.Port
@@ -49,15 +51,7 @@ type Model struct {
 // to the calling goroutine's OS thread (see vpi.Open); Close it there.
 func OpenModel(lib string, width int) (*Model, error) {
 	m := &Model{}
-	in, out := schemacase.In, schemacase.Out
-	sim, err := schemacase.OpenModel(lib, top, width, []schemacase.Port{
-		in("rst_ni", 1, &m.rst), in("start_i", 1, &m.start), in("method_i", 8, &m.method),
-		in("area_end_i", 22, &m.areaEnd), in("rd_data_i", 64, &m.rdData), in("rd_valid_i", 1, &m.rdValid),
-		in("out_stall_i", 1, &m.stall),
-		out("rd_req_o", 1, &m.rdReq), out("rd_addr_o", 22, &m.rdAddr), out("out_valid_o", 1, &m.outValid),
-		out("out_data_o", width*8, &m.outData), out("out_len_o", 8, &m.outLen), out("done_o", 1, &m.done),
-		out("code_o", 8, &m.code), out("offset_o", 32, &m.offset),
-	})
+	sim, err := schemacase.OpenModel(lib, top, width, append(m.ports(width), schemacase.In("rst_ni", 1, &m.rst)))
 	if err != nil {
 		return nil, err
 	}
@@ -65,10 +59,38 @@ func OpenModel(lib string, width int) (*Model, error) {
 	return m, nil
 }
 
-// Reset holds rst_ni low for two cycles, then high for one, inputs idle.
-func (m *Model) Reset() error {
-	return m.ResetWith(m.rst, m.start, m.method, m.areaEnd, m.rdData, m.rdValid, m.stall)
+// OnSim is the resp_schema inside the model sim, which another unit's
+// Model may share (schemacase.PairTop, PairTx): its ports are named
+// top+prefix+their name but rst_ni, top's. Stepping either Model steps
+// both units; one whose walk has ended gets idle inputs until its next
+// Cycle. Closing either closes sim.
+func OnSim(sim schemacase.Sim, top, prefix string) (*Model, error) {
+	m := &Model{Sim: sim, shared: true}
+	if err := sim.Bind(top, []schemacase.Port{schemacase.In("rst_ni", 1, &m.rst)}); err != nil {
+		return nil, err
+	}
+	if err := sim.Bind(top+prefix, m.ports(sim.Width())); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
+
+// ports are the module's ports but rst_ni, bound into m.
+func (m *Model) ports(width int) []schemacase.Port {
+	in, out := schemacase.In, schemacase.Out
+	return []schemacase.Port{
+		in("start_i", 1, &m.start), in("method_i", 8, &m.method),
+		in("area_end_i", 22, &m.areaEnd), in("rd_data_i", 64, &m.rdData), in("rd_valid_i", 1, &m.rdValid),
+		in("out_stall_i", 1, &m.stall),
+		out("rd_req_o", 1, &m.rdReq), out("rd_addr_o", 22, &m.rdAddr), out("out_valid_o", 1, &m.outValid),
+		out("out_data_o", width*8, &m.outData), out("out_len_o", 8, &m.outLen), out("done_o", 1, &m.done),
+		out("code_o", 8, &m.code), out("offset_o", 32, &m.offset),
+	}
+}
+
+// Reset holds rst_ni low for two cycles, then high for one, every input
+// of the model idle (a shared model's other unit's too).
+func (m *Model) Reset() error { return m.ResetAll(m.rst) }
 
 // Cycle sets the inputs, runs one cycle and reads the edge's sample.
 func (m *Model) Cycle(in *Inputs) (*Outputs, error) {
@@ -90,5 +112,10 @@ func (m *Model) Cycle(in *Inputs) (*Outputs, error) {
 	o.Done = m.done.Bit()
 	o.Code = uint8(m.code.U64())
 	o.Offset = uint32(m.offset.U64())
+	if m.shared && o.Done {
+		// Until the next Cycle sets them again, the other unit's cycles
+		// step this one: inputs idle.
+		schemacase.Idle(m.start, m.method, m.areaEnd, m.rdData, m.rdValid, m.stall)
+	}
 	return o, nil
 }

@@ -81,7 +81,7 @@ func (h *Harness) Check(im Image) Outcome {
 		o.HeaderOnly = true
 		return o
 	}
-	head := 12 + len(h.Table.Methods[im.Method].Name) // version, name, seqid
+	head := schemagold.ReplyHeaderLen(h.Table, im.Method)
 	if code == schemagold.CodeRespOK {
 		o.Want = reply[head:]
 		o.Offset = len(reply) - head
