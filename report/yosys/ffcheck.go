@@ -110,6 +110,8 @@ var StateAllowances = []Allowance{
 	{"recv_schema", "zlm_q", "constant", "a record's last zeroing mask, one of the service's: bits that none sets apart"},
 	{"recv_schema", "m_q", "constant", "the method's index: none where the service has one method (UniqueId)"},
 	{"recv_schema", NoName, "rom", "a schema table's lookup, registered, that Yosys turns into a ROM (proc_rom) with its register at the read port (memory_dff): copies of flops of fr_q or v_*_q, named $auto$ff.cc:...slice"},
+	{"recv_schema", "ovf_q", "constant", "a kept container's array past the image: never where the service has no container (Memcached: every array unit is 0)"},
+	{"recv_schema", "mbig_q", "constant", "a container's count times its unit past the image: never where the service has no container (Memcached)"},
 	{"recv_schema", "v_ti_q", "unused", "read only for a struct, list, set or map: unused where the args have none (Memcached)"},
 	// The generic respFunction (make schematx-report), whose constants are a service's tables.
 	{"resp_schema", "state_q", "fsm", "Yosys's fsm pass re-encodes the walk's FSM (yosys.log: Recoding FSM state_q, auto encoding)"},
