@@ -32,7 +32,7 @@ bench: $(MODEL) $(BENCH_NATIVE) pareto-inputs bench-services
 # Cycles are deterministic: a run takes seconds once the ten models are
 # built (make schema-model and make schematx-model per service, about half a
 # minute each from scratch, run by the command itself through
-# tb/schemacase.Case.Build, under the lock go test's model builds take).
+# tb/schemacase.Case.Build, under each model's lock, which go test's builds take too).
 bench-services:
 	$(GO) run ./bench/services -out reports$(if $(WSUFFIX),/w$(WIDTH)) -width $(WIDTH)
 	$(if $(WSUFFIX),,$(MAKE) readme-services)

@@ -150,9 +150,9 @@ func parentMain(o options, root string) error {
 				return err
 			}
 			fmt.Fprintf(os.Stderr, "bench-services: %s: %s at latencies %v ...\n", s.Name, u.name, o.latencies)
-			// Under the builds' lock: no go test rebuilds the model while
-			// the child runs it.
-			unlock, err := schemacase.LockBuilds(root)
+			// Under the model's lock: no go test rebuilds it while the
+			// child runs it.
+			unlock, err := u.c.LockModel(root)
 			if err != nil {
 				return err
 			}

@@ -22,7 +22,9 @@
 // stall_i was 0 (stall_i is a cycle ahead: it holds back the action of the
 // next cycle). The window must not lose bytes it showed (avail_i falls
 // only by takes). The header (method name, seqid) is checked before
-// start_i, outside this module.
+// start_i, outside this module; start_i comes when no walk runs (after
+// done_o or a reset): it holds back take_o, the stores and the state,
+// not the stack. A value's step (SVal) acts a cycle after it decides.
 `ifndef SCHEMA_PKG
 `define SCHEMA_PKG define_SCHEMA_PKG_as_a_generated_schema_package
 `endif
@@ -89,10 +91,6 @@ module recv_schema
   function automatic logic [GW-1:0] type_zlm(input logic [TypeIdxW-1:0] t);
     type_zlm = '0;
     for (int i = 0; i < NumTypes; i++) if (t == TypeIdxW'(i)) type_zlm = zero_last(LW'(type_record_size(TypeIdxW'(i))));
-  endfunction
-  // The id of a struct's k-th field.
-  function automatic logic [15:0] field_id_at(input logic [StructIdxW-1:0] s, input logic [5:0] k);
-    field_id_at = field_id(FieldIdxW'(32'(struct_first(s)) + 32'(k)));
   endfunction
   // The required fields of a struct, bit k for its k-th field.
   function automatic logic [63:0] req_mask(input logic [StructIdxW-1:0] s);
@@ -231,6 +229,12 @@ module recv_schema
   // ... and the chunk after it, ready for when this one goes (go_q).
   logic [LenW-1:0]        s_lw_q;                // s_left_q - Width
   logic                   s_last_q, s_l2_q;      // s_left_q <= Width, <= 2 Width
+  // s_left_q in Width units (s_left_q >> LW) is 1, is 2 or more: set with
+  // s_left_q, so the chunk masks compare only its low LW bits. A chunk
+  // taken subtracts 1 unit: the new flags come from s_ue2_q, s_ug3_q
+  // (units == 2, >= 3), which follow s_left_q a cycle late, as s_lw_q
+  // does (chunks go every other cycle at most).
+  logic                   s_u1_q, s_u1_d, s_u2_q, s_u2_d, s_ue2_q, s_ug3_q;
   logic [Width-1:0]       s_dm2_q;
   logic [Width/8-1:0]     s_cm2_q;
   // A chunk is taken when the window holds it (go_d, from avail_i): a
@@ -250,6 +254,7 @@ module recv_schema
   logic [63:0]            k_fix_q;               // ... as its slot holds it
   logic                   k_sneg_q, k_strunc_q, k_sovf_q;   // a string length: negative, past the message, past the area
   logic [LenW-1:0]        k_n0_q;
+  logic                   k_nu1_q, k_nu2_q;      // ... in Width units: 1, 2 or more (s_u1_d, s_u2_d)
   logic [AW-1:0]          k_npad_q;              // ... padded to 8 (when it fits the area)
   logic                   k_hok_q, k_hav_q;      // a container's head: in the message, in the window
   logic                   k_cneg_q, k_cbig_q, k_cnz_q;      // its count: negative, over the limit, not 0
@@ -288,6 +293,14 @@ module recv_schema
   assign f_sk = {f_q.kind, f_q.keep, f_q.left, f_q.isval, f_q.elemw, f_q.keyw};
 
   logic [AW-1:0]          cnext_q;               // a kept container's next item address after this one
+  // Table lookups of registers, registered (a step reads them at least a
+  // cycle after their index is set): Yosys would otherwise retime the
+  // index register into the table, behind the step's muxes.
+  logic [FieldIdxW:0]     f_first_q;             // struct_first(f_q.st) (up to NumFields)
+  logic [StructIdxW-1:0]  v_st_q;                // type_struct(v_ti_q)
+  logic [TypeIdxW-1:0]    a_elem_q, a_key_q;     // type_elem, type_key of v_ti_q
+  logic [4:0]             a_elemw_q, a_keyw_q;   // ... their wire types
+  logic [AW-1:0]          a_esz_q, a_ksz_q;      // ... their sizes
   logic                   f_new_q;               // f_q was pushed or popped last cycle
   logic  fresh;                                  // k_* describe the window at the head
   assign fresh = !tk_q && !tkp_q && !tkpp_q;
@@ -307,6 +320,80 @@ module recv_schema
   logic                  push, pop;
   frame_t                nf;                    // a frame pushed
 
+  // SVal's decision, made a cycle before its action (d_*_q, one-hot, and
+  // the fail code): from registers that hold while a value waits at the
+  // head (fresh: no take on its way; avail_i only grows, which can delay
+  // an action a cycle more). sv_go_q: the decision is for this cycle (SVal
+  // decided last cycle with fresh k_*, and did not act). One cycle more
+  // per value.
+  logic            d_fail, d_fix, d_str, d_sct, d_mul, d_cnt;   // fail; a fixed value's take, a string's length, a struct's push, a kept container's size, a skipped container's push
+  schema_code_e    d_code;
+  logic [LenW-1:0] d_off;
+  logic            d_fail_q, d_fix_q, d_str_q, d_sct_q, d_mul_q, d_cnt_q;
+  schema_code_e    d_code_q;
+  logic [LenW-1:0] d_off_q;
+  logic            sv_go_q, sv_act;
+  always_comb begin
+    {d_fail, d_fix, d_str, d_sct, d_mul, d_cnt} = '0;
+    d_code = ScNone;
+    d_off  = k_pos_q;
+    if (v_size_q != '0) begin
+      if (!k_rok_q) begin
+        d_fail = 1'b1; d_code = ScTruncated;
+      end else if (k_aok_q) begin
+        d_fix = 1'b1;
+      end
+    end else if (v_str_q) begin
+      if (!k_rem4_q) begin
+        d_fail = 1'b1; d_code = ScTruncated;
+      end else if (k_av4_q) begin
+        if (k_sneg_q) begin
+          d_fail = 1'b1; d_code = ScBadLength;
+        end else if (k_strunc_q) begin
+          d_fail = 1'b1; d_code = ScTruncated; d_off = k_pos4_q;
+        end else if (v_keep_q && k_sovf_q) begin
+          d_fail = 1'b1; d_code = ScAreaOverflow;
+        end else begin
+          d_str = 1'b1;
+        end
+      end
+    end else if (v_struct_q) begin
+      if (sp_full_q) begin
+        d_fail = 1'b1; d_code = ScDepthExceeded;
+      end else if (v_keep_q && !v_inline_q && k_rovf_q) begin
+        d_fail = 1'b1; d_code = ScAreaOverflow;
+      end else begin
+        d_sct = 1'b1;
+      end
+    end else if (v_cont_q) begin
+      if (sp_full_q) begin
+        d_fail = 1'b1; d_code = ScDepthExceeded;
+      end else if (!k_hok_q) begin
+        d_fail = 1'b1; d_code = ScTruncated;
+      end else if (k_hav_q) begin
+        if (k_cneg_q) begin
+          d_fail = 1'b1; d_code = ScBadLength; d_off = v_map_q ? k_pos2_q : k_pos1_q;
+        end else if (k_cbig_q) begin
+          d_fail = 1'b1; d_code = ScTooManyElements; d_off = v_map_q ? k_pos2_q : k_pos1_q;
+        end else if (v_keep_q) begin
+          d_mul = 1'b1;
+        end else if (k_cnz_q && k_badk_q) begin
+          d_fail = 1'b1; d_code = ScBadType;
+        end else if (k_cnz_q && k_bade_q) begin
+          d_fail = 1'b1; d_code = ScBadType; d_off = v_map_q ? k_pos1_q : k_pos_q;
+        end else begin
+          d_cnt = 1'b1;
+        end
+      end
+    end else begin
+      // Only a kept element can get here (a header's type was
+      // checked): a UUID element, which the image cannot hold.
+      d_fail = 1'b1; d_code = ScBadType;
+    end
+  end
+  assign sv_act = state_q == SVal && sv_go_q && !stall_i && !start_i &&
+                  (d_fail_q || d_fix_q || d_str_q || d_sct_q || d_mul_q || d_cnt_q);
+
   always_comb begin
     state_d  = state_q;
     f_d      = f_q;
@@ -322,14 +409,36 @@ module recv_schema
     {h_typ_d, h_id_d, hit_d, found_d, slot_d, low_d, mid_n_d, n_d} = {h_typ_q, h_id_q, hit_q, found_q, slot_q, low_q, mid_n_q, n_q};
     {acc_d, mb_d, ovf_d, mbig_d, mu_d} = {acc_q, mb_q, ovf_q, mbig_q, mu_q};
     {s_left_d, s_len_d, s_ptr_d, s_base_d} = {s_left_q, s_len_q, s_ptr_q, s_base_q};
-    {done_d, code_d, off_d, aend_d, asize_d, depth_d, mst_d, mid_d} =
-      {done_q, code_q, off_q, aend_q, asize_q, depth_q, mst_q, mid_q};
+    {s_u1_d, s_u2_d} = {s_u1_q, s_u2_q};
+    {done_d, code_d, off_d, aend_d, depth_d, mst_d, mid_d} =
+      {done_q, code_q, off_q, aend_q, depth_q, mst_q, mid_q};
+    asize_d = afit_q ? ar_q : '0;                 // ar_q, afit_q hold from start_i on
     take_d = '0;
     {stv_d, sta_d, std_d, stm_d} = '0;
-    // A string chunk taken last cycle (go_q): the string's registers move on.
-    if (go_q) begin
+    // A string's registers: outside SStr they follow the k_* stage and
+    // ptr_q (SVal's string goes to SStr with them, no decision behind);
+    // in SStr a chunk taken last cycle (go_q) moves them on.
+    if (state_q != SStr) begin
+      s_left_d = k_n0_q;
+      s_len_d  = k_n0_q;
+      s_ptr_d  = ptr_q;
+      s_base_d = ptr_q;
+      {s_u1_d, s_u2_d} = {k_nu1_q, k_nu2_q};
+    end else if (go_q) begin
       s_left_d = s_last_q ? '0 : s_lw_q;
+      s_u1_d   = !s_last_q && s_ue2_q;
+      s_u2_d   = !s_last_q && s_ug3_q;
       s_ptr_d  = s_ptr_q + AW'(Width);
+    end
+    // So do a kept container's count and shift-and-add start outside
+    // SMul and SArr*: no reset or enable behind SVal's decision.
+    if (state_q != SMul && state_q != SArr1 && state_q != SArr2) begin
+      n_d    = k_cn_q;
+      acc_d  = '0;
+      ovf_d  = 1'b0;
+      mb_d   = (AW+1)'(k_cn_q) << 3;
+      mbig_d = 1'b0;
+      mu_d   = v_unit_q >> 3;
     end
     fail      = 1'b0;
     fail_code = ScNone;
@@ -339,17 +448,16 @@ module recv_schema
     nf        = '0;
     fi = '0; ti = '0; add = '0;
 
-    if (start_i) begin
-      done_d  = 1'b0;
-      state_d = SArgs0;
-    end else if (!stall_i) begin
+    // start_i wins below, after the step: it gates only what leaves the
+    // module and the state, not the step's pushes and pops (the walk it
+    // starts sets its own stack).
+    if (!stall_i) begin
       unique case (state_q)
         SIdle: ;
 
         // The args record at SchemaAreaStart (if it fits: afit_q, a cycle
         // after start_i), zeroed, then its fields.
         SArgs0: begin
-          {asize_d, mst_d, mid_d} = '0;
           {sp_d, lvl_d, lvlb_d} = '0;
           state_d = SArgs;
         end
@@ -364,7 +472,6 @@ module recv_schema
             ptr_d    = AW'(SchemaAreaStart);
             pinc_d   = ar_q;
             rw_d     = 2'd3;
-            asize_d  = ar_q;
             zaddr_d  = AW'(SchemaAreaStart);
             zn_d     = a_zn_q;
             zlast_d  = a_zn_q == '0;
@@ -432,7 +539,7 @@ module recv_schema
           v_zlm_d    = type_zlm(ti);
           v_inline_d = 1'b0;
           v_prec_d   = 1'b1;
-          v_pbit_d   = 6'(32'(fi) - 32'(struct_first(f_q.st)));
+          v_pbit_d   = 6'(32'(fi) - 32'(f_first_q));
           slot_d     = AW'(field_offset(fi));
           state_d    = SFld4;
         end
@@ -455,13 +562,11 @@ module recv_schema
           state_d = SMiss2;
         end
         SMiss2: begin
-          mid_n_d = field_id_at(f_q.st, low_q);
+          mid_n_d = field_id(FieldIdxW'(32'(f_first_q) + 32'(low_q)));
           state_d = SMiss3;
         end
-        SMiss3: begin
+        SMiss3: begin                                  // mst_q, mid_q: below
           fail = 1'b1; fail_code = ScRequiredMissing;
-          mst_d = 16'(f_q.st);
-          mid_d = mid_n_q;
         end
 
         // A container's next element (a map's key or value), or its end.
@@ -497,106 +602,61 @@ module recv_schema
           end
         end
 
-        // The value at the head.
-        SVal: if (fresh && !v_new_q && rw_q == '0) begin
-          if (v_size_q != '0) begin
-            if (!k_rok_q) begin
-              fail = 1'b1; fail_code = ScTruncated;
-            end else if (k_aok_q) begin
-              take_d  = 8'(v_size_q);
-              state_d = item;
-              if (v_keep_q) begin
-                stv_d = 1'b1;
-                sta_d = v_dest_q;
-                stm_d = GW'(1);
-                std_d = k_fix_q;
-                if (v_prec_q) f_d.pres = f_q.pres | (64'd1 << v_pbit_q);
-              end
+        // The value at the head: the action decided a cycle earlier
+        // (d_*_q, below), so its muxes see only flags.
+        SVal: if (sv_go_q) begin
+          if (d_fail_q) begin
+            fail = 1'b1; fail_code = d_code_q; fail_off = d_off_q;
+          end
+          if (d_fix_q) begin
+            take_d  = 8'(v_size_q);
+            state_d = item;
+            if (v_keep_q) begin
+              stv_d = 1'b1;
+              sta_d = v_dest_q;
+              stm_d = GW'(1);
+              std_d = k_fix_q;
+              if (v_prec_q) f_d.pres = f_q.pres | (64'd1 << v_pbit_q);
             end
-          end else if (v_str_q) begin
-            if (!k_rem4_q) begin
-              fail = 1'b1; fail_code = ScTruncated;
-            end else if (k_av4_q) begin
-              if (k_sneg_q) begin
-                fail = 1'b1; fail_code = ScBadLength;
-              end else if (k_strunc_q) begin
-                fail = 1'b1; fail_code = ScTruncated; fail_off = k_pos4_q;
-              end else if (v_keep_q && k_sovf_q) begin
-                fail = 1'b1; fail_code = ScAreaOverflow;
-              end else begin
-                take_d   = 8'd4;
-                s_left_d = k_n0_q;
-                s_len_d  = k_n0_q;
-                s_ptr_d  = ptr_q;
-                s_base_d = ptr_q;
-                if (v_keep_q) begin pinc_d = k_npad_q; rw_d = 2'd3; end
-                state_d  = SStr;
-              end
+          end
+          if (d_str_q) begin
+            take_d  = 8'd4;                            // s_*: loaded outside SStr
+            if (v_keep_q) begin pinc_d = k_npad_q; rw_d = 2'd3; end
+            state_d = SStr;
+          end
+          if (d_sct_q) begin
+            nf.kind = FStruct;
+            nf.keep = v_keep_q;
+            if (v_keep_q) begin
+              nf.st      = v_st_q;
+              nf.rec     = v_inline_q ? v_dest_q : ptr_q;
+              nf.hasdest = !v_inline_q;
+              nf.dest    = v_dest_q;
+              nf.doff    = ptr_q;
+              nf.dlen    = 24'(v_rsz_q);
+              nf.hasprec = v_prec_q;
+              nf.pbit    = v_pbit_q;
+              if (!v_inline_q) begin pinc_d = v_rsz_q; rw_d = 2'd3; end
+              zaddr_d = v_inline_q ? v_dest_q : ptr_q;
+              zn_d    = v_zn_q;
+              zlast_d = v_zn_q == '0;
+              zlm_d   = v_zlm_q;
             end
-          end else if (v_struct_q) begin
-            if (sp_full_q) begin
-              fail = 1'b1; fail_code = ScDepthExceeded;
-            end else if (v_keep_q && !v_inline_q && k_rovf_q) begin
-              fail = 1'b1; fail_code = ScAreaOverflow;
-            end else begin
-              nf.kind = FStruct;
-              nf.keep = v_keep_q;
-              if (v_keep_q) begin
-                nf.st      = type_struct(v_ti_q);
-                nf.rec     = v_inline_q ? v_dest_q : ptr_q;
-                nf.hasdest = !v_inline_q;
-                nf.dest    = v_dest_q;
-                nf.doff    = ptr_q;
-                nf.dlen    = 24'(v_rsz_q);
-                nf.hasprec = v_prec_q;
-                nf.pbit    = v_pbit_q;
-                if (!v_inline_q) begin pinc_d = v_rsz_q; rw_d = 2'd3; end
-                zaddr_d = v_inline_q ? v_dest_q : ptr_q;
-                zn_d    = v_zn_q;
-                zlast_d = v_zn_q == '0;
-                zlm_d   = v_zlm_q;
-              end
-              push    = 1'b1;
-              state_d = v_keep_q ? SZero : SHdr;
-            end
-          end else if (v_cont_q) begin
-            if (sp_full_q) begin
-              fail = 1'b1; fail_code = ScDepthExceeded;
-            end else if (!k_hok_q) begin
-              fail = 1'b1; fail_code = ScTruncated;
-            end else if (k_hav_q) begin
-              if (k_cneg_q) begin
-                fail = 1'b1; fail_code = ScBadLength; fail_off = v_map_q ? k_pos2_q : k_pos1_q;
-              end else if (k_cbig_q) begin
-                fail = 1'b1; fail_code = ScTooManyElements; fail_off = v_map_q ? k_pos2_q : k_pos1_q;
-              end else if (v_keep_q) begin
-                // Its array: count times unit, one bit of the unit a cycle
-                // (the unit is a multiple of 8).
-                n_d     = k_cn_q;
-                acc_d   = '0;
-                ovf_d   = 1'b0;
-                mb_d    = (AW+1)'(k_cn_q) << 3;
-                mbig_d  = 1'b0;
-                mu_d    = v_unit_q >> 3;
-                state_d = SMul;
-              end else if (k_cnz_q && k_badk_q) begin
-                fail = 1'b1; fail_code = ScBadType;
-              end else if (k_cnz_q && k_bade_q) begin
-                fail = 1'b1; fail_code = ScBadType; fail_off = v_map_q ? k_pos1_q : k_pos_q;
-              end else begin
-                nf.kind  = v_map_q ? FMap : FList;
-                nf.left  = v_map_q ? {k_cn_q, 1'b0} : {1'b0, k_cn_q};
-                nf.keyw  = k_typ_q;
-                nf.elemw = v_map_q ? k_typ1_q : k_typ_q;
-                push     = 1'b1;
-                take_d   = v_map_q ? 8'd6 : 8'd5;
-                state_d  = SElem;
-              end
-            end
-          end else begin
-            // Only a kept element can get here (a header's type was
-            // checked): a UUID element, which the image cannot hold.
-            fail = 1'b1; fail_code = ScBadType;
+            push    = 1'b1;
+            state_d = v_keep_q ? SZero : SHdr;
+          end
+          // A kept container's array: count times unit, one bit of the
+          // unit a cycle (the unit is a multiple of 8; n_d, acc_d, ...
+          // loaded above).
+          if (d_mul_q) state_d = SMul;
+          if (d_cnt_q) begin
+            nf.kind  = v_map_q ? FMap : FList;
+            nf.left  = v_map_q ? {k_cn_q, 1'b0} : {1'b0, k_cn_q};
+            nf.keyw  = k_typ_q;
+            nf.elemw = v_map_q ? k_typ1_q : k_typ_q;
+            push     = 1'b1;
+            take_d   = v_map_q ? 8'd6 : 8'd5;
+            state_d  = SElem;
           end
         end
         SMul: begin
@@ -618,13 +678,13 @@ module recv_schema
             nf.kind    = v_map_q ? FMap : FList;
             nf.keep    = 1'b1;
             nf.left    = v_map_q ? {n_q, 1'b0} : {1'b0, n_q};
-            nf.elem    = type_elem(v_ti_q);
-            nf.key     = type_key(v_ti_q);
-            nf.elemw   = type_wire(type_elem(v_ti_q));
-            nf.keyw    = type_wire(type_key(v_ti_q));
+            nf.elem    = a_elem_q;
+            nf.key     = a_key_q;
+            nf.elemw   = a_elemw_q;
+            nf.keyw    = a_keyw_q;
             nf.cur     = ptr_q;
-            nf.esz     = AW'(type_elem_size(type_elem(v_ti_q)));
-            nf.ksz     = v_map_q ? AW'(type_elem_size(type_key(v_ti_q))) : '0;
+            nf.esz     = a_esz_q;
+            nf.ksz     = v_map_q ? a_ksz_q : '0;
             nf.hasdest = 1'b1;
             nf.dest    = v_dest_q;
             nf.doff    = ptr_q;
@@ -673,13 +733,9 @@ module recv_schema
             stm_d = GW'(1);
             std_d = {8'(0), f_q.dlen, 10'(0), f_q.doff};
           end
-          if (sp_one_q) begin                          // the args struct's STOP
+          if (sp_one_q) begin                          // the args struct's STOP (the result: below)
             state_d = SIdle;
             done_d  = 1'b1;
-            code_d  = ScOk;
-            off_d   = pos_i;                           // its take has been applied
-            aend_d  = ptr_q;
-            depth_d = '0;
           end else begin
             pop = 1'b1;
             f_d = fb_q;
@@ -701,17 +757,29 @@ module recv_schema
       lvlb_d = lvl_q;
     end
 
+    // A step that fails sets no take, store or push (its branches).
     if (fail) begin
       state_d = SIdle;
       done_d  = 1'b1;
-      code_d  = fail_code;
-      off_d   = fail_off;
+    end
+    if (start_i) begin
+      done_d  = 1'b0;
+      state_d = SArgs0;
+      take_d  = '0;
+      stv_d   = 1'b0;
+    end
+
+    // The result registers follow the step until done_q is set: what it
+    // would say if it ended now (at SPopD: the args struct's STOP, its take
+    // applied; else fail_code). Then they hold, so only done_d waits for
+    // the step's decision. (Not state_q != SIdle: Yosys's fsm pass does
+    // not re-encode a state register compared with 0.)
+    if (!done_q) begin
+      code_d  = (state_q == SPopD) ? ScOk : fail_code;
+      off_d   = (state_q == SPopD) ? pos_i : fail_off;
       aend_d  = (state_q == SArgs) ? AW'(SchemaAreaStart) : ptr_q;
-      depth_d = (state_q == SArgs) ? '0 : 4'(sp_q);
-      if (fail_code != ScRequiredMissing) {mst_d, mid_d} = '0;
-      take_d = '0;
-      stv_d  = 1'b0;
-      push   = 1'b0;
+      depth_d = (state_q == SArgs || state_q == SPopD) ? '0 : 4'(sp_q);
+      {mst_d, mid_d} = (state_q == SMiss3) ? {16'(f_q.st), mid_n_q} : '0;
     end
   end
 
@@ -727,6 +795,7 @@ module recv_schema
       push_q  <= 1'b0;
       go_q    <= 1'b0;
       rw_q    <= '0;
+      sv_go_q <= 1'b0;
     end else begin
       state_q <= state_d;
       sp_q    <= sp_d;
@@ -738,6 +807,7 @@ module recv_schema
       push_q  <= push;
       go_q    <= go_d;
       rw_q    <= rw_d;
+      sv_go_q <= state_q == SVal && fresh && !v_new_q && rw_q == '0 && !start_i && !sv_act;
     end
   end
   always_ff @(posedge clk_i) begin
@@ -766,6 +836,12 @@ module recv_schema
     ptr_q   <= ptr_d;
     pinc_q  <= pinc_d;
     {zaddr_q, zn_q, zlast_q, zlm_q} <= {zaddr_d, zn_d, zlast_d, zlm_d};
+    f_first_q <= (FieldIdxW+1)'(struct_first(f_q.st));
+    v_st_q    <= type_struct(v_ti_q);
+    {a_elem_q, a_key_q}   <= {type_elem(v_ti_q), type_key(v_ti_q)};
+    {a_elemw_q, a_keyw_q} <= {type_wire(type_elem(v_ti_q)), type_wire(type_key(v_ti_q))};
+    a_esz_q   <= AW'(type_elem_size(type_elem(v_ti_q)));
+    a_ksz_q   <= AW'(type_elem_size(type_key(v_ti_q)));
     cnext_q <= f_q.cur + ((f_q.kind == FMap && !f_q.isval) ? f_q.ksz : f_q.esz);
     f_new_q <= push || pop;
     {v_keep_q, v_inline_q, v_prec_q, v_ti_q, v_wire_q, v_dest_q, v_pbit_q} <=
@@ -776,6 +852,8 @@ module recv_schema
     {h_typ_q, h_id_q, hit_q, found_q, slot_q, low_q, mid_n_q, n_q} <= {h_typ_d, h_id_d, hit_d, found_d, slot_d, low_d, mid_n_d, n_d};
     miss_q  <= req_mask(f_q.st) & ~f_q.pres;
     {acc_q, mb_q, ovf_q, mbig_q, mu_q} <= {acc_d, mb_d, ovf_d, mbig_d, mu_d};
+    {d_fail_q, d_fix_q, d_str_q, d_sct_q, d_mul_q, d_cnt_q} <= {d_fail, d_fix, d_str, d_sct, d_mul, d_cnt};
+    {d_code_q, d_off_q} <= {d_code, d_off};
     aovf_q  <= ovf_q || acc_q > (AW+1)'(room_q);
     {s_left_q, s_len_q, s_ptr_q, s_base_q} <= {s_left_d, s_len_d, s_ptr_d, s_base_d};
     if (go_q) begin                              // from the chunk after
@@ -783,17 +861,20 @@ module recv_schema
       s_zero_q  <= s_last_q;
       s_dm_q    <= s_l2_q ? s_dm2_q : '1;
       s_cm_q    <= s_l2_q ? s_cm2_q : '1;
-    end else begin
-      s_chunk_q <= (s_left_q < LenW'(Width)) ? 8'(s_left_q) : 8'(Width);
-      s_zero_q  <= s_left_q == '0;
-      for (int k = 0; k < Width; k++) s_dm_q[k] <= s_left_q > LenW'(k);
-      for (int k = 0; k < Width / 8; k++) s_cm_q[k] <= s_left_q > LenW'(8 * k);
+    end else begin                               // from the flags and the low bits
+      s_chunk_q <= (s_u1_q || s_u2_q) ? 8'(Width) : 8'(s_left_q[LW-1:0]);
+      s_zero_q  <= !s_u1_q && !s_u2_q && s_left_q[LW-1:0] == '0;
+      for (int k = 0; k < Width; k++) s_dm_q[k] <= s_u1_q || s_u2_q || s_left_q[LW-1:0] > LW'(k);
+      for (int k = 0; k < Width / 8; k++) s_cm_q[k] <= s_u1_q || s_u2_q || s_left_q[LW-1:0] > LW'(8 * k);
     end
+    {s_u1_q, s_u2_q} <= {s_u1_d, s_u2_d};
     s_lw_q   <= s_left_q - LenW'(Width);
-    s_last_q <= s_left_q <= LenW'(Width);
-    s_l2_q   <= s_left_q <= LenW'(2 * Width);
-    for (int k = 0; k < Width; k++) s_dm2_q[k] <= s_left_q > LenW'(Width + k);
-    for (int k = 0; k < Width / 8; k++) s_cm2_q[k] <= s_left_q > LenW'(Width + 8 * k);
+    s_last_q <= !s_u2_q && (!s_u1_q || s_left_q[LW-1:0] == '0);
+    s_l2_q   <= !s_u2_q || (s_left_q[LenW-1:LW] == (LenW-LW)'(2) && s_left_q[LW-1:0] == '0);
+    s_ue2_q  <= s_left_q[LenW-1:LW] == (LenW-LW)'(2);
+    s_ug3_q  <= s_left_q[LenW-1:LW+2] != '0 || (s_left_q[LW+1] && s_left_q[LW]);
+    for (int k = 0; k < Width; k++) s_dm2_q[k] <= s_u2_q || (s_u1_q && s_left_q[LW-1:0] > LW'(k));
+    for (int k = 0; k < Width / 8; k++) s_cm2_q[k] <= s_u2_q || (s_u1_q && s_left_q[LW-1:0] > LW'(8 * k));
     for (int k = 0; k < Width; k++) s_dat_q[8*k +: 8] <= s_dm_q[k] ? win_i[8*k +: 8] : 8'd0;
     // Capture stage 1.
     c_win_q <= win_i[63:0];
@@ -818,6 +899,8 @@ module recv_schema
     k_strunc_q <= be_at(c_win_q, 0) > 32'(c_remm4_q);
     k_sovf_q  <= be_at(c_win_q, 0) > 32'(room_q);      // room_q is a multiple of 8
     k_n0_q    <= LenW'(be_at(c_win_q, 0));
+    k_nu1_q   <= LenW'(be_at(c_win_q, 0)) >> LW == LenW'(1);
+    k_nu2_q   <= LenW'(be_at(c_win_q, 0)) >> (LW + 1) != '0;
     k_npad_q  <= (AW'(be_at(c_win_q, 0)) + AW'(7)) & ~AW'(7);
     k_hok_q   <= v_map_q ? c_rem_q[6] : c_rem_q[5];
     k_hav_q   <= v_map_q ? c_av_q[6] : c_av_q[5];

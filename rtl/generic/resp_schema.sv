@@ -15,6 +15,13 @@
 // and the message header (version, name, seqid) are the caller's, before
 // start_i. Every output is a register; out_stall_i (a cycle ahead, as
 // recv_schema's stall_i) holds back the beat of the next cycle.
+//
+// Timing (docs/timing.md's margin, about two LUT levels a path): every
+// decision reads flags registered a step or more earlier (the tables' view
+// of a type, a descriptor's checks, the next field's and item's index,
+// count and address), address sums are 19-bit chains (addresses and sizes
+// are multiples of 8), longer sums are split over two cycles, and the
+// stack's top slot is rewritten every cycle so that a push is a mux.
 `ifndef SCHEMA_PKG
 `define SCHEMA_PKG define_SCHEMA_PKG_as_a_generated_schema_package
 `endif
@@ -56,6 +63,12 @@ module resp_schema
   localparam int unsigned NB = (NF > 1) ? NF - 1 : 1;
   localparam int unsigned SpW = 4;
   localparam int unsigned NW = 40;                               // byte counts and sizes of descriptors
+  // A container's count (at most SchemaMaxElements) times its unit (below
+  // 2^SizeW): AccW bits; the sum is split at bit ALo over two cycles.
+  localparam int unsigned CntW = $clog2(SchemaMaxElements + 1);
+  localparam int unsigned AccW = CntW + SizeW;
+  localparam int unsigned ALo = 13;
+  localparam int unsigned NeC = (AW + 2) / 3;                    // 3-bit groups of a count compare
 
   // ---- Schema table lookups ----
   // The sizes and offsets are the package's (generated from
@@ -64,25 +77,21 @@ module resp_schema
   function automatic logic [63:0] pres_mask(input logic [StructIdxW-1:0] s);
     for (int k = 0; k < 64; k++) pres_mask[k] = k < 32'(struct_count(s));
   endfunction
-  // Two or more bits of w set: per byte, then over the bytes (LUT trees,
-  // no carry chain).
-  function automatic logic two_or_more(input logic [63:0] w);
-    logic [7:0] any, two;
-    logic       seen, m;
-    for (int g = 0; g < 8; g++) begin
-      seen = 1'b0; m = 1'b0;
-      for (int b = 0; b < 8; b++) begin
-        m    = m | (seen & w[8*g+b]);
-        seen = seen | w[8*g+b];
-      end
-      any[g] = seen; two[g] = m;
-    end
+  // Two or more bits of w set (a LUT tree, no carry chain).
+  function automatic logic two_of8(input logic [7:0] w);
+    logic seen, m;
     seen = 1'b0; m = 1'b0;
-    for (int g = 0; g < 8; g++) begin
-      m    = m | (seen & any[g]);
-      seen = seen | any[g];
+    for (int b = 0; b < 8; b++) begin
+      m    = m | (seen & w[b]);
+      seen = seen | w[b];
     end
-    two_or_more = m | (two != '0);
+    two_of8 = m;
+  endfunction
+  // A 3-bit count up (u), down (d) or kept, as LUTs (no carry chain).
+  function automatic logic [2:0] step3(input logic [2:0] c, input logic u, input logic d);
+    if (u && !d)      step3 = {c[2] ^ (c[1] & c[0]), c[1] ^ c[0], !c[0]};
+    else if (d && !u) step3 = {c[2] ^ (!c[1] & !c[0]), c[1] ^ !c[0], !c[0]};
+    else              step3 = c;
   endfunction
   // A big-endian 32-bit count as wire bytes (byte 0 in bits 7:0).
   function automatic logic [31:0] be32(input logic [31:0] n);
@@ -91,442 +100,559 @@ module resp_schema
 
   // ---- The stack ----
   // A frame: a struct being written (its record, presence word, next
-  // field) or a list, set or map (its next item's address, items left, a
-  // map's entries being two items each).
+  // field, fields left) or a list, set or map (its next item's address,
+  // items left, a map's entries being two items each).
   typedef struct packed {
     logic                  cont;      // a container (else a struct)
     logic                  ismap;
-    logic                  isval;     // map: the next item is a value
+    logic                  iskey;     // map: the next item is a key
     logic [StructIdxW-1:0] st;        // struct: its index
     logic [AW-1:0]         rec;       // struct: its record; container: the next item
     logic [63:0]           pres;      // struct: its presence word, shifted right a field at a time
-    logic [6:0]            k;         // struct: its next field
-    logic [16:0]           left;      // container: items left
+    logic [FieldIdxW-1:0]  fi;        // struct: its next field's index in the tables
+    logic [16:0]           left;      // struct: fields left; container: items left
     logic [TypeIdxW-1:0]   elem, key; // container: element (map: value) and key types
     logic [AW-1:0]         esz, ksz;  // container: their sizes in the array
   } frame_t;
   // $bits(frame_t), which Yosys 0.23 does not read (checked below).
-  localparam int unsigned FW = 3 + StructIdxW + 3 * AW + 64 + 7 + 17 + 2 * TypeIdxW;
+  localparam int unsigned FW = 3 + StructIdxW + 3 * AW + 64 + FieldIdxW + 17 + 2 * TypeIdxW;
 
   // Every step decides from registers: a table lookup or a compare takes
   // its own step, an image read waits for its answer in a register.
-  typedef enum logic [4:0] {
-    SIdle, SStart, SPres, SPresW, SPresK, SPresD, SField, SFld2, SFld3, SHdr, SStop,
-    SZero, SVal, SValW, SValK, SValD, SMul, SMul2, SBlk1, SBlk1b, SBlk2, SStrL, SStr,
-    SElem, SElem2, SElem3, SPop0, SPop1
+  typedef enum logic [5:0] {
+    SIdle, SStart, SPres, SPresW, SPresK, SPresK2, SPresD, SField, SFld2, SFld3, SHdr, SStop,
+    SZero, SVal, SValW, SValK, SValD, SMul, SMul2, SMul3, SBlk1, SBlk1b, SBlk2, SStrL, SStr,
+    SElemW, SElem, SElem2, SElem3, SPop0, SPop1, SDone0, SDone, SFail
   } walk_e;
   typedef enum logic [1:0] {BStr, BStruct, BCont} blk_e;
 
-  walk_e                state_q, state_d;
-  frame_t                f_q, f_d, fb_q, nf;
+  (* fsm_encoding = "one-hot" *)                // (auto picks binary above 31 states)
+  walk_e                 state_q;
+  walk_e                 state_d;
+  frame_t                f_q, f_d, fb_q;
   logic [NB*FW-1:0]      stk_q;
+  logic [NB:0]           lvl_q;                  // sp_q one-hot (bit k: level k + 1): the top frame's slot
   logic [SpW-1:0]        sp_q, sp_d;             // frames, the top one included (its nesting level)
-  logic                  sp_full_q;              // sp_q is MaxLevels: no level below it may nest
-  logic                  push;
-  logic [MethodIdxW-1:0] m_q;
+  logic                  sp_full_q, sp1_q;       // sp_q is MaxLevels (no level below it may nest); is 1
+  logic                  spinc;                  // a push: the level's increment
+  logic                  bk_st_q, bk_ct_q;       // SBlk2 (next) loads a struct's, a container's frame
+  logic                  e3_rec_q, e3_push_q;    // SElem3 (next) loads a struct element's frame; within the levels
+  // The result record's struct, its first field and count, the pointer past it (start_i).
+  logic [StructIdxW-1:0] m_st_q;
+  logic [FieldIdxW-1:0]  m_fi_q;
+  logic [16:0]           m_left_q;
+  logic [AW-1:0]         m_ptr_q;
+  /* verilator lint_off UNUSEDSIGNAL */      // (bits 2:0: the area end is 8-aligned)
   logic [AW-1:0]         aend_q;
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [AW-1:0]         ptr_q, ptr_d;           // every block read so far lies below it
+  // The top frame's next field index, count left, item address (a cycle
+  // after the frame: the steps that use them follow a step that keeps it).
+  logic [FieldIdxW-1:0]  fi_nx_q;
+  logic [16:0]           l_dec_q;
+  logic                  l_zero_q;
+  logic [AW-1:3]         e_sumk_q, e_sume_q;     // + the key's, + the element's size
   // The field at hand: its index, whether it is the struct's end, present,
   // skipped (absent optional or union member), its header and slot.
   logic [FieldIdxW-1:0]  fi_q, fi_d;
-  logic                  end_q, end_d, has_q, has_d, skip_q, skip_d;
-  logic [4:0]            h_wire_q, h_wire_d;
-  logic [15:0]           h_id_q, h_id_d;
-  logic [AW-1:0]         slot_q, slot_d;
+  logic                  end_q, end_d, has_q, has_d, skip_q;
+  logic [4:0]            h_wire_q;
+  logic [15:0]           h_id_q;
+  logic [AW-1:3]         slot_q;                 // (offsets are multiples of 8)
+  logic [AW-1:3]         va_q;                   // the field's slot: record + slot_q
   // The value at hand (operand registers): its type and slot, and what
   // the tables say of the type, a cycle after v_ti_q.
   logic [TypeIdxW-1:0]   v_ti_q, v_ti_d;
   logic [AW-1:0]         v_at_q, v_at_d;
-  logic [4:0]            d_wire_q, d_ew_q, d_kw_q;
-  logic [3:0]            d_size_q;
+  logic [4:0]            d_ew_q, d_kw_q;
   logic [StructIdxW-1:0] d_st_q;
+  logic [FieldIdxW-1:0]  d_fi_q;                 // a struct type's first field and count
+  logic [16:0]           d_left_q;
   logic [TypeIdxW-1:0]   d_elem_q, d_key_q;
   logic [AW-1:0]         d_rsz_q, d_unit_q, d_esz_q, d_ksz_q;
-  logic                  d_nest_q, d_cont_q, d_map_q;   // a struct or container; a container; a map
+  // Its class: fixed size (1 byte, bool, 2, 4, 8), string, struct, container, map.
+  logic                  d_f1_q, d_fb_q, d_f2_q, d_f4_q, d_f8_q, d_str_q, d_rec_q, d_cont_q, d_map_q;
+  logic                  d_vfail_q, d_deep_q, d_sdeep_q;   // SVal/SZero fail, its code; SElem3's
+  logic [3:0]            d_vol_q, z_ol_q;        // the value's beat length; the zero value's
+  logic [15:0]           z_od_q;                 // the zero value's bytes
   logic [63:0]           rdat_q, rdat_d;         // the word read
-  logic                  r_zero_q, r_big_q, r_rszne_q;  // its count: 0, above MaxElements, not the record's size
-  // A presence word's checks.
-  logic                  p_hi_q, p_zero_q, p_multi_q, p_void_q;
-  logic [2:0]            p_kind_q;
+  // The word's count, checked in two steps: from the answer (with rdat_q),
+  // then from those registers.
+  logic [5:0]            r1_z_q;                 // 6-bit groups of it are 0
+  logic [NeC-1:0]        r1_ne_q;                // 3-bit groups differ from the record size
+  logic                  r1_nhi_q, r1_big_q, r1_bnz_q;   // bits at AW and above; above MaxElements; byte 0 not 0
+  logic                  r1_t_q;                 // bits 2:0 not 0 (a string's last word is partial)
+  logic                  r_fail_q, r_blk_q, r_mul_q;
+  logic [AW-3:0]         r_pad_q;                // the count's words (rounded up), carry at the top
+  logic [63:0]           v_od_q;                 // the value's beat
+  // A presence word's checks: per byte (from the answer), over the bytes, the verdict.
+  logic [63:0]           mask_q;
+  logic [7:0]            p1_any_q, p1_two_q, p1_hi_q;
+  logic                  p_hi_q, p_zero_q, p_multi_q, p_res_q, p_uni_q, p_void_q;
+  logic                  p_bad_q, p_fail_q;
   // A block (record, array, string) its descriptor gives: where, how big, what.
   logic [31:0]           b_off_q, b_off_d;
   logic [NW-1:0]         b_size_q, b_size_d;
   blk_e                  b_kind_q, b_kind_d;
-  logic                  b_bad_q, b_ovl_q, b_out_q;
-  logic [32:0]           b_room_q;               // area end - offset
-  // An array's size: count times unit by shift and add.
-  logic [15:0]           n_q, n_d;
-  logic [NW-1:0]         acc_q, acc_d, mb_q, mb_d;
-  logic [AW-1:0]         mu_q, mu_d;
-  // A string's bytes: words left to write, to request, the next
-  // word's address, and up to four words on their way or waiting (fifo).
-  logic [AW-4:0]         s_words_q, s_words_d;   // words left to write out
-  logic [2:0]            s_tail_q, s_tail_d;     // the last word's bytes mod 8
-  logic [AW-4:0]         s_req_q, s_req_d;
-  logic [AW-1:0]         s_raddr_q, s_raddr_d;
+  logic                  ba_hi_q, ba_mis_q, ba_lo_q, ba_gt_q, ba_ovl_q, ba_shi_q;
+  logic [AW-1:3]         ba_room_q, ba_sz_q, bp_q;
+  logic                  bb_out_q, bb_big_q, bb_ovl_q;
+  // An array's size: count times unit by shift and add, the upper part a cycle late.
+  logic [16:0]           nl_q;                   // the container's items (a map's: two an entry)
+  logic [AccW-1:3]       acc_q, mb_q;
+  logic                  acc_c_q;
+  logic [AW-1:0]         mu_q;
+  // A string's bytes: words to request (count, address: low two bits and
+  // the rest, the rest less or plus one a cycle later), fifo occupancy,
+  // and up to four words on their way or waiting (fifo).
+  logic [3:0]            s_tl_q, s_tl_d;         // the last word's bytes (1 to 8)
+  logic [AW-6:0]         s_rh_q, s_rh_d, s_rhm_q;
+  logic [1:0]            s_rl_q, s_rl_d;
+  logic                  s_rhz_q;
+  logic [AW-6:0]         s_ah_q, s_ah_d, s_ahp_q;
+  logic [1:0]            s_al_q, s_al_d;
+  logic                  s_first_q, s_first_d;   // SStr's first cycle: the above not yet valid
+  logic                  s_more_q;               // words left to request
   logic [2:0]            s_occ_q, s_occ_d;       // requested and not yet written out
   logic [2:0]            s_cnt_q, s_cnt_d;       // words in the fifo
   logic [1:0]            s_wp_q, s_rp_q, s_rp_d;
   logic [4*64-1:0]       s_fifo_q;
   logic [63:0]           s_head;
-  logic                  s_emit, s_req;
-  // The outputs, registered.
+  logic                  s_emit, s_req, s_last;
+  // The outputs, registered; a field header, STOP or zero value's beat a cycle ahead.
   logic                  rd_req_q, rd_req_d;
   logic [AW-1:0]         rd_addr_q, rd_addr_d;
   logic                  ov_q, ov_d;
   logic [63:0]           od_q, od_d;
   logic [7:0]            ol_q, ol_d;
-  logic [31:0]           cnt_q;                  // bytes written (the beats so far)
+  logic [23:0]           fz_od_q;
+  logic [3:0]            fz_ol_q;
+  logic [15:0]           cnt_lo_q, cnt_hi_q;     // bytes written (the beats so far), the upper half a cycle late
+  logic                  cnt_c_q;
+  logic [3:0]            cnt_add_q;
   logic                  done_q, done_d;
   schema_code_e          code_q, code_d;
   logic [31:0]           off_q, off_d;
 
-  // The walk ends now with fail_code at image offset fail_off.
+  // The walk ends (SFail) with fc_q at image offset fo_q: both registered
+  // in the failing step, whatever it decides.
   logic                  fail;
-  schema_code_e          fail_code;
-  logic [AW-1:0]         fail_off;
+  schema_code_e          fc_q, fc_d;
+  logic [AW-1:0]         fo_q;
   // Module-scope temporaries (Yosys 0.23).
-  logic [FieldIdxW-1:0]  fi;
   logic [31:0]           n32;
-  walk_e                nxt;                    // the top frame's next step
+  walk_e                 nxt;                    // the top frame's next step
   assign nxt = f_q.cont ? SElem : SField;
+  assign n32 = rdat_q[63:32];
 
   // The frame below the top, as the stack holds it (level sp_q - 1).
   logic [FW-1:0]         fbv;
   always_comb begin
     fbv = '0;
-    for (int k = 0; k < NB; k++) if (sp_q == SpW'(k + 2)) fbv = stk_q[k*FW +: FW];
+    for (int k = 0; k < NB; k++) if (lvl_q[k+1]) fbv = fbv | stk_q[k*FW +: FW];
   end
   assign s_head = s_fifo_q[64*s_rp_q +: 64];
 
+  // The answer's count in 6-bit groups; its bits that differ from the record size.
+  logic [35:0]           r_n36;
+  logic [3*NeC-1:0]      r_nx;
+  assign r_n36 = 36'(rd_data_i[63:32]);
+  assign r_nx  = (3*NeC)'(rd_data_i[32 +: AW]) ^ (3*NeC)'(d_rsz_q);
+
+  // ---- The tables as constant vectors ----
+  // Each lookup below is a constant vector indexed by a register: logic
+  // that reads only that register. (A package function called on a
+  // register becomes a ROM, and Yosys may then move the register behind
+  // it, lengthening the path into it.)
+  localparam int unsigned NT  = 2 ** TypeIdxW;
+  localparam int unsigned NS  = 2 ** StructIdxW;
+  localparam int unsigned NFd = 2 ** FieldIdxW;
+  localparam int unsigned NM  = 2 ** MethodIdxW;
+  // A type: wire type, fixed size, struct, element and key (types, wire
+  // types, sizes), record size, array unit, the struct's first field and count.
+  localparam int unsigned TIW = 5 + 4 + StructIdxW + 2 * TypeIdxW + 2 * 5 + 4 * AW + FieldIdxW + 17;
+  // A field: wire type, id, type, requiredness, slot offset.
+  localparam int unsigned FIW = 5 + 16 + TypeIdxW + 2 + AW - 3;
+  // A struct: presence mask, result, union, void.
+  localparam int unsigned SIW = 64 + 3;
+  // A method: its result struct, its first field and count, the pointer past its record.
+  localparam int unsigned MIW = StructIdxW + FieldIdxW + 17 + AW;
+  function automatic logic [NT*TIW-1:0] t_table(input int n);
+    logic [TIW-1:0] e;
+    t_table = '0;
+    for (int i = 0; i < n; i++)
+      begin
+        e = {
+        type_wire(TypeIdxW'(i)), schema_fixed_size(8'(type_wire(TypeIdxW'(i)))), type_struct(TypeIdxW'(i)),
+        type_elem(TypeIdxW'(i)), type_key(TypeIdxW'(i)),
+        type_wire(type_elem(TypeIdxW'(i))), type_wire(type_key(TypeIdxW'(i))),
+        AW'(type_elem_size(type_elem(TypeIdxW'(i)))), AW'(type_elem_size(type_key(TypeIdxW'(i)))),
+        AW'(type_record_size(TypeIdxW'(i))), AW'(type_array_unit(TypeIdxW'(i))),
+        FieldIdxW'(struct_first(type_struct(TypeIdxW'(i)))), 17'(struct_count(type_struct(TypeIdxW'(i))))};
+        for (int b = 0; b < TIW; b++) t_table[b*NT + i] = e[b];
+      end
+  endfunction
+  function automatic logic [NFd*FIW-1:0] fl_table(input int n);
+    logic [FIW-1:0] e;
+    fl_table = '0;
+    for (int i = 0; i < n; i++)
+      begin
+        e = {field_wire(FieldIdxW'(i)), field_id(FieldIdxW'(i)), field_type(FieldIdxW'(i)),
+                                field_req(FieldIdxW'(i)), (AW-3)'(AW'(field_offset(FieldIdxW'(i))) >> 3)};
+        for (int b = 0; b < FIW; b++) fl_table[b*NFd + i] = e[b];
+      end
+  endfunction
+  function automatic logic [NS*SIW-1:0] s_table(input int n);
+    logic [SIW-1:0] e;
+    s_table = '0;
+    for (int i = 0; i < n; i++)
+      begin
+        e = {pres_mask(StructIdxW'(i)), struct_kind(StructIdxW'(i)) == KindResult,
+                               struct_kind(StructIdxW'(i)) == KindUnion, struct_void(StructIdxW'(i))};
+        for (int b = 0; b < SIW; b++) s_table[b*NS + i] = e[b];
+      end
+  endfunction
+  function automatic logic [NM*MIW-1:0] m_table(input int n);
+    logic [MIW-1:0] e;
+    m_table = '0;
+    for (int i = 0; i < n; i++)
+      begin
+        e = {method_result(MethodIdxW'(i)), FieldIdxW'(struct_first(method_result(MethodIdxW'(i)))),
+                               17'(struct_count(method_result(MethodIdxW'(i)))),
+                               AW'(SchemaAreaStart) + AW'(struct_size(method_result(MethodIdxW'(i))))};
+        for (int b = 0; b < MIW; b++) m_table[b*NM + i] = e[b];
+      end
+  endfunction
+  localparam logic [NT*TIW-1:0]  TTab  = t_table(NT);
+  localparam logic [NFd*FIW-1:0] FlTab = fl_table(NFd);
+  localparam logic [NS*SIW-1:0]  STab  = s_table(NS);
+  localparam logic [NM*MIW-1:0]  MTab  = m_table(NM);
+
+  // What the tables say of v_ti_q (registered below).
+  logic [4:0]            t_wire, t_ew, t_kw;
+  logic [3:0]            t_size;
+  logic [StructIdxW-1:0] t_st;
+  logic [TypeIdxW-1:0]   t_elem, t_key;
+  logic [AW-1:0]         t_esz, t_ksz, t_rsz, t_unit;
+  logic [FieldIdxW-1:0]  t_fi;
+  logic [16:0]           t_left;
+  logic                  t_cont, t_map, t_rec, t_nest, t_str, t_bad;
+  // (Bit b of entry i at b * entries + i: a lookup is a shift, no index product.)
+  logic [TIW-1:0]        t_info;
+  logic [FIW-1:0]        fl_info;
+  logic [SIW-1:0]        st_info;
+  logic [MIW-1:0]        m_info;
+  always_comb begin
+    for (int b = 0; b < TIW; b++) t_info[b]  = 1'(TTab[b*NT +: NT] >> v_ti_q);
+    for (int b = 0; b < FIW; b++) fl_info[b] = 1'(FlTab[b*NFd +: NFd] >> fi_q);
+    for (int b = 0; b < SIW; b++) st_info[b] = 1'(STab[b*NS +: NS] >> f_q.st);
+    for (int b = 0; b < MIW; b++) m_info[b]  = 1'(MTab[b*NM +: NM] >> MethodIdxW'(method_i));
+  end
+  assign {t_wire, t_size, t_st, t_elem, t_key, t_ew, t_kw, t_esz, t_ksz, t_rsz, t_unit, t_fi, t_left} = t_info;
+  always_comb begin
+    t_cont = t_wire == WireList || t_wire == WireSet || t_wire == WireMap;
+    t_map  = t_wire == WireMap;
+    t_rec  = t_wire == WireStruct;
+    t_nest = t_cont || t_rec;
+    t_str  = t_size == '0 && t_wire == WireString;
+    t_bad  = t_size == '0 && t_wire != WireString && !t_nest;   // UUID: no slot holds one
+  end
+  // What they say of fi_q, of the top frame's struct, of method_i.
+  logic [4:0]            fl_wire;
+  logic [15:0]           fl_id;
+  logic [TypeIdxW-1:0]   fl_type;
+  logic [1:0]            fl_req;
+  logic [AW-1:3]         fl_off;                 // (offsets are multiples of 8)
+  assign {fl_wire, fl_id, fl_type, fl_req, fl_off} = fl_info;
+  logic [63:0]           st_mask;
+  logic                  st_res, st_uni, st_void;
+  assign {st_mask, st_res, st_uni, st_void} = st_info;
+
+  // The string's request side: the next request is the last one, the fifo has room.
+  assign s_req  = state_q == SStr && !s_first_q && s_more_q && s_occ_q != 3'd4;
+  assign s_emit = state_q == SStr && s_cnt_q != '0 && !out_stall_i;
+  assign s_last = !s_more_q && s_occ_q == 3'd1;  // all requested, one word left
+
   always_comb begin
     state_d = state_q;
-    f_d     = f_q;
     sp_d    = sp_q;
     ptr_d   = ptr_q;
-    {fi_d, end_d, has_d, skip_d, h_wire_d, h_id_d, slot_d} = {fi_q, end_q, has_q, skip_q, h_wire_q, h_id_q, slot_q};
+    {fi_d, end_d, has_d} = {fi_q, end_q, has_q};
     {v_ti_d, v_at_d, rdat_d} = {v_ti_q, v_at_q, rdat_q};
     {b_off_d, b_size_d, b_kind_d} = {b_off_q, b_size_q, b_kind_q};
-    {n_d, acc_d, mb_d, mu_d} = {n_q, acc_q, mb_q, mu_q};
-    {s_words_d, s_tail_d, s_req_d, s_raddr_d, s_occ_d, s_cnt_d, s_rp_d} = {s_words_q, s_tail_q, s_req_q, s_raddr_q, s_occ_q, s_cnt_q, s_rp_q};
+    {s_tl_d, s_rh_d, s_rl_d, s_ah_d, s_al_d, s_first_d} = {s_tl_q, s_rh_q, s_rl_q, s_ah_q, s_al_q, 1'b0};
+    {s_occ_d, s_cnt_d, s_rp_d} = {s_occ_q, s_cnt_q, s_rp_q};
     {done_d, code_d, off_d} = {done_q, code_q, off_q};
     rd_req_d  = 1'b0;
-    rd_addr_d = rd_addr_q;
-    ov_d = 1'b0; od_d = '0; ol_d = '0;
-    fail = 1'b0; fail_code = ScNone; fail_off = v_at_q;
-    push = 1'b0; nf = '0;
-    fi = '0; n32 = rdat_q[63:32];
-    s_emit = 1'b0; s_req = 1'b0;
-
-    if (start_i) begin
-      done_d  = 1'b0;
-      state_d = SStart;
+    // Only a request's cycle needs the address: chosen by the step alone.
+    rd_addr_d = (state_q == SPres) ? f_q.rec : (state_q == SStr) ? {s_ah_q, s_al_q, 3'b000} : v_at_q;
+    // Only a beat's cycle needs its bytes and length: chosen by the step alone.
+    ov_d = 1'b0;
+    if (state_q == SStr) begin
+      od_d = s_head;
+      ol_d = s_last ? 8'(s_tl_q) : 8'd8;
+    end else if (state_q == SValD || state_q == SStrL) begin
+      od_d = v_od_q;
+      ol_d = 8'(d_vol_q);
     end else begin
-      unique case (state_q)
-        SIdle: ;
+      od_d = 64'(fz_od_q);
+      ol_d = 8'(fz_ol_q);
+    end
+    fail = 1'b0;
+    // The code and offset a failure of this step reports (SFail).
+    fc_d = ScDepthExceeded;
+    unique case (state_q)
+      SPresD:        fc_d = p_bad_q ? ScBadPresence : ScNoResult;
+      SZero, SVal:   fc_d = d_deep_q ? ScDepthExceeded : ScBadType;
+      SValD:         fc_d = d_rec_q ? ScBadDescriptor : ScTooManyElements;
+      SBlk2:         fc_d = (bb_out_q || bb_big_q) ? ScBadDescriptor : ScOverlap;
+      default: ;
+    endcase
 
-        // The result record at 64, its presence word first.
-        SStart: begin
-          f_d      = '0;
-          f_d.st   = method_result(m_q);
-          f_d.rec  = AW'(SchemaAreaStart);
-          sp_d     = SpW'(1);
-          ptr_d    = AW'(SchemaAreaStart) + AW'(struct_size(method_result(m_q)));
-          state_d  = SPres;
-        end
+    unique case (state_q)
+      SIdle: ;
 
-        // A struct's presence word: read, checked (bits of no field, a
-        // result's or a union's count), then its fields.
-        SPres: begin
-          rd_req_d  = 1'b1;
-          rd_addr_d = f_q.rec;
-          state_d   = SPresW;
-        end
-        SPresW: if (rd_valid_i) begin
-          f_d.pres = rd_data_i;
-          state_d  = SPresK;
-        end
-        SPresK: state_d = SPresD;
-        SPresD: begin
-          if (p_hi_q || (p_kind_q == KindResult && p_multi_q) || (p_kind_q == KindUnion && (p_zero_q || p_multi_q))) begin
-            fail = 1'b1; fail_code = ScBadPresence; fail_off = f_q.rec;
-          end else if (p_kind_q == KindResult && p_zero_q && !p_void_q) begin
-            fail = 1'b1; fail_code = ScNoResult; fail_off = f_q.rec;
-          end else begin
-            f_d.k   = '0;
-            state_d = SField;
-          end
-        end
+      // The result record at 64, its presence word first.
+      SStart: begin                                   // (f_d below)
+        sp_d      = SpW'(1);
+        ptr_d     = m_ptr_q;
+        state_d   = SPres;
+      end
 
-        // A struct's next field (ascending id order), or its STOP.
-        SField: begin
-          fi_d    = FieldIdxW'(32'(struct_first(f_q.st)) + 32'(f_q.k));   // unused at the struct's end
-          end_d   = 32'(f_q.k) == 32'(struct_count(f_q.st));
-          has_d   = f_q.pres[0];
-          state_d = SFld2;
-        end
-        SFld2: begin
-          if (end_q) begin
-            state_d = SStop;
-          end else begin
-            fi       = fi_q;
-            h_wire_d = field_wire(fi);
-            h_id_d   = field_id(fi);
-            v_ti_d   = field_type(fi);
-            // Apache writes an optional field, or a union's, only when set.
-            skip_d   = !has_q && (field_req(fi) == 2'd2 || struct_kind(f_q.st) == KindUnion);
-            slot_d   = AW'(field_offset(fi));
-            f_d.k    = f_q.k + 1'b1;
-            f_d.pres = f_q.pres >> 1;
-            state_d  = SFld3;
-          end
-        end
-        SFld3: begin
-          v_at_d  = f_q.rec + slot_q;
-          state_d = skip_q ? SField : SHdr;
-        end
-        SHdr: if (!out_stall_i) begin
-          ov_d = 1'b1; ol_d = 8'd3;
-          od_d = 64'({h_id_q[7:0], h_id_q[15:8], 3'b000, h_wire_q});
+      // A struct's presence word: read, checked (bits of no field, a
+      // result's or a union's count) in three steps, then its fields.
+      SPres: begin
+        rd_req_d = 1'b1;
+        state_d  = SPresW;
+      end
+      SPresW: if (rd_valid_i) state_d = SPresK;     // f_d.pres: the answer's cycle is the last
+      SPresK:  state_d = SPresK2;                     // p_hi_q, p_zero_q, p_multi_q
+      SPresK2: state_d = SPresD;                      // p_bad_q, p_fail_q
+      SPresD: begin
+        if (p_fail_q) fail = 1'b1;
+        else          state_d = SField;
+      end
+
+      // A struct's next field (ascending id order), or its STOP.
+      SField: begin
+        fi_d    = f_q.fi;                             // unused at the struct's end
+        end_d   = f_q.left == '0;
+        has_d   = f_q.pres[0];
+        state_d = SFld2;
+      end
+      SFld2: begin
+        // (f_d below: the frame moves on at the end too, it is popped then.)
+        v_ti_d   = fl_type;
+        state_d  = end_q ? SStop : SFld3;
+      end
+      SFld3: state_d = skip_q ? SField : SHdr;        // h_*, skip_q, slot_q from fi_q
+      SHdr: begin
+        v_at_d = {va_q, f_q.rec[2:0]};
+        if (!out_stall_i) begin
+          ov_d    = 1'b1;
           state_d = has_q ? SVal : SZero;
         end
-        SStop: if (!out_stall_i) begin
-          ov_d = 1'b1; ol_d = 8'd1;
-          state_d = SPop0;
-        end
+      end
+      SStop: if (!out_stall_i) begin
+        ov_d    = 1'b1;
+        state_d = SPop0;
+      end
 
-        // An absent field that is not optional: the Go zero value (a
-        // struct: its STOP; a container: its header, count 0).
-        SZero: begin
-          if (d_nest_q && sp_full_q) begin
-            fail = 1'b1; fail_code = ScDepthExceeded;
-          end else if (d_size_q == '0 && d_wire_q != WireString && !d_nest_q) begin
-            fail = 1'b1; fail_code = ScBadType;
-          end else if (!out_stall_i) begin
-            ov_d = 1'b1;
-            if (d_size_q != '0)          ol_d = 8'(d_size_q);
-            else if (d_wire_q == WireString) ol_d = 8'd4;
-            else if (!d_cont_q)          ol_d = 8'd1;
-            else if (d_map_q) begin      ol_d = 8'd6; od_d[15:0] = {3'b000, d_ew_q, 3'b000, d_kw_q}; end
-            else begin                   ol_d = 8'd5; od_d[7:0] = {3'b000, d_ew_q}; end
-            state_d = nxt;
-          end
+      // An absent field that is not optional: the Go zero value (a
+      // struct: its STOP; a container: its header, count 0).
+      SZero: begin
+        if (d_vfail_q) begin
+          fail = 1'b1;
+        end else if (!out_stall_i) begin
+          ov_d    = 1'b1;
+          state_d = nxt;
         end
+      end
 
-        // A present value: its slot or descriptor.
-        SVal: begin
-          if (d_nest_q && sp_full_q) begin
-            fail = 1'b1; fail_code = ScDepthExceeded;
-          end else if (d_size_q == '0 && d_wire_q != WireString && !d_nest_q) begin
-            fail = 1'b1; fail_code = ScBadType;       // UUID: no slot holds one
-          end else begin
-            rd_req_d  = 1'b1;
-            rd_addr_d = v_at_q;
-            state_d   = SValW;
-          end
+      // A present value: its slot or descriptor.
+      SVal: begin
+        if (d_vfail_q) begin
+          fail = 1'b1;
+        end else begin
+          rd_req_d = 1'b1;
+          state_d  = SValW;
         end
-        SValW: if (rd_valid_i) begin
-          rdat_d  = rd_data_i;
-          state_d = SValK;
+      end
+      SValW: if (rd_valid_i) begin
+        rdat_d  = rd_data_i;
+        state_d = SValK;
+      end
+      SValK: state_d = SValD;                         // r_*_q, v_od_q: what the word says
+      SValD: begin
+        b_off_d  = rdat_q[31:0];
+        b_size_d = d_str_q ? NW'({r1_nhi_q, r_pad_q, 3'b000}) : NW'(n32);
+        b_kind_d = d_str_q ? BStr : BStruct;
+        // A fixed value's beat, an empty string's length, a container's
+        // header (then its array if it has items: an empty container's
+        // offset is not read); a block to check; a fault (r_*_q).
+        if (r_fail_q) begin
+          fail = 1'b1;
+        end else if (r_blk_q) begin
+          state_d = SBlk1;
+        end else if (!out_stall_i) begin
+          ov_d    = 1'b1;
+          state_d = r_mul_q ? SMul : nxt;
         end
-        SValK: state_d = SValD;                       // r_*_q: what the descriptor's count says
-        SValD: begin
-          b_off_d = rdat_q[31:0];
-          if (d_size_q != '0) begin
-            if (!out_stall_i) begin
-              ov_d = 1'b1; ol_d = 8'(d_size_q);
-              unique case (d_size_q)
-                4'd1:    od_d[7:0]  = (d_wire_q == WireBool) ? 8'(rdat_q[7:0] != '0) : rdat_q[7:0];
-                4'd2:    od_d[15:0] = {rdat_q[7:0], rdat_q[15:8]};
-                4'd4:    od_d[31:0] = be32(rdat_q[31:0]);
-                default: od_d       = {be32(rdat_q[31:0]), be32(rdat_q[63:32])};
-              endcase
-              state_d = nxt;
-            end
-          end else if (d_wire_q == WireString) begin
-            if (r_zero_q) begin
-              if (!out_stall_i) begin
-                ov_d = 1'b1; ol_d = 8'd4;
-                state_d = nxt;
-              end
-            end else begin
-              b_size_d = (NW'(n32) + NW'(7)) & ~NW'(7);
-              b_kind_d = BStr;
-              state_d  = SBlk1;
-            end
-          end else if (!d_cont_q) begin
-            if (r_rszne_q) begin
-              fail = 1'b1; fail_code = ScBadDescriptor;
-            end else begin
-              b_size_d = NW'(n32);
-              b_kind_d = BStruct;
-              state_d  = SBlk1;
-            end
-          end else if (r_big_q) begin
-            fail = 1'b1; fail_code = ScTooManyElements;
-          end else if (!out_stall_i) begin
-            // The container's header; its array if it has items (an
-            // empty container's offset is not read).
-            ov_d = 1'b1;
-            if (d_map_q) begin ol_d = 8'd6; od_d[47:0] = {be32(n32), 3'b000, d_ew_q, 3'b000, d_kw_q}; end
-            else begin         ol_d = 8'd5; od_d[39:0] = {be32(n32), 3'b000, d_ew_q}; end
-            n_d   = n32[15:0];
-            acc_d = '0;
-            mb_d  = NW'(n32) << 3;
-            mu_d  = d_unit_q >> 3;
-            state_d = r_zero_q ? nxt : SMul;
-          end
-        end
-        // count * unit, one bit of unit / 8 a cycle.
-        SMul: begin
-          if (mu_q[0]) acc_d = acc_q + mb_q;
-          mb_d = mb_q << 1;
-          mu_d = mu_q >> 1;
-          if (mu_q[AW-1:1] == '0) state_d = SMul2;
-        end
-        SMul2: begin
-          b_size_d = acc_q;
-          b_kind_d = BCont;
-          state_d  = SBlk1;
-        end
+      end
+      // count * unit, one bit of unit / 8 a cycle (acc_q below), then the
+      // upper part's last carry.
+      SMul:  if (mu_q[AW-1:1] == '0) state_d = SMul2;
+      SMul2: state_d = SMul3;
+      SMul3: begin
+        b_size_d = NW'({acc_q, 3'b000});
+        b_kind_d = BCont;
+        state_d  = SBlk1;
+      end
 
-        // A block's descriptor: 8-aligned, inside [64, area end), not
-        // before the pointer (schemagold's block).
-        SBlk1:  state_d = SBlk1b;                    // b_room_q
-        SBlk1b: state_d = SBlk2;                     // b_bad_q, b_ovl_q
-        SBlk2: begin
-          if (b_bad_q) begin
-            fail = 1'b1; fail_code = ScBadDescriptor;
-          end else if (b_ovl_q) begin
-            fail = 1'b1; fail_code = ScOverlap;
-          end else begin
-            ptr_d = b_off_q[AW-1:0] + b_size_q[AW-1:0];
-            unique case (b_kind_q)
-              BStr: state_d = SStrL;
-              BStruct: begin
-                nf.st   = d_st_q;
-                nf.rec  = b_off_q[AW-1:0];
-                push    = 1'b1;
-                state_d = SPres;
-              end
-              default: begin
-                nf.cont  = 1'b1;
-                nf.ismap = d_map_q;
-                nf.rec   = b_off_q[AW-1:0];
-                nf.left  = d_map_q ? {n_q, 1'b0} : {1'b0, n_q};
-                nf.elem  = d_elem_q;
-                nf.key   = d_key_q;
-                nf.esz   = d_esz_q;
-                nf.ksz   = d_ksz_q;
-                push     = 1'b1;
-                state_d  = SElem;
-              end
-            endcase
-          end
-        end
+      // A block's descriptor: 8-aligned, inside [64, area end), not
+      // before the pointer (schemagold's block), in two steps (ba_*, bb_*).
+      SBlk1:  state_d = SBlk1b;
+      SBlk1b: state_d = SBlk2;
+      SBlk2: begin
+        // A failure ends the walk: the frame and pointer do not matter then.
+        ptr_d = {bp_q, 3'b000};
+        if (bb_out_q || bb_big_q || bb_ovl_q) fail = 1'b1;
+        // (f_d below: a struct's or a container's frame.)
+        unique case (b_kind_q)
+          BStr:    state_d = SStrL;
+          BStruct: state_d = SPres;
+          default: state_d = SElemW;
+        endcase
+      end
 
-        // A string: its length, then its bytes, 8 a beat, read ahead up to
-        // four words.
-        SStrL: if (!out_stall_i) begin
-          ov_d = 1'b1; ol_d = 8'd4;
-          od_d[31:0] = be32(n32);
-          s_words_d = b_size_q[AW-1:3];
-          s_tail_d  = n32[2:0];
-          s_req_d   = b_size_q[AW-1:3];
-          s_raddr_d = b_off_q[AW-1:0];
-          s_occ_d   = '0;
-          s_cnt_d   = '0;
-          s_rp_d    = '0;
-          state_d   = SStr;
+      // A string: its length, then its bytes, 8 a beat, read ahead up to
+      // four words.
+      SStrL: begin
+        s_tl_d    = (n32[2:0] == '0) ? 4'd8 : {1'b0, n32[2:0]};
+        s_rh_d    = b_size_q[AW-1:5];
+        s_rl_d    = b_size_q[4:3];
+        s_ah_d    = b_off_q[AW-1:5];
+        s_al_d    = b_off_q[4:3];
+        s_first_d = 1'b1;
+        s_occ_d   = '0;
+        s_cnt_d   = '0;
+        s_rp_d    = '0;
+        if (!out_stall_i) begin
+          ov_d    = 1'b1;
+          state_d = SStr;
         end
-        SStr: begin
-          s_req  = s_req_q != '0 && s_occ_q != 3'd4;
-          s_emit = s_cnt_q != '0 && !out_stall_i;
-          if (s_req) begin
-            rd_req_d  = 1'b1;
-            rd_addr_d = s_raddr_q;
-            s_raddr_d = s_raddr_q + AW'(8);
-            s_req_d   = s_req_q - 1'b1;
-          end
-          if (s_emit) begin
-            ov_d     = 1'b1;
-            od_d     = s_head;
-            ol_d      = (s_words_q == (AW-3)'(1) && s_tail_q != '0) ? 8'(s_tail_q) : 8'd8;
-            s_words_d = s_words_q - 1'b1;
-            s_rp_d    = s_rp_q + 1'b1;
-            if (s_words_q == (AW-3)'(1)) state_d = nxt;
-          end
-          s_occ_d = s_occ_q + 3'(s_req) - 3'(s_emit);
-          s_cnt_d = s_cnt_q + 3'(rd_valid_i) - 3'(s_emit);
+      end
+      SStr: begin
+        if (s_req) begin
+          rd_req_d = 1'b1;
+          s_rl_d   = s_rl_q - 1'b1;
+          if (s_rl_q == '0) s_rh_d = s_rhm_q;
+          s_al_d   = s_al_q + 1'b1;
+          if (s_al_q == 2'd3) s_ah_d = s_ahp_q;
         end
+        if (s_emit) begin
+          ov_d   = 1'b1;
+          s_rp_d = {s_rp_q[1] ^ s_rp_q[0], !s_rp_q[0]};
+          if (s_last) state_d = nxt;
+        end
+        s_occ_d = step3(s_occ_q, s_req, s_emit);
+        s_cnt_d = step3(s_cnt_q, rd_valid_i, s_emit);
+      end
 
-        // A container's next item (a map's key, then its value), or its end.
-        SElem: begin
-          if (f_q.left == '0) begin
-            state_d = SPop0;
-          end else begin
-            v_ti_d    = (f_q.ismap && !f_q.isval) ? f_q.key : f_q.elem;
-            v_at_d    = f_q.rec;
-            f_d.rec   = f_q.rec + ((f_q.ismap && !f_q.isval) ? f_q.ksz : f_q.esz);
-            f_d.left  = f_q.left - 1'b1;
-            f_d.isval = f_q.ismap && !f_q.isval;
-            state_d   = SElem2;
-          end
+      // A container's next item (a map's key, then its value), or its end.
+      SElemW: state_d = SElem;                        // l_zero_q, l_dec_q, e_sum*_q
+      SElem: begin
+        // (f_d below: the frame moves on at the end too, it is popped then.)
+        v_ti_d    = f_q.iskey ? f_q.key : f_q.elem;
+        v_at_d    = f_q.rec;
+        state_d   = l_zero_q ? SPop0 : SElem2;
+      end
+      SElem2: state_d = SElem3;
+      // A struct element's record lies in the array.
+      SElem3: begin
+        if (d_rec_q) begin                            // (f_d below)
+          if (d_sdeep_q) fail = 1'b1;
+          state_d = SPres;
+        end else begin
+          state_d = SVal;
         end
-        SElem2: state_d = SElem3;
-        // A struct element's record lies in the array.
-        SElem3: begin
-          if (d_wire_q == WireStruct) begin
-            if (sp_full_q) begin
-              fail = 1'b1; fail_code = ScDepthExceeded;
-            end else begin
-              nf.st   = d_st_q;
-              nf.rec  = v_at_q;
-              push    = 1'b1;
-              state_d = SPres;
-            end
-          end else begin
-            state_d = SVal;
-          end
-        end
+      end
 
-        // A frame ends (a struct's STOP is out): the one below goes on.
-        SPop0: state_d = SPop1;
-        SPop1: begin
-          if (sp_q == SpW'(1)) begin
-            state_d = SIdle;
-            done_d  = 1'b1;
-            code_d  = ScRespOk;
-            off_d   = cnt_q;                         // the STOP's beat counted (SPop0)
-          end else begin
-            f_d     = fb_q;
-            sp_d    = sp_q - 1'b1;
-            state_d = fb_q.cont ? SElem : SField;
-          end
-        end
-        default: ;
-      endcase
-    end
+      // A frame ends (a struct's STOP is out): the one below goes on.
+      SPop0: state_d = SPop1;
+      SPop1: begin                                    // (f_d below)
+        sp_d = sp_q - 1'b1;
+        if (sp1_q) state_d = SDone0;
+        else       state_d = fb_q.cont ? SElemW : SField;
+      end
+      SDone0: state_d = SDone;                        // the STOP's beat counted (cnt_*)
+      SDone: begin
+        state_d = SIdle;
+        done_d  = 1'b1;
+        code_d  = ScRespOk;
+        off_d   = {cnt_hi_q, cnt_lo_q};
+      end
+      SFail: begin
+        state_d = SIdle;
+        done_d  = 1'b1;
+        code_d  = fc_q;
+        off_d   = 32'(fo_q);
+      end
+      default: ;
+    endcase
 
-    if (push) begin
-      f_d  = nf;
-      sp_d = sp_q + 1'b1;
-    end
-    if (fail) begin
-      state_d  = SIdle;
-      done_d   = 1'b1;
-      code_d   = fail_code;
-      off_d    = 32'(fail_off);
+    if (spinc) sp_d = sp_q + 1'b1;
+    if (fail) state_d = SFail;
+    if (start_i) begin
+      done_d   = 1'b0;
+      state_d  = SStart;
       ov_d     = 1'b0;
       rd_req_d = 1'b0;
-      push     = 1'b0;
     end
+  end
+
+  // The top frame's next value: one exclusive choice a field, its selects
+  // single registers (a push's kind and level registered a step ahead).
+  logic s_start, s_pop, s_bst, s_bct, s_ep, s_fld, s_el, s_pw, s_push;
+  assign s_start = state_q == SStart;
+  assign s_pop   = state_q == SPop1;
+  assign s_bst   = bk_st_q;                      // SBlk2, a struct's record
+  assign s_bct   = bk_ct_q;                      // SBlk2, a container's array
+  assign s_ep    = e3_rec_q;                     // SElem3, a struct element
+  assign s_fld   = state_q == SFld2;
+  assign s_el    = state_q == SElem;
+  assign s_pw    = state_q == SPresW;
+  assign s_push  = s_bst || s_bct || s_ep;
+  assign spinc   = s_bst || s_bct || e3_push_q;
+  always_comb begin
+    f_d.cont  = s_pop ? fb_q.cont  : s_bct ? 1'b1    : (s_start || s_bst || s_ep) ? 1'b0 : f_q.cont;
+    f_d.ismap = s_pop ? fb_q.ismap : s_bct ? d_map_q : (s_start || s_bst || s_ep) ? 1'b0 : f_q.ismap;
+    f_d.iskey = s_pop ? fb_q.iskey : s_bct ? d_map_q : s_el ? (f_q.ismap && !f_q.iskey) :
+                (s_start || s_bst || s_ep) ? 1'b0 : f_q.iskey;
+    f_d.st    = ({StructIdxW{s_start}} & m_st_q) | ({StructIdxW{s_pop}} & fb_q.st) | ({StructIdxW{s_push}} & d_st_q) |
+                ({StructIdxW{!(s_start || s_pop || s_push)}} & f_q.st);
+    f_d.rec   = ({AW{s_start}} & AW'(SchemaAreaStart)) | ({AW{s_pop}} & fb_q.rec) |
+                ({AW{s_bst || s_bct}} & b_off_q[AW-1:0]) | ({AW{s_ep}} & v_at_q) | ({AW{s_el && f_q.iskey}} & {e_sumk_q, f_q.rec[2:0]}) |
+                ({AW{s_el && !f_q.iskey}} & {e_sume_q, f_q.rec[2:0]}) |
+                ({AW{!(s_start || s_pop || s_push || s_el)}} & f_q.rec);
+    f_d.pres  = ({64{s_pw}} & rd_data_i) | ({64{s_fld}} & (f_q.pres >> 1)) | ({64{s_pop}} & fb_q.pres) |
+                ({64{!(s_pw || s_fld || s_pop)}} & f_q.pres);
+    f_d.fi    = ({FieldIdxW{s_start}} & m_fi_q) | ({FieldIdxW{s_pop}} & fb_q.fi) | ({FieldIdxW{s_push}} & d_fi_q) |
+                ({FieldIdxW{s_fld}} & fi_nx_q) | ({FieldIdxW{!(s_start || s_pop || s_push || s_fld)}} & f_q.fi);
+    f_d.left  = ({17{s_start}} & m_left_q) | ({17{s_pop}} & fb_q.left) | ({17{s_bst || s_ep}} & d_left_q) |
+                ({17{s_bct}} & nl_q) | ({17{s_fld || s_el}} & l_dec_q) |
+                ({17{!(s_start || s_pop || s_push || s_fld || s_el)}} & f_q.left);
+    f_d.elem  = s_pop ? fb_q.elem : s_push ? d_elem_q : f_q.elem;
+    f_d.key   = s_pop ? fb_q.key  : s_push ? d_key_q  : f_q.key;
+    f_d.esz   = s_pop ? fb_q.esz  : s_push ? d_esz_q  : f_q.esz;
+    f_d.ksz   = s_pop ? fb_q.ksz  : s_push ? d_ksz_q  : f_q.ksz;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q  <= SIdle;
       sp_q     <= '0;
+      lvl_q    <= '0;
       done_q   <= 1'b0;
       code_q   <= ScNone;
       ov_q     <= 1'b0;
@@ -535,6 +661,10 @@ module resp_schema
     end else begin
       state_q  <= state_d;
       sp_q     <= sp_d;
+      // sp_q's moves (SStart, a push, SPop1) on the one-hot copy.
+      if (state_q == SStart)      lvl_q <= (NB+1)'(1);
+      else if (spinc)             lvl_q <= lvl_q << 1;
+      else if (state_q == SPop1)  lvl_q <= lvl_q >> 1;
       done_q   <= done_d;
       code_q   <= code_d;
       ov_q     <= ov_d;
@@ -545,57 +675,173 @@ module resp_schema
     end
   end
   always_ff @(posedge clk_i) begin
-    // A push puts the top frame on the stack at its level.
+    // The top frame's slot follows it: a push leaves it there.
     for (int k = 0; k < NB; k++)
-      if (push && sp_q == SpW'(k + 1)) stk_q[k*FW +: FW] <= f_q;
+      if (lvl_q[k]) stk_q[k*FW +: FW] <= f_q;
     fb_q      <= fbv;
     f_q       <= f_d;
-    sp_full_q <= sp_d == SpW'(MaxLevels);
+    sp_full_q <= sp_q == SpW'(MaxLevels);
+    bk_st_q   <= state_q == SBlk1b && b_kind_q == BStruct && !start_i;
+    bk_ct_q   <= state_q == SBlk1b && b_kind_q == BCont && !start_i;
+    e3_rec_q  <= state_q == SElem2 && t_rec && !start_i;
+    e3_push_q <= state_q == SElem2 && t_rec && !sp_full_q && !start_i;
+    sp1_q     <= sp_q == SpW'(1);
     if (start_i) begin
-      m_q    <= MethodIdxW'(method_i);
-      aend_q <= area_end_i;
+      {m_st_q, m_fi_q, m_left_q, m_ptr_q} <= m_info;
+      aend_q   <= area_end_i;
     end
     ptr_q <= ptr_d;
-    {fi_q, end_q, has_q, skip_q, h_wire_q, h_id_q, slot_q} <= {fi_d, end_d, has_d, skip_d, h_wire_d, h_id_d, slot_d};
+    // The top frame's next field, count and item address, a cycle late.
+    fi_nx_q  <= f_q.fi + 1'b1;
+    l_dec_q  <= f_q.left - 1'b1;
+    l_zero_q <= f_q.left == '0;
+    e_sumk_q <= f_q.rec[AW-1:3] + f_q.ksz[AW-1:3];
+    e_sume_q <= f_q.rec[AW-1:3] + f_q.esz[AW-1:3];
+    {fi_q, end_q, has_q} <= {fi_d, end_d, has_d};
+    // What the tables say of fi_q (SField sets it), and its slot's address.
+    h_wire_q <= fl_wire;
+    h_id_q   <= fl_id;
+    // Apache writes an optional field, or a union's, only when set.
+    skip_q   <= !has_q && (fl_req == 2'd2 || st_uni);
+    slot_q   <= fl_off;
+    va_q     <= f_q.rec[AW-1:3] + slot_q;
     {v_ti_q, v_at_q, rdat_q} <= {v_ti_d, v_at_d, rdat_d};
-    r_zero_q  <= rdat_q[63:32] == '0;
-    r_big_q   <= rdat_q[63:32] > 32'(SchemaMaxElements);
-    r_rszne_q <= rdat_q[63:32] != 32'(d_rsz_q);
-    // The bytes written, from the beats (registers).
-    cnt_q <= (state_q == SStart) ? '0 : cnt_q + (ov_q ? 32'(ol_q) : '0);
+    // The descriptor's count, from the answer.
+    if (state_q == SValW && rd_valid_i) begin
+      for (int g = 0; g < 6; g++) r1_z_q[g] <= r_n36[6*g +: 6] == '0;
+      for (int g = 0; g < NeC; g++) r1_ne_q[g] <= r_nx[3*g +: 3] != '0;
+      r1_nhi_q <= rd_data_i[63:32+AW] != '0;
+      r1_big_q <= rd_data_i[63:32+CntW] != '0;
+      r1_bnz_q <= rd_data_i[7:0] != '0;
+      r1_t_q   <= rd_data_i[34:32] != '0;
+    end
+    // SValD's way: a fault, a block, a beat then SMul, a beat then the next item.
+    r_fail_q <= (d_rec_q && (r1_nhi_q || r1_ne_q != '0)) || (d_cont_q && r1_big_q);
+    r_blk_q  <= (d_str_q && r1_z_q != '1) || d_rec_q;
+    r_mul_q  <= d_cont_q && r1_z_q != '1;
+    r_pad_q  <= {1'b0, n32[AW-1:3]} + (AW-2)'(r1_t_q);
+    nl_q     <= d_map_q ? {n32[15:0], 1'b0} : {1'b0, n32[15:0]};
+    // The value's beat (SValD; SStrL: the string's length).
+    v_od_q <= ({64{d_f1_q}} & 64'(rdat_q[7:0])) |
+              ({64{d_fb_q}} & 64'(r1_bnz_q)) |
+              ({64{d_f2_q}} & 64'({rdat_q[7:0], rdat_q[15:8]})) |
+              ({64{d_f4_q}} & 64'(be32(rdat_q[31:0]))) |
+              ({64{d_f8_q}} & {be32(rdat_q[31:0]), be32(rdat_q[63:32])}) |
+              ({64{d_str_q}} & 64'(be32(n32))) |
+              ({64{d_cont_q && !d_map_q}} & 64'({be32(n32), 3'b000, d_ew_q})) |
+              ({64{d_map_q}} & 64'({be32(n32), 3'b000, d_ew_q, 3'b000, d_kw_q}));
     // What the tables say of v_ti_q.
-    d_wire_q <= type_wire(v_ti_q);
-    d_size_q <= schema_fixed_size(8'(type_wire(v_ti_q)));
-    d_ew_q   <= type_wire(type_elem(v_ti_q));
-    d_kw_q   <= type_wire(type_key(v_ti_q));
-    d_st_q   <= type_struct(v_ti_q);
-    d_elem_q <= type_elem(v_ti_q);
-    d_key_q  <= type_key(v_ti_q);
-    d_rsz_q  <= AW'(type_record_size(v_ti_q));
-    d_unit_q <= AW'(type_array_unit(v_ti_q));
-    d_esz_q  <= AW'(type_elem_size(type_elem(v_ti_q)));
-    d_ksz_q  <= AW'(type_elem_size(type_key(v_ti_q)));
-    d_cont_q <= type_wire(v_ti_q) == WireList || type_wire(v_ti_q) == WireSet || type_wire(v_ti_q) == WireMap;
-    d_nest_q <= type_wire(v_ti_q) == WireList || type_wire(v_ti_q) == WireSet || type_wire(v_ti_q) == WireMap ||
-                type_wire(v_ti_q) == WireStruct;
-    d_map_q  <= type_wire(v_ti_q) == WireMap;
-    // A presence word's checks, from f_q (SPresK).
-    p_hi_q    <= (f_q.pres & ~pres_mask(f_q.st)) != '0;
-    p_zero_q  <= f_q.pres == '0;
-    p_multi_q <= two_or_more(f_q.pres);
-    p_kind_q  <= struct_kind(f_q.st);
-    p_void_q  <= struct_void(f_q.st);
+    d_ew_q   <= t_ew;
+    d_kw_q   <= t_kw;
+    d_st_q   <= t_st;
+    d_fi_q   <= t_fi;
+    d_left_q <= t_left;
+    d_elem_q <= t_elem;
+    d_key_q  <= t_key;
+    d_rsz_q  <= t_rsz;
+    d_unit_q <= t_unit;
+    d_esz_q  <= t_esz;
+    d_ksz_q  <= t_ksz;
+    d_f1_q   <= t_size == 4'd1 && t_wire != WireBool;
+    d_fb_q   <= t_size == 4'd1 && t_wire == WireBool;
+    d_f2_q   <= t_size == 4'd2;
+    d_f4_q   <= t_size == 4'd4;
+    d_f8_q   <= t_size != '0 && t_size != 4'd1 && t_size != 4'd2 && t_size != 4'd4;
+    d_str_q  <= t_str;
+    d_rec_q  <= t_rec;
+    d_cont_q <= t_cont;
+    d_map_q  <= t_map;
+    d_vfail_q <= (t_nest && sp_full_q) || t_bad;
+    d_deep_q  <= t_nest && sp_full_q;
+    d_sdeep_q <= t_rec && sp_full_q;
+    d_vol_q  <= (t_size != '0) ? t_size : t_str ? 4'd4 : t_map ? 4'd6 : 4'd5;
+    z_ol_q   <= (t_size != '0) ? t_size : t_str ? 4'd4 : !t_cont ? 4'd1 : t_map ? 4'd6 : 4'd5;
+    z_od_q   <= t_map ? {3'b000, t_ew, 3'b000, t_kw} : t_cont ? 16'({3'b000, t_ew}) : '0;
+    // The next beat of SHdr (the field header), SStop (STOP) or SZero,
+    // from the step before it.
+    if (state_q == SFld3 || (state_q == SHdr && out_stall_i)) begin
+      fz_od_q <= {h_id_q[7:0], h_id_q[15:8], 3'b000, h_wire_q};
+      fz_ol_q <= 4'd3;
+    end else if (state_q == SFld2 || (state_q == SStop && out_stall_i)) begin
+      fz_od_q <= '0;
+      fz_ol_q <= 4'd1;
+    end else begin
+      fz_od_q <= 24'(z_od_q);
+      fz_ol_q <= z_ol_q;
+    end
+    // A presence word's checks: per byte from the answer (SPresW), over
+    // the bytes (SPresK), the verdict (SPresK2).
+    mask_q <= st_mask;
+    if (state_q == SPresW && rd_valid_i) begin
+      for (int g = 0; g < 8; g++) begin
+        p1_any_q[g] <= rd_data_i[8*g +: 8] != '0;
+        p1_two_q[g] <= two_of8(rd_data_i[8*g +: 8]);
+        p1_hi_q[g]  <= (rd_data_i[8*g +: 8] & ~mask_q[8*g +: 8]) != '0;
+      end
+    end
+    p_hi_q    <= p1_hi_q != '0;
+    p_zero_q  <= p1_any_q == '0;
+    p_multi_q <= two_of8(p1_any_q) || p1_two_q != '0;
+    p_res_q   <= st_res;
+    p_uni_q   <= st_uni;
+    p_void_q  <= st_void;
+    p_bad_q   <= p_hi_q || (p_res_q && p_multi_q) || (p_uni_q && (p_zero_q || p_multi_q));
+    p_fail_q  <= p_hi_q || (p_res_q && p_multi_q) || (p_uni_q && (p_zero_q || p_multi_q)) ||
+                 (p_res_q && p_zero_q && !p_void_q);
     {b_off_q, b_size_q, b_kind_q} <= {b_off_d, b_size_d, b_kind_d};
-    b_out_q  <= b_off_q[2:0] != '0 || b_off_q < 32'(SchemaAreaStart) || b_off_q > 32'(aend_q);
-    b_room_q <= 33'(aend_q) - 33'(b_off_q);          // meaningful when !b_out_q
-    b_bad_q  <= b_out_q || b_size_q > NW'(b_room_q);
-    b_ovl_q <= b_off_q < 32'(ptr_q);
-    {n_q, acc_q, mb_q, mu_q} <= {n_d, acc_d, mb_d, mu_d};
-    {s_words_q, s_tail_q, s_req_q, s_raddr_q, s_occ_q, s_cnt_q, s_rp_q} <= {s_words_d, s_tail_d, s_req_d, s_raddr_d, s_occ_d, s_cnt_d, s_rp_d};
+    // A block's checks over 19-bit words (offsets and sizes are multiples
+    // of 8: an offset that is not fails, a size always is), then the verdict.
+    ba_hi_q   <= b_off_q[31:AW] != '0;
+    ba_mis_q  <= b_off_q[2:0] != '0;
+    ba_lo_q   <= b_off_q[AW-1:3] < (AW-3)'(SchemaAreaStart / 8);
+    {ba_gt_q, ba_room_q} <= {1'b0, aend_q[AW-1:3]} - {1'b0, b_off_q[AW-1:3]};   // borrow: past the end
+    ba_ovl_q  <= b_off_q[AW-1:3] < ptr_q[AW-1:3];
+    ba_shi_q  <= b_size_q[NW-1:AW] != '0;
+    ba_sz_q   <= b_size_q[AW-1:3];
+    bp_q      <= b_off_q[AW-1:3] + b_size_q[AW-1:3];
+    bb_out_q  <= ba_hi_q || ba_mis_q || ba_lo_q || ba_gt_q || ba_shi_q;
+    bb_big_q  <= ba_sz_q > ba_room_q;
+    bb_ovl_q  <= ba_ovl_q;
+    // The shift and add: loaded outside SMul, the lower part's carry
+    // added to the upper part a cycle later (SMul2 adds the last).
+    if (state_q == SMul) begin
+      mb_q <= mb_q << 1;
+      mu_q <= mu_q >> 1;
+    end else begin
+      mb_q <= (AccW-3)'(n32[CntW-1:0]);
+      mu_q <= d_unit_q >> 3;
+    end
+    if (state_q == SValD) begin                    // (SMul follows SValD only)
+      acc_q   <= '0;
+      acc_c_q <= 1'b0;
+    end else if (state_q == SMul || state_q == SMul2) begin
+      {acc_c_q, acc_q[ALo-1:3]} <= {1'b0, acc_q[ALo-1:3]} + {1'b0, mu_q[0] ? mb_q[ALo-1:3] : (ALo-3)'(0)};
+      acc_q[AccW-1:ALo] <= acc_q[AccW-1:ALo] + (mu_q[0] ? mb_q[AccW-1:ALo] : (AccW-ALo)'(0)) + (AccW-ALo)'(acc_c_q);
+    end
+    {s_tl_q, s_rh_q, s_rl_q, s_ah_q, s_al_q, s_first_q} <= {s_tl_d, s_rh_d, s_rl_d, s_ah_d, s_al_d, s_first_d};
+    {s_occ_q, s_cnt_q, s_rp_q} <= {s_occ_d, s_cnt_d, s_rp_d};
+    // The upper words' count less one, address plus one, a cycle late:
+    // they change every fourth request at most.
+    s_rhm_q <= s_rh_q - 1'b1;
+    s_rhz_q <= s_rh_q == '0;
+    if (state_q == SStrL) s_more_q <= 1'b1;       // a string here has a word
+    else if (s_req)       s_more_q <= !(s_rhz_q && s_rl_q == 2'd1);
+    s_ahp_q <= s_ah_q + 1'b1;
+    // Any answer may land in the fifo (only SStr's are counted and read).
     for (int k = 0; k < 4; k++)
-      if (rd_valid_i && state_q == SStr && s_wp_q == 2'(k)) s_fifo_q[64*k +: 64] <= rd_data_i;
+      if (rd_valid_i && s_wp_q == 2'(k)) s_fifo_q[64*k +: 64] <= rd_data_i;
     rd_addr_q <= rd_addr_d;
     {od_q, ol_q, off_q} <= {od_d, ol_d, off_d};
+    fc_q <= fc_d;
+    fo_q <= (state_q == SPresD) ? f_q.rec : v_at_q;
+    // The bytes written, from the beats (registers), the upper half a cycle late.
+    cnt_add_q <= ov_q ? ol_q[3:0] : 4'd0;           // a beat's length, counted a cycle later
+    if (state_q == SStart) begin
+      {cnt_c_q, cnt_lo_q, cnt_hi_q} <= '0;
+    end else begin
+      {cnt_c_q, cnt_lo_q} <= {1'b0, cnt_lo_q} + {13'd0, cnt_add_q};
+      cnt_hi_q <= cnt_hi_q + 16'(cnt_c_q);
+    end
   end
 
   assign rd_req_o    = rd_req_q;
@@ -614,9 +860,12 @@ module resp_schema
   if (Width < 8) begin : g_check_width
     $error("resp_schema: Width %0d: a beat must hold 8 bytes", Width);
   end
+  if (SchemaMaxElements != 2 ** CntW - 1 || CntW > 16) begin : g_check_max
+    $error("resp_schema: MaxElements %0d: the count check wants 2^n - 1, n <= 16", SchemaMaxElements);
+  end
   // The types bound the nesting: a push beyond NF frames would lose one.
   always_ff @(posedge clk_i) begin
-    if (push) assert (32'(sp_q) < NF) else $error("resp_schema: a frame at level %0d, above the service's %0d", sp_q + 1, NF);
+    if (spinc) assert (32'(sp_q) < NF) else $error("resp_schema: a frame at level %0d, above the service's %0d", sp_q + 1, NF);
   end
   initial begin
     for (int i = 0; i < NumStructs; i++)

@@ -146,8 +146,8 @@ func (c Case) Build(root string, jobs int) (string, error) {
 		args = append(args, fmt.Sprintf("VPI_JOBS=%d", jobs))
 	}
 	// go test ./... runs the packages that build these models side by side:
-	// one make at a time, or two would write the same files.
-	unlock, err := LockBuilds(root)
+	// one make per model at a time, or two would write the same files.
+	unlock, err := c.LockModel(root)
 	if err != nil {
 		return "", err
 	}
@@ -161,16 +161,17 @@ func (c Case) Build(root string, jobs int) (string, error) {
 	return filepath.Join(root, c.OutDir(), "libvmodel.so"), nil
 }
 
-// LockBuilds takes the lock every model build holds, a file lock so that
-// it holds across processes: a caller that runs a model holds it so that
-// no build replaces the model under it (not while calling Build, which
-// takes it too).
-func LockBuilds(root string) (unlock func(), err error) {
-	dir := filepath.Join(root, "build")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// LockModel takes the lock every build of c's model holds, a file lock
+// beside its directory so that it holds across processes (models of other
+// cases build meanwhile): a caller that runs the model holds it so that no
+// build replaces the model under it (not while calling Build, which takes
+// it too).
+func (c Case) LockModel(root string) (unlock func(), err error) {
+	dir := filepath.Join(root, c.OutDir())
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, ".schema-model.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err
 	}

@@ -17,26 +17,11 @@ type Port struct {
 	P    **vpi.Port
 }
 
-// OpenModel opens the Verilated model in lib, clocked by top+"clk_i", and
-// binds ports, each named under top (the module's hierarchical name and a
-// dot); width is the model's Width parameter. The Sim
-// belongs to the calling goroutine's OS thread (see vpi.Open); Close it
-// there.
-func OpenModel(lib, top string, width int, ports []Port) (Sim, error) {
-	sim, err := Open(lib, top+"clk_i", width)
-	if err != nil {
-		return Sim{}, err
-	}
-	if err := sim.Bind(top, ports); err != nil {
-		sim.Close()
-		return Sim{}, err
-	}
-	return sim, nil
-}
-
 // Open opens the Verilated model in lib, clocked by the port clock (a
 // hierarchical name), with no port bound yet: each view of the model
-// binds its own with Bind. width is the model's Width parameter.
+// binds its own with Bind (or BindUnit). width is the model's Width
+// parameter. The Sim belongs to the calling goroutine's OS thread (see
+// vpi.Open); Close it there.
 func Open(lib, clock string, width int) (Sim, error) {
 	if _, err := os.Stat(lib); err != nil { // through os, so that go test's cache sees a rebuilt model
 		return Sim{}, err
@@ -71,6 +56,16 @@ func (s Sim) Bind(prefix string, ports []Port) error {
 	return nil
 }
 
+// BindUnit binds a unit's ports on s: rst (its rst_ni) under top, the
+// others under top+prefix (a unit of a model that holds several; "" for a
+// model of one unit).
+func (s Sim) BindUnit(top, prefix string, rst **vpi.Port, ports []Port) error {
+	if err := s.Bind(top, []Port{In("rst_ni", 1, rst)}); err != nil {
+		return err
+	}
+	return s.Bind(top+prefix, ports)
+}
+
 // In is the module's input name, of bits bits, to bind into p.
 func In(name string, bits int, p **vpi.Port) Port {
 	return Port{In: true, Name: name, Bits: bits, P: p}
@@ -79,7 +74,7 @@ func In(name string, bits int, p **vpi.Port) Port {
 // Out is the module's output name, of bits bits, to bind into p.
 func Out(name string, bits int, p **vpi.Port) Port { return Port{Name: name, Bits: bits, P: p} }
 
-// Sim is a model Open or OpenModel opened: what the modules' Models
+// Sim is a model Open opened: what the modules' Models
 // share, one or more views (each with its own ports) on one model.
 type Sim struct {
 	sim    *vpi.Sim

@@ -59,12 +59,15 @@ type Model struct {
 // OpenModel opens the library built by Case.Build. The Model belongs to the
 // calling goroutine's OS thread (see vpi.Open); Close it there.
 func OpenModel(lib string, width int) (*Model, error) {
-	m := &Model{}
-	sim, err := schemacase.OpenModel(lib, top, width, append(m.ports(width), schemacase.In("rst_ni", 1, &m.rst)))
+	sim, err := schemacase.Open(lib, top+"clk_i", width)
 	if err != nil {
 		return nil, err
 	}
-	m.Sim = sim
+	m, err := OnSim(sim, top, "")
+	if err != nil {
+		sim.Close()
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -74,11 +77,8 @@ func OpenModel(lib string, width int) (*Model, error) {
 // both units; one whose walk has ended gets idle inputs until its next
 // Cycle. Closing either closes sim.
 func OnSim(sim schemacase.Sim, top, prefix string) (*Model, error) {
-	m := &Model{Sim: sim, shared: true}
-	if err := sim.Bind(top, []schemacase.Port{schemacase.In("rst_ni", 1, &m.rst)}); err != nil {
-		return nil, err
-	}
-	if err := sim.Bind(top+prefix, m.ports(sim.Width())); err != nil {
+	m := &Model{Sim: sim, shared: prefix != ""}
+	if err := sim.BindUnit(top, prefix, &m.rst, m.ports(sim.Width())); err != nil {
 		return nil, err
 	}
 	return m, nil
