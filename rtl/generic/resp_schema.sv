@@ -61,7 +61,6 @@ module resp_schema
   // in f_q, those below in stk_q (at least one entry, unused at depth 1).
   localparam int unsigned NF = (MaxDepth < MaxLevels) ? MaxDepth : MaxLevels;
   localparam int unsigned NB = (NF > 1) ? NF - 1 : 1;
-  localparam int unsigned SpW = 4;
   localparam int unsigned NW = 40;                               // byte counts and sizes of descriptors
   // A container's count (at most SchemaMaxElements) times its unit (below
   // 2^SizeW): AccW bits; the sum is split at bit ALo over two cycles.
@@ -131,9 +130,8 @@ module resp_schema
   walk_e                 state_d;
   frame_t                f_q, f_d, fb_q;
   logic [NB*FW-1:0]      stk_q;
-  logic [NB:0]           lvl_q;                  // sp_q one-hot (bit k: level k + 1): the top frame's slot
-  logic [SpW-1:0]        sp_q, sp_d;             // frames, the top one included (its nesting level)
-  logic                  sp_full_q, sp1_q;       // sp_q is MaxLevels (no level below it may nest); is 1
+  logic [NB:0]           lvl_q;                  // the top frame's level, one-hot (bit k: level k + 1)
+  logic                  sp_full_q, sp1_q;       // it is MaxLevels (no level below it may nest); it is 1
   logic                  spinc;                  // a push: the level's increment
   logic                  bk_st_q, bk_ct_q;       // SBlk2 (next) loads a struct's, a container's frame
   logic                  e3_rec_q, e3_push_q;    // SElem3 (next) loads a struct element's frame; within the levels
@@ -199,7 +197,7 @@ module resp_schema
   logic                  bb_out_q, bb_big_q, bb_ovl_q;
   // An array's size: count times unit by shift and add, the upper part a cycle late.
   logic [16:0]           nl_q;                   // the container's items (a map's: two an entry)
-  logic [AccW-1:3]       acc_q, mb_q;
+  logic [AccW-1:3]       acc_q, mb_q, ad_q;     // ad_q: this cycle's addend, mb_q if mu_q[0]
   logic                  acc_c_q;
   logic [AW-1:0]         mu_q;
   // A string's bytes: words to request (count, address: low two bits and
@@ -236,7 +234,6 @@ module resp_schema
 
   // The walk ends (SFail) with fc_q at image offset fo_q: both registered
   // in the failing step, whatever it decides.
-  logic                  fail;
   schema_code_e          fc_q, fc_d;
   logic [AW-1:0]         fo_q;
   // Module-scope temporaries (Yosys 0.23).
@@ -245,7 +242,7 @@ module resp_schema
   assign nxt = f_q.cont ? SElem : SField;
   assign n32 = rdat_q[63:32];
 
-  // The frame below the top, as the stack holds it (level sp_q - 1).
+  // The frame below the top, as the stack holds it.
   logic [FW-1:0]         fbv;
   always_comb begin
     fbv = '0;
@@ -375,7 +372,6 @@ module resp_schema
 
   always_comb begin
     state_d = state_q;
-    sp_d    = sp_q;
     ptr_d   = ptr_q;
     {fi_d, end_d, has_d} = {fi_q, end_q, has_q};
     {v_ti_d, v_at_d, rdat_d} = {v_ti_q, v_at_q, rdat_q};
@@ -398,7 +394,6 @@ module resp_schema
       od_d = 64'(fz_od_q);
       ol_d = 8'(fz_ol_q);
     end
-    fail = 1'b0;
     // The code and offset a failure of this step reports (SFail).
     fc_d = ScDepthExceeded;
     unique case (state_q)
@@ -414,7 +409,6 @@ module resp_schema
 
       // The result record at 64, its presence word first.
       SStart: begin                                   // (f_d below)
-        sp_d      = SpW'(1);
         ptr_d     = m_ptr_q;
         state_d   = SPres;
       end
@@ -429,8 +423,7 @@ module resp_schema
       SPresK:  state_d = SPresK2;                     // p_hi_q, p_zero_q, p_multi_q
       SPresK2: state_d = SPresD;                      // p_bad_q, p_fail_q
       SPresD: begin
-        if (p_fail_q) fail = 1'b1;
-        else          state_d = SField;
+        state_d = p_fail_q ? SFail : SField;
       end
 
       // A struct's next field (ascending id order), or its STOP.
@@ -462,7 +455,7 @@ module resp_schema
       // struct: its STOP; a container: its header, count 0).
       SZero: begin
         if (d_vfail_q) begin
-          fail = 1'b1;
+          state_d = SFail;
         end else if (!out_stall_i) begin
           ov_d    = 1'b1;
           state_d = nxt;
@@ -472,7 +465,7 @@ module resp_schema
       // A present value: its slot or descriptor.
       SVal: begin
         if (d_vfail_q) begin
-          fail = 1'b1;
+          state_d = SFail;
         end else begin
           rd_req_d = 1'b1;
           state_d  = SValW;
@@ -491,7 +484,7 @@ module resp_schema
         // header (then its array if it has items: an empty container's
         // offset is not read); a block to check; a fault (r_*_q).
         if (r_fail_q) begin
-          fail = 1'b1;
+          state_d = SFail;
         end else if (r_blk_q) begin
           state_d = SBlk1;
         end else if (!out_stall_i) begin
@@ -516,9 +509,9 @@ module resp_schema
       SBlk2: begin
         // A failure ends the walk: the frame and pointer do not matter then.
         ptr_d = {bp_q, 3'b000};
-        if (bb_out_q || bb_big_q || bb_ovl_q) fail = 1'b1;
         // (f_d below: a struct's or a container's frame.)
-        unique case (b_kind_q)
+        if (bb_out_q || bb_big_q || bb_ovl_q) state_d = SFail;
+        else unique case (b_kind_q)
           BStr:    state_d = SStrL;
           BStruct: state_d = SPres;
           default: state_d = SElemW;
@@ -571,8 +564,7 @@ module resp_schema
       // A struct element's record lies in the array.
       SElem3: begin
         if (d_rec_q) begin                            // (f_d below)
-          if (d_sdeep_q) fail = 1'b1;
-          state_d = SPres;
+          state_d = d_sdeep_q ? SFail : SPres;
         end else begin
           state_d = SVal;
         end
@@ -581,7 +573,6 @@ module resp_schema
       // A frame ends (a struct's STOP is out): the one below goes on.
       SPop0: state_d = SPop1;
       SPop1: begin                                    // (f_d below)
-        sp_d = sp_q - 1'b1;
         if (sp1_q) state_d = SDone0;
         else       state_d = fb_q.cont ? SElemW : SField;
       end
@@ -601,8 +592,6 @@ module resp_schema
       default: ;
     endcase
 
-    if (spinc) sp_d = sp_q + 1'b1;
-    if (fail) state_d = SFail;
     if (start_i) begin
       done_d   = 1'b0;
       state_d  = SStart;
@@ -612,46 +601,52 @@ module resp_schema
   end
 
   // The top frame's next value: one exclusive choice a field, its selects
-  // single registers (a push's kind and level registered a step ahead).
+  // single registers (the FSM is one-hot; a push's kind and level are
+  // registered a step ahead), each field kept unless one of its selects
+  // is set (a flip-flop enable, no hold term in the choice).
   logic s_start, s_pop, s_bst, s_bct, s_ep, s_fld, s_el, s_pw, s_push;
   assign s_start = state_q == SStart;
   assign s_pop   = state_q == SPop1;
-  assign s_bst   = bk_st_q;                      // SBlk2, a struct's record
-  assign s_bct   = bk_ct_q;                      // SBlk2, a container's array
-  assign s_ep    = e3_rec_q;                     // SElem3, a struct element
   assign s_fld   = state_q == SFld2;
   assign s_el    = state_q == SElem;
   assign s_pw    = state_q == SPresW;
+  assign s_bst   = bk_st_q;                      // SBlk2, a struct's record
+  assign s_bct   = bk_ct_q;                      // SBlk2, a container's array
+  assign s_ep    = e3_rec_q;                     // SElem3, a struct element
   assign s_push  = s_bst || s_bct || s_ep;
   assign spinc   = s_bst || s_bct || e3_push_q;
   always_comb begin
-    f_d.cont  = s_pop ? fb_q.cont  : s_bct ? 1'b1    : (s_start || s_bst || s_ep) ? 1'b0 : f_q.cont;
-    f_d.ismap = s_pop ? fb_q.ismap : s_bct ? d_map_q : (s_start || s_bst || s_ep) ? 1'b0 : f_q.ismap;
-    f_d.iskey = s_pop ? fb_q.iskey : s_bct ? d_map_q : s_el ? (f_q.ismap && !f_q.iskey) :
-                (s_start || s_bst || s_ep) ? 1'b0 : f_q.iskey;
-    f_d.st    = ({StructIdxW{s_start}} & m_st_q) | ({StructIdxW{s_pop}} & fb_q.st) | ({StructIdxW{s_push}} & d_st_q) |
-                ({StructIdxW{!(s_start || s_pop || s_push)}} & f_q.st);
+    f_d.cont  = (s_pop & fb_q.cont) | s_bct;
+    f_d.ismap = (s_pop & fb_q.ismap) | (s_bct & d_map_q);
+    f_d.iskey = (s_pop & fb_q.iskey) | (s_bct & d_map_q) | (s_el & f_q.ismap & !f_q.iskey);
+    f_d.st    = ({StructIdxW{s_start}} & m_st_q) | ({StructIdxW{s_pop}} & fb_q.st) | ({StructIdxW{s_push}} & d_st_q);
     f_d.rec   = ({AW{s_start}} & AW'(SchemaAreaStart)) | ({AW{s_pop}} & fb_q.rec) |
                 ({AW{s_bst || s_bct}} & b_off_q[AW-1:0]) | ({AW{s_ep}} & v_at_q) | ({AW{s_el && f_q.iskey}} & {e_sumk_q, f_q.rec[2:0]}) |
-                ({AW{s_el && !f_q.iskey}} & {e_sume_q, f_q.rec[2:0]}) |
-                ({AW{!(s_start || s_pop || s_push || s_el)}} & f_q.rec);
-    f_d.pres  = ({64{s_pw}} & rd_data_i) | ({64{s_fld}} & (f_q.pres >> 1)) | ({64{s_pop}} & fb_q.pres) |
-                ({64{!(s_pw || s_fld || s_pop)}} & f_q.pres);
+                ({AW{s_el && !f_q.iskey}} & {e_sume_q, f_q.rec[2:0]});
+    f_d.pres  = ({64{s_pw}} & rd_data_i) | ({64{s_fld}} & (f_q.pres >> 1)) | ({64{s_pop}} & fb_q.pres);
     f_d.fi    = ({FieldIdxW{s_start}} & m_fi_q) | ({FieldIdxW{s_pop}} & fb_q.fi) | ({FieldIdxW{s_push}} & d_fi_q) |
-                ({FieldIdxW{s_fld}} & fi_nx_q) | ({FieldIdxW{!(s_start || s_pop || s_push || s_fld)}} & f_q.fi);
+                ({FieldIdxW{s_fld}} & fi_nx_q);
     f_d.left  = ({17{s_start}} & m_left_q) | ({17{s_pop}} & fb_q.left) | ({17{s_bst || s_ep}} & d_left_q) |
-                ({17{s_bct}} & nl_q) | ({17{s_fld || s_el}} & l_dec_q) |
-                ({17{!(s_start || s_pop || s_push || s_fld || s_el)}} & f_q.left);
-    f_d.elem  = s_pop ? fb_q.elem : s_push ? d_elem_q : f_q.elem;
-    f_d.key   = s_pop ? fb_q.key  : s_push ? d_key_q  : f_q.key;
-    f_d.esz   = s_pop ? fb_q.esz  : s_push ? d_esz_q  : f_q.esz;
-    f_d.ksz   = s_pop ? fb_q.ksz  : s_push ? d_ksz_q  : f_q.ksz;
+                ({17{s_bct}} & nl_q) | ({17{s_fld || s_el}} & l_dec_q);
+    f_d.elem  = ({TypeIdxW{s_pop}} & fb_q.elem) | ({TypeIdxW{s_push}} & d_elem_q);
+    f_d.key   = ({TypeIdxW{s_pop}} & fb_q.key)  | ({TypeIdxW{s_push}} & d_key_q);
+    f_d.esz   = ({AW{s_pop}} & fb_q.esz) | ({AW{s_push}} & d_esz_q);
+    f_d.ksz   = ({AW{s_pop}} & fb_q.ksz) | ({AW{s_push}} & d_ksz_q);
+  end
+  always_ff @(posedge clk_i) begin
+    if (s_start || s_pop || s_push)                  {f_q.cont, f_q.ismap} <= {f_d.cont, f_d.ismap};
+    if (s_start || s_pop || s_push || s_el)          f_q.iskey <= f_d.iskey;
+    if (s_start || s_pop || s_push)                  f_q.st    <= f_d.st;
+    if (s_start || s_pop || s_push || s_el)          f_q.rec   <= f_d.rec;
+    if (s_pw || s_fld || s_pop)                      f_q.pres  <= f_d.pres;
+    if (s_start || s_pop || s_push || s_fld)         f_q.fi    <= f_d.fi;
+    if (s_start || s_pop || s_push || s_fld || s_el) f_q.left  <= f_d.left;
+    if (s_pop || s_push) {f_q.elem, f_q.key, f_q.esz, f_q.ksz} <= {f_d.elem, f_d.key, f_d.esz, f_d.ksz};
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q  <= SIdle;
-      sp_q     <= '0;
       lvl_q    <= '0;
       done_q   <= 1'b0;
       code_q   <= ScNone;
@@ -660,11 +655,10 @@ module resp_schema
       s_wp_q   <= '0;
     end else begin
       state_q  <= state_d;
-      sp_q     <= sp_d;
-      // sp_q's moves (SStart, a push, SPop1) on the one-hot copy.
-      if (state_q == SStart)      lvl_q <= (NB+1)'(1);
-      else if (spinc)             lvl_q <= lvl_q << 1;
-      else if (state_q == SPop1)  lvl_q <= lvl_q >> 1;
+      // SStart, a push, SPop1.
+      if (s_start)     lvl_q <= (NB+1)'(1);
+      else if (spinc)  lvl_q <= lvl_q << 1;
+      else if (s_pop)  lvl_q <= lvl_q >> 1;
       done_q   <= done_d;
       code_q   <= code_d;
       ov_q     <= ov_d;
@@ -679,13 +673,12 @@ module resp_schema
     for (int k = 0; k < NB; k++)
       if (lvl_q[k]) stk_q[k*FW +: FW] <= f_q;
     fb_q      <= fbv;
-    f_q       <= f_d;
-    sp_full_q <= sp_q == SpW'(MaxLevels);
+    sp_full_q <= |(lvl_q >> (MaxLevels - 1));
     bk_st_q   <= state_q == SBlk1b && b_kind_q == BStruct && !start_i;
     bk_ct_q   <= state_q == SBlk1b && b_kind_q == BCont && !start_i;
     e3_rec_q  <= state_q == SElem2 && t_rec && !start_i;
     e3_push_q <= state_q == SElem2 && t_rec && !sp_full_q && !start_i;
-    sp1_q     <= sp_q == SpW'(1);
+    sp1_q     <= lvl_q[0];
     if (start_i) begin
       {m_st_q, m_fi_q, m_left_q, m_ptr_q} <= m_info;
       aend_q   <= area_end_i;
@@ -807,16 +800,18 @@ module resp_schema
     if (state_q == SMul) begin
       mb_q <= mb_q << 1;
       mu_q <= mu_q >> 1;
+      ad_q <= mu_q[1] ? mb_q << 1 : '0;
     end else begin
       mb_q <= (AccW-3)'(n32[CntW-1:0]);
       mu_q <= d_unit_q >> 3;
+      ad_q <= d_unit_q[3] ? (AccW-3)'(n32[CntW-1:0]) : '0;
     end
     if (state_q == SValD) begin                    // (SMul follows SValD only)
       acc_q   <= '0;
       acc_c_q <= 1'b0;
     end else if (state_q == SMul || state_q == SMul2) begin
-      {acc_c_q, acc_q[ALo-1:3]} <= {1'b0, acc_q[ALo-1:3]} + {1'b0, mu_q[0] ? mb_q[ALo-1:3] : (ALo-3)'(0)};
-      acc_q[AccW-1:ALo] <= acc_q[AccW-1:ALo] + (mu_q[0] ? mb_q[AccW-1:ALo] : (AccW-ALo)'(0)) + (AccW-ALo)'(acc_c_q);
+      {acc_c_q, acc_q[ALo-1:3]} <= {1'b0, acc_q[ALo-1:3]} + {1'b0, ad_q[ALo-1:3]};
+      acc_q[AccW-1:ALo] <= acc_q[AccW-1:ALo] + ad_q[AccW-1:ALo] + (AccW-ALo)'(acc_c_q);
     end
     {s_tl_q, s_rh_q, s_rl_q, s_ah_q, s_al_q, s_first_q} <= {s_tl_d, s_rh_d, s_rl_d, s_ah_d, s_al_d, s_first_d};
     {s_occ_q, s_cnt_q, s_rp_q} <= {s_occ_d, s_cnt_d, s_rp_d};
@@ -865,7 +860,7 @@ module resp_schema
   end
   // The types bound the nesting: a push beyond NF frames would lose one.
   always_ff @(posedge clk_i) begin
-    if (spinc) assert (32'(sp_q) < NF) else $error("resp_schema: a frame at level %0d, above the service's %0d", sp_q + 1, NF);
+    if (spinc) assert (!lvl_q[NF-1]) else $error("resp_schema: a push at level %0d, the service's deepest", NF);
   end
   initial begin
     for (int i = 0; i < NumStructs; i++)
