@@ -91,7 +91,7 @@ $$($(1)_NETLIST) &: $$($(1)_WORK)/$(3).sv $$($(1)_WORK)/synth.ys $$($(1)_SV) $(R
 .PHONY: $(2)-report
 $(2)-report: $$($(1)_NETLIST)
 	$(GO) run ./cmd/arcalis report timing --freq $(REPORT_FREQ) --netlist $$($(1)_WORK)/netlist.json --out $$($(1)_REP) \
-	  || echo "$(2)-report: $(3) for $$($(1)_NAME) misses the timing target$$($(4)): $$($(1)_REP)/timing.md"
+	  || echo "$(2)-report: $(3) for $$($(1)_NAME) has timing findings$$($(4)): $$($(1)_REP)/timing.md"
 else
 $(2)-report:
 	$$(error make $$@: set SERVICE to a file stem of idl/: $$(foreach e,$$(IDL_SERVICES),$$(word 1,$$(subst =, ,$$(e)))))
@@ -107,12 +107,12 @@ _sc_so      := $(VPI_SO)
 ## make schema-model SERVICE=S  the generic recvFunction's model for service S of idl/ (build/schema-S/libvmodel.so; WIDTH=N: build/schema-S-wN)
 ## make schema-report SERVICE=S  Yosys resources and the timing estimate of the generic recvFunction alone for S: reports/schema/S[-wN]/{flipflops,timing}.md
 ## make schema-gatesim SERVICE=S  that netlist simulated against golden/schemagold on the messages of go test ./tb/schemarx
-_sc_miss_schema := $() (not yet 280 MHz, docs/idl.md)
+_sc_miss_schema := $() (not yet 280 MHz: docs/idl.md)
 $(eval $(call schema_unit,SCHEMA,schema,recv_schema,_sc_miss_schema))
 
 ## make schematx-model SERVICE=S  the generic respFunction's model for service S of idl/ (build/schematx-S/libvmodel.so; WIDTH=N: build/schematx-S-wN)
 ## make schematx-report SERVICE=S  Yosys resources and the timing estimate of the generic respFunction alone for S: reports/schematx/S[-wN]/{flipflops,timing}.md
-_sc_miss_schematx :=
+_sc_miss_schematx := $() (280 MHz, not yet with the 20 % margin: docs/idl.md)
 $(eval $(call schema_unit,SCHEMATX,schematx,resp_schema,_sc_miss_schematx))
 
 # Both units in one model for `arcalis serve --service` (VPI: one model per
