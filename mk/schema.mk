@@ -121,29 +121,37 @@ $(eval $(call schema_unit,SCHEMATX,schematx,resp_schema,_sc_miss_schematx))
 ## make schema-pair-model SERVICE=S  recv_schema and resp_schema of service S of idl/ in one model, schema_pair (build/schema-pair-S/libvmodel.so; WIDTH=N: build/schema-pair-S-wN)
 $(eval $(call schema_model,SCHEMAPAIR,schema-pair,schema_pair,rtl/generic/recv_schema.sv rtl/generic/resp_schema.sv rtl/generic/schema_pair.sv))
 
-.PHONY: schema-gatesim
 ifneq ($(SCHEMA_IDL),)
 verilate: $(SCHEMA_MODEL) $(SCHEMAPAIR_MODEL)
-
-# The netlist of make schema-report Verilated with the xc7 primitives'
-# models, as mk/gatesim.mk does for arcalis_top, for the same tests as the
-# RTL (SCHEMARX_MODEL). UNOPTFLAT: Yosys drives some bits of an output
-# vector from other bits of it, which Verilator takes for a loop through
-# the vector (a speed warning).
-VPI_OUT     := $(SCHEMA_DIR)/gatesim
-VPI_TOP     := recv_schema
-VPI_FLAGS   := -Wno-MODDUP -Wno-PINMISSING -Wno-INITIALDLY -Wno-UNOPTFLAT
-VPI_SOURCES := scripts/gatesim/cells.v $(SCHEMA_DIR)/report/netlist.v $(GATESIM_CELLS)
-include vpi/build.mk
-SCHEMA_GATE_MODEL := $(VPI_SO)
-
-schema-gatesim: $(SCHEMA_GATE_MODEL)
-	SCHEMARX_CASE=$(SCHEMA_NAME):$(WIDTH) SCHEMARX_MODEL=$(abspath $(SCHEMA_GATE_MODEL)) \
-	  $(GO) test -count=1 -timeout 60m -run '^TestRecvSchemaOne$$' ./tb/schemarx
-else
-schema-gatesim:
-	$(error make $@: set SERVICE to a file stem of idl/: $(foreach e,$(IDL_SERVICES),$(word 1,$(subst =, ,$(e)))))
 endif
+
+# schema_gate defines $(2)-gatesim: the netlist of make $(2)-report
+# Verilated with the xc7 primitives' models, as mk/gatesim.mk does for
+# arcalis_top, run by the RTL's own test ($(5) of ./tb/$(6), its case and
+# model in $(4)_CASE and $(4)_MODEL); $(1) and $(3) as for schema_unit.
+# UNOPTFLAT: Yosys drives some bits of an output vector from other bits of
+# it, which Verilator takes for a loop through the vector (a speed warning).
+define schema_gate
+.PHONY: $(2)-gatesim
+ifneq ($$($(1)_IDL),)
+VPI_OUT     := $$($(1)_DIR)/gatesim
+VPI_TOP     := $(3)
+VPI_FLAGS   := -Wno-MODDUP -Wno-PINMISSING -Wno-INITIALDLY -Wno-UNOPTFLAT
+VPI_SOURCES := scripts/gatesim/cells.v $$($(1)_WORK)/netlist.v $(GATESIM_CELLS)
+include vpi/build.mk
+$(1)_GATE_MODEL := $$(VPI_SO)
+
+$(2)-gatesim: $$($(1)_GATE_MODEL)
+	$(4)_CASE=$$($(1)_NAME):$(WIDTH) $(4)_MODEL=$$(abspath $$($(1)_GATE_MODEL)) \
+	  $(GO) test -count=1 -timeout 60m -run '^$(5)$$$$' ./tb/$(6)
+else
+$(2)-gatesim:
+	$$(error make $$@: set SERVICE to a file stem of idl/: $$(foreach e,$$(IDL_SERVICES),$$(word 1,$$(subst =, ,$$(e)))))
+endif
+endef
+$(eval $(call schema_gate,SCHEMA,schema,recv_schema,SCHEMARX,TestRecvSchemaOne,schemarx))
+## make schematx-gatesim SERVICE=S  the respFunction's netlist simulated against golden/schemagold on the images of go test ./tb/schematx
+$(eval $(call schema_gate,SCHEMATX,schematx,resp_schema,SCHEMATX,TestRespSchemaOne,schematx))
 
 # Put back the VPI settings of whoever included vpi/build.mk before.
 VPI_OUT     := $(_sc_out)

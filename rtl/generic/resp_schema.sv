@@ -128,7 +128,7 @@ module resp_schema
   (* fsm_encoding = "one-hot" *)                // (auto picks binary above 31 states)
   walk_e                 state_q;
   walk_e                 state_d;
-  frame_t                f_q, f_d, fb_q;
+  frame_t                f_q, f_d, f_n, fb_q;   // f_n: f_d where enabled, else f_q
   logic [NB*FW-1:0]      stk_q;
   logic [NB:0]           lvl_q;                  // the top frame's level, one-hot (bit k: level k + 1)
   logic                  sp_full_q, sp1_q;       // it is MaxLevels (no level below it may nest); it is 1
@@ -309,6 +309,8 @@ module resp_schema
         for (int b = 0; b < SIW; b++) s_table[b*NS + i] = e[b];
       end
   endfunction
+  // (One cast around the sum: Yosys 0.23 sizes a sum of two constant
+  // casts in a concatenation as 32 bits, which pushed the other fields out.)
   function automatic logic [NM*MIW-1:0] m_table(input int n);
     logic [MIW-1:0] e;
     m_table = '0;
@@ -316,7 +318,7 @@ module resp_schema
       begin
         e = {method_result(MethodIdxW'(i)), FieldIdxW'(struct_first(method_result(MethodIdxW'(i)))),
                                17'(struct_count(method_result(MethodIdxW'(i)))),
-                               AW'(SchemaAreaStart) + AW'(struct_size(method_result(MethodIdxW'(i))))};
+                               AW'(SchemaAreaStart + 32'(struct_size(method_result(MethodIdxW'(i)))))};
         for (int b = 0; b < MIW; b++) m_table[b*NM + i] = e[b];
       end
   endfunction
@@ -602,8 +604,7 @@ module resp_schema
 
   // The top frame's next value: one exclusive choice a field, its selects
   // single registers (the FSM is one-hot; a push's kind and level are
-  // registered a step ahead), each field kept unless one of its selects
-  // is set (a flip-flop enable, no hold term in the choice).
+  // registered a step ahead), with no hold term: that is the enable below.
   logic s_start, s_pop, s_bst, s_bct, s_ep, s_fld, s_el, s_pw, s_push;
   assign s_start = state_q == SStart;
   assign s_pop   = state_q == SPop1;
@@ -633,15 +634,19 @@ module resp_schema
     f_d.esz   = ({AW{s_pop}} & fb_q.esz) | ({AW{s_push}} & d_esz_q);
     f_d.ksz   = ({AW{s_pop}} & fb_q.ksz) | ({AW{s_push}} & d_ksz_q);
   end
-  always_ff @(posedge clk_i) begin
-    if (s_start || s_pop || s_push)                  {f_q.cont, f_q.ismap} <= {f_d.cont, f_d.ismap};
-    if (s_start || s_pop || s_push || s_el)          f_q.iskey <= f_d.iskey;
-    if (s_start || s_pop || s_push)                  f_q.st    <= f_d.st;
-    if (s_start || s_pop || s_push || s_el)          f_q.rec   <= f_d.rec;
-    if (s_pw || s_fld || s_pop)                      f_q.pres  <= f_d.pres;
-    if (s_start || s_pop || s_push || s_fld)         f_q.fi    <= f_d.fi;
-    if (s_start || s_pop || s_push || s_fld || s_el) f_q.left  <= f_d.left;
-    if (s_pop || s_push) {f_q.elem, f_q.key, f_q.esz, f_q.ksz} <= {f_d.elem, f_d.key, f_d.esz, f_d.ksz};
+  // Each field kept unless one of its selects is set: a flip-flop enable.
+  // (Written as f_n for the one write of f_q below: Yosys 0.23 loses
+  // writes to a struct's members in an edge-triggered block.)
+  always_comb begin
+    f_n = f_q;
+    if (s_start || s_pop || s_push)                  {f_n.cont, f_n.ismap} = {f_d.cont, f_d.ismap};
+    if (s_start || s_pop || s_push || s_el)          f_n.iskey = f_d.iskey;
+    if (s_start || s_pop || s_push)                  f_n.st    = f_d.st;
+    if (s_start || s_pop || s_push || s_el)          f_n.rec   = f_d.rec;
+    if (s_pw || s_fld || s_pop)                      f_n.pres  = f_d.pres;
+    if (s_start || s_pop || s_push || s_fld)         f_n.fi    = f_d.fi;
+    if (s_start || s_pop || s_push || s_fld || s_el) f_n.left  = f_d.left;
+    if (s_pop || s_push) {f_n.elem, f_n.key, f_n.esz, f_n.ksz} = {f_d.elem, f_d.key, f_d.esz, f_d.ksz};
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -673,6 +678,7 @@ module resp_schema
     for (int k = 0; k < NB; k++)
       if (lvl_q[k]) stk_q[k*FW +: FW] <= f_q;
     fb_q      <= fbv;
+    f_q       <= f_n;
     sp_full_q <= |(lvl_q >> (MaxLevels - 1));
     bk_st_q   <= state_q == SBlk1b && b_kind_q == BStruct && !start_i;
     bk_ct_q   <= state_q == SBlk1b && b_kind_q == BCont && !start_i;
