@@ -635,8 +635,7 @@ module resp_schema
     f_d.ksz   = ({AW{s_pop}} & fb_q.ksz) | ({AW{s_push}} & d_ksz_q);
   end
   // Each field kept unless one of its selects is set: a flip-flop enable.
-  // (Written as f_n for the one write of f_q below: Yosys 0.23 loses
-  // writes to a struct's members in an edge-triggered block.)
+  // (f_n: one write of the whole f_q below.)
   always_comb begin
     f_n = f_q;
     if (s_start || s_pop || s_push)                  {f_n.cont, f_n.ismap} = {f_d.cont, f_d.ismap};
