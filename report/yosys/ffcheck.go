@@ -127,9 +127,9 @@ var StateAllowances = []Allowance{
 	// The generic respFunction (make schematx-report), whose constants are a service's tables.
 	{"resp_schema", "state_q", "fsm", "Yosys's fsm pass re-encodes the walk's FSM (yosys.log: Recoding FSM state_q, auto encoding)"},
 	{"resp_schema", "code_q", "constant", "the walker's result codes: bits that none of them sets apart"},
-	{"resp_schema", "acc_q", "constant", "an array's size, a sum of multiples of 8: bits 2:0 stay 0"},
-	{"resp_schema", "mb_q", "constant", "a container's count times 8 shifted left: bits 2:0 stay 0"},
-	{"resp_schema", "ad_q", "constant", "mb_q or 0, the array size's next addend: mb_q's constant bits, and all where the service has no container (Memcached)"},
+	{"resp_schema", "acc_q", "constant", "an array's size over 8: bits that no count times the service's units reaches (all where the service has no container: Memcached)"},
+	{"resp_schema", "mb_q", "constant", "a container's count shifted left a bit of the unit at a time: bits that no count reaches within the service's units (all where the service has no container: Memcached)"},
+	{"resp_schema", "ad_q", "constant", "mb_q or 0, the array size's next addend: mb_q's constant bits"},
 	{"resp_schema", "mu_q", "constant", "the service's element sizes over 8, shifted right: bits above the largest stay 0"},
 	{"resp_schema", "slot_q", "constant", "a slot's offset in its record, one of the service's: bits that none sets apart"},
 	{"resp_schema", "h_id_q", "constant", "a field's id, one of the service's: bits that none sets apart"},
