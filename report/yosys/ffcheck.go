@@ -124,6 +124,13 @@ var StateAllowances = []Allowance{
 	{"recv_schema", "a_esz_q", "constant", "a container's element size, one of the service's: bits that none sets apart"},
 	{"recv_schema", "d_code_q", "constant", "SVal's fail code, registered a cycle ahead: bits that none of its codes sets apart"},
 	{"recv_schema", "a_ksz_q", "constant", "a map's key size, one of the service's: bits that none sets apart (all where no value is a map)"},
+	{"recv_schema", "nf_q", "constant", "the frame a push loads: its presence word is 0, and bits that no frame pushed sets apart (sizes and types of the service, addresses multiples of 8)"},
+	{"recv_schema", "add_q", "constant", "the shift and add's addend, a count times 8 shifted left: bits 2:0 stay 0"},
+	{"recv_schema", "psrc_q", "constant", "a reservation's size, a multiple of 8: bits 2:0 stay 0"},
+	{"recv_schema", "kh_code_q", "constant", "a field header's fault, TRUNCATED or BAD_TYPE: bits that neither sets apart"},
+	{"recv_schema", "miss_nz_q", "constant", "a struct's required fields not yet read: never where none is required"},
+	{"recv_schema", "v_ms_q", "constant", "a container's shift-and-add steps, one count per type: bits that none sets apart"},
+	{"recv_schema", "zs_zn_q", "constant", "a record's zeroing stores, one count per struct: bits that none sets apart"},
 	// The generic respFunction (make schematx-report), whose constants are a service's tables.
 	{"resp_schema", "state_q", "fsm", "Yosys's fsm pass re-encodes the walk's FSM (yosys.log: Recoding FSM state_q, auto encoding)"},
 	{"resp_schema", "code_q", "constant", "the walker's result codes: bits that none of them sets apart"},

@@ -92,6 +92,24 @@ module recv_schema
     type_zlm = '0;
     for (int i = 0; i < NumTypes; i++) if (t == TypeIdxW'(i)) type_zlm = zero_last(LW'(type_record_size(TypeIdxW'(i))));
   endfunction
+  // A kept container's shift-and-add steps for a type: the bits of its
+  // array unit over 8 (at least one step).
+  function automatic logic [4:0] type_msteps(input logic [TypeIdxW-1:0] t);
+    type_msteps = 5'd1;
+    for (int i = 0; i < NumTypes; i++)
+      if (t == TypeIdxW'(i))
+        for (int b = 1; b < AW; b++) if ((AW'(type_array_unit(TypeIdxW'(i))) >> 3) >> b != '0) type_msteps = 5'(b + 1);
+  endfunction
+  // The comparator's encoder: the index of the field that hit, and a hit bit.
+  function automatic logic [FieldIdxW:0] hit_index(input logic [NumFields-1:0] h);
+    hit_index = '0;
+    for (int i = 0; i < NumFields; i++) if (h[i]) hit_index = hit_index | {1'b1, FieldIdxW'(i)};
+  endfunction
+  // The lowest bit set.
+  function automatic logic [5:0] lowest(input logic [63:0] m);
+    lowest = '0;
+    for (int k = 63; k >= 0; k--) if (m[k]) lowest = 6'(k);
+  endfunction
   // The required fields of a struct, bit k for its k-th field.
   function automatic logic [63:0] req_mask(input logic [StructIdxW-1:0] s);
     for (int k = 0; k < 64; k++)
@@ -138,17 +156,23 @@ module recv_schema
     logic [5:0]            pbit;
   } frame_t;
 
-  // Every step decides from registers. A step that reads the message reads
-  // what the window showed two cycles earlier, through two capture stages:
-  // c_* hold the window's first bytes and what the head offers, k_* what
-  // they mean for the value at the head (lengths, types, overflows). It
-  // may decide only when no take was shown in the last three cycles
-  // (fresh): take_o and st_*_o are registers, shown the cycle after the
-  // step that decided them. Table lookups (the comparator's field_find,
-  // slots, sizes) take their own steps while a take is on its way.
+  // Every decision is taken from registers, and every register's enable
+  // and select from at most a few of them (one-hot state bits, registered
+  // flags) and stall_i. A step that reads the message reads what the
+  // window showed two cycles earlier, through two capture stages: c_* hold
+  // the window's first bytes and what the head offers, k_* what they mean
+  // for the value at the head (lengths, types, overflows, a field header's
+  // decision kh_*). It may decide only when no take was shown in the last
+  // three cycles (fresh): take_o and st_*_o are registers, shown the cycle
+  // after the step that decided them. Table lookups, sums and the frame's
+  // views (cnext_q, left_z_q, miss_q, ...) are registers that follow their
+  // sources every cycle; the steps that read them wait until they are
+  // current (the SFld chain, v_new*, f_chg*). Steps with no take, store or
+  // result (SArgs0, SFld*, SMiss1-2, SElem, SMul, SArr1-2) do not wait for
+  // stall_i.
   typedef enum logic [4:0] {
-    SIdle, SArgs0, SArgs, SZero, SHdr, SFld1, SFld2, SFld3, SFld4, SReq, SMiss1, SMiss2, SMiss3,
-    SVal, SMul, SArr1, SArr2, SElem, SStr, SPopP, SPopD
+    SIdle, SArgs0, SArgs, SZero, SHdr, SFld1, SFld2, SFld3, SFld4, SFld5, SReq, SMiss1, SMiss2, SMiss3,
+    SVal, SMul, SArr1, SArr2, SArr3, SElem, SStr, SPopP, SPopD
   } walk_e;
 
   walk_e                 state_q, state_d;
@@ -164,64 +188,79 @@ module recv_schema
   localparam int unsigned SW = 31;     // kind, keep, left, isval, elemw, keyw
   localparam int unsigned KW = FW - SW; // the rest, in three runs of frame_t:
   localparam int unsigned KA = StructIdxW + AW + 64, KB = 2 * TypeIdxW, KC = 5 * AW + 32;
-  localparam int unsigned TopW = $clog2(Depth);
   logic [Kept*KW-1:0]     fr_q;
   logic [Depth*SW-1:0]    sk_q;
-  frame_t                 f_q, f_d;              // the top frame
+  frame_t                 f_q, f_n;              // the top frame; f_n: its next value (enables applied)
+  frame_t                 nf, nf_q;              // the frame a push or SArgs puts on top
   frame_t                 fb_q;                  // the frame below it, read ahead for a pop
   logic                   push_q;                // a push last cycle: the frame it replaced, and where it goes
   logic [KW-1:0]          p_kb_q;
   logic [SW-1:0]          p_sk_q;
-  logic [TopW-1:0]        p_lvl_q;
+  logic [Depth-1:0]       p_ot_q;
   logic [SpW-1:0]         sp_q, sp_d;            // frames on the stack, the top one included
   logic                   sp_full_q, sp_one_q;   // sp_q is Depth, is 1
-  logic [TopW-1:0]        lvl_q, lvl_d, lvlb_q, lvlb_d;  // the top's index, the one below's
+  logic [Depth-1:0]       ot_q, ot_d, ob_q, ob_d; // the top's level, the one below's (one-hot)
   logic [MethodIdxW-1:0]  m_q;
   logic [AW-1:0]          cap_q, room_q;         // the capacity, and what it leaves above ptr_q
   logic [AW-1:0]          ar_q, cap64_q;         // the args record's size, the area's
   logic                   afit_q;                // ar_q <= cap64_q
   logic [AW-1:0]          ptr_q, ptr_d;          // the area's next free byte (a multiple of 8)
-  logic [AW-1:0]          zaddr_q, zaddr_d, zn_q, zn_d;  // a record being zeroed: where, stores after this one
-  logic                   zlast_q, zlast_d;      // zn_q is 0
-  logic [GW-1:0]          zlm_q, zlm_d;          // the last store's mask
+  logic [AW-1:0]          pinc_q, pinc_d;        // added to ptr_q next cycle
+  logic [AW-1:0]          psrc_q;                // what a reservation now would add (pinc_d)
+  logic [1:0]             rw_q, rw_d;            // cycles until room_q and k_* follow ptr_q
+  // A record being zeroed: where, stores after this one, zn_q is 0, the
+  // last store's mask; zs_*: what a struct's or the args' reservation now
+  // would load into them.
+  logic [AW-1:0]          zaddr_q, zaddr_d, zn_q, zn_d, zs_addr_q, zs_zn_q;
+  logic                   zlast_q, zlast_d, zs_last_q;
+  logic [GW-1:0]          zlm_q, zlm_d, zs_zlm_q;
   logic [AW-1:0]          a_zn_q;                // the args record's zn and last mask
   logic [GW-1:0]          a_zlm_q;
-  logic [AW-1:0]          pinc_q, pinc_d;        // added to ptr_q next cycle
-  logic [1:0]             rw_q, rw_d;            // cycles until room_q and k_* follow ptr_q
   // The value at the head (operand registers): read into the image (keep)
-  // as type v_ti_q at v_dest_q, or skipped as wire type v_wire_q, with what
-  // the tables say of it. Written by SFld2/SFld3 or SElem; the k_* stage
-  // reads them a cycle later (v_new_q).
-  logic                   v_keep_q, v_keep_d, v_inline_q, v_inline_d, v_prec_q, v_prec_d, v_new_q;
+  // as type v_ti_q at v_dest_q, or skipped as wire type v_wire_q. Loaded
+  // by SFld5 or SElem (v_new_q, v_new2_q the two cycles after); what the
+  // tables say of v_wire_q and v_ti_q follows a cycle later, and the k_*
+  // stage a cycle after that.
+  logic                   v_keep_q, v_keep_d, v_inline_q, v_inline_d, v_prec_q, v_prec_d, v_new_q, v_new2_q;
   logic [TypeIdxW-1:0]    v_ti_q, v_ti_d;
   logic [4:0]             v_wire_q, v_wire_d;
   logic [AW-1:0]          v_dest_q, v_dest_d;
   logic [5:0]             v_pbit_q, v_pbit_d;
-  logic [3:0]             v_size_q, v_size_d;    // schema_fixed_size(v_wire)
-  logic                   v_str_q, v_str_d, v_struct_q, v_struct_d, v_cont_q, v_cont_d, v_map_q, v_map_d;
-  logic [AW-1:0]          v_rsz_q, v_rsz_d;      // a struct value's record size
-  logic [AW-1:0]          v_unit_q, v_unit_d;    // a container's bytes per element
-  logic [AW-1:0]          v_zn_q, v_zn_d;        // a struct value's record: zn, and the last mask
-  logic [GW-1:0]          v_zlm_q, v_zlm_d;
-  // A field header (its type, its id, the comparator's answer, the slot),
-  // a struct's missing required fields.
-  logic [4:0]             h_typ_q, h_typ_d;
-  logic [15:0]            h_id_q, h_id_d;
-  logic [NumFields-1:0]   hit_q, hit_d;          // the comparator: field i has the struct and the id
-  logic [FieldIdxW:0]     found_q, found_d;
-  logic [15:0]            mid_n_q, mid_n_d;
-  logic [AW-1:0]          slot_q, slot_d;
+  logic [3:0]             v_size_q;              // schema_fixed_size(v_wire)
+  logic                   v_fix_q, v_str_q, v_struct_q, v_cont_q, v_map_q, v_kp_q;
+  logic [AW-1:0]          v_rsz_q;               // a struct value's record size
+  logic [AW-1:0]          v_unit_q;              // a container's bytes per element
+  logic [AW-1:0]          v_zn_q;                // a struct value's record: zn, and the last mask
+  logic [GW-1:0]          v_zlm_q;
+  logic [4:0]             v_ms_q;                // a container's shift-and-add steps
+  // A field header (its type and id, followed in SHdr, held after it), the
+  // comparator's answer and the schema table's, a struct's missing
+  // required fields.
+  logic [4:0]             h_typ_q;
+  logic [15:0]            h_id_q;
+  logic [NumFields-1:0]   hit_q;                 // the comparator: field i has the struct and the id
+  logic [FieldIdxW:0]     found_q;
+  logic [FieldIdxW-1:0]   fi;
+  logic [TypeIdxW-1:0]    l_ti_q;                // the found field's type, kept, place, slot, address
+  logic                   l_keep_q;
+  logic [5:0]             l_pbit_q;
+  logic [AW-1:0]          slot_q, dsum_q;
+  logic [15:0]            mid_n_q;
   logic [63:0]            miss_q;
-  logic [5:0]             low_q, low_d;
+  logic                   miss_nz_q;
+  logic [5:0]             low_q;
   // A kept container: its count, its array's size by shift and add
-  // (acc += count << i for each bit i of the unit), and whether it fits.
-  logic [15:0]            n_q, n_d;
-  logic [AW:0]            acc_q, acc_d, mb_q, mb_d;
-  logic                   ovf_q, ovf_d, mbig_q, mbig_d, aovf_q;
-  logic [AW-1:0]          mu_q, mu_d;
+  // (acc += count << i for each bit i of the unit, the addend registered),
+  // and whether it fits.
+  logic [15:0]            n_q;
+  logic [AW+1:0]          acc_q;
+  logic [AW:0]            mb_q, add_q;
+  logic                   ovf_q, mbig_q, addbig_q, aovf_q;
+  logic [AW-1:0]          mu_q;
+  logic [4:0]             mc_q;                  // steps left
   // A string's bytes on their way: left, where the next chunk goes, where it began.
   logic [LenW-1:0]        s_left_q, s_left_d, s_len_q, s_len_d;
-  logic [AW-1:0]          s_ptr_q, s_ptr_d, s_base_q, s_base_d;
+  logic [AW-1:0]          s_ptr_q, s_ptr_d, s_base_q, s_base_d, s_pn_q;   // s_pn_q: s_ptr_q + Width
   logic [7:0]             s_chunk_q;             // min(s_left_q, Width)
   logic                   s_zero_q;              // s_left_q == 0
   logic [Width-1:0]       s_dm_q;                // the chunk's bytes
@@ -246,8 +285,9 @@ module recv_schema
   logic [8:1]             c_av_q, c_rem_q;       // avail_i >= k, rem_i >= k
   logic [LenW-1:0]        c_remm4_q, c_pos_q;    // rem_i - 4, pos_i
   // Capture stage 2: what they mean.
-  logic                   k_av1_q, k_av3_q, k_av4_q, k_rem1_q, k_rem3_q, k_rem4_q;  // c_av_q[k], c_rem_q[k]
-  logic                   k_stop_q, k_skip0_q;   // byte 0: STOP, a type Apache skips
+  logic                   k_av4_q, k_rem4_q;     // c_av_q[4], c_rem_q[4]
+  logic                   kh_take_q, kh_stop_q, kh_fail_q;  // a field header: its take, a STOP, a fault
+  schema_code_e           kh_code_q;
   logic [4:0]             k_typ_q, k_typ1_q;     // bytes 0 and 1 as wire types
   logic [15:0]            k_id_q;                // bytes 1-2: a field header's id
   logic                   k_rok_q, k_aok_q;      // a fixed value: in the message, in the window
@@ -262,7 +302,8 @@ module recv_schema
   logic                   k_badk_q, k_bade_q;    // a skipped map's key type, a skipped container's element type: not skippable
   logic                   k_rovf_q;              // a struct's record does not fit
   logic [LenW-1:0]        k_pos_q, k_pos1_q, k_pos2_q, k_pos4_q;
-  logic                   tk_q, tkp_q, tkpp_q;   // a take shown this cycle, the last, the one before
+  logic                   tkp_q, fr2_q;          // a take shown last cycle; none in the two before this one
+  logic                   f_chg_q, f_chg2_q;     // f_q changed one, two cycles ago
   // The actions, registered.
   logic [7:0]             take_q, take_d;
   logic                   stv_q, stv_d;
@@ -283,8 +324,8 @@ module recv_schema
   always_comb begin
     b_kb = '0;
     b_sk = '0;
-    for (int k = 0; k < Kept; k++) if (lvlb_q == TopW'(k)) b_kb = fr_q[k*KW +: KW];
-    for (int k = 0; k < Depth; k++) if (lvlb_q == TopW'(k)) b_sk = sk_q[k*SW +: SW];
+    for (int k = 0; k < Kept; k++) b_kb = b_kb | ({KW{ob_q[k]}} & fr_q[k*KW +: KW]);
+    for (int k = 0; k < Depth; k++) b_sk = b_sk | ({SW{ob_q[k]}} & sk_q[k*SW +: SW]);
   end
   // The top frame's parts as the stack holds them.
   logic [KW-1:0]          f_kb;
@@ -292,33 +333,25 @@ module recv_schema
   assign f_kb = {f_q.st, f_q.rec, f_q.pres, f_q.elem, f_q.key, f_q.cur, f_q.esz, f_q.ksz, f_q.hasdest, f_q.dest, f_q.doff, f_q.dlen, f_q.hasprec, f_q.pbit};
   assign f_sk = {f_q.kind, f_q.keep, f_q.left, f_q.isval, f_q.elemw, f_q.keyw};
 
-  logic [AW-1:0]          cnext_q;               // a kept container's next item address after this one
-  // Table lookups of registers, registered (a step reads them at least a
-  // cycle after their index is set): Yosys would otherwise retime the
-  // index register into the table, behind the step's muxes.
+  // Views of the top frame, a cycle late (f_chg_q, f_chg2_q: the steps
+  // that read them wait two cycles after a change).
+  logic [AW-1:0]          inc_q, cnext_q;        // a kept container's item size; its next item's address
+  logic                   left_z_q;              // f_q.left == 0
+  logic [16:0]            left_m1_q;             // f_q.left - 1
+  logic [63:0]            poh_q, soh_q;          // the presence bit a pop sets below, a value sets in f_q
   logic [FieldIdxW:0]     f_first_q;             // struct_first(f_q.st) (up to NumFields)
+  // Table lookups of v_ti_q (a step reads them at least a cycle after
+  // their index is set).
   logic [StructIdxW-1:0]  v_st_q;                // type_struct(v_ti_q)
   logic [TypeIdxW-1:0]    a_elem_q, a_key_q;     // type_elem, type_key of v_ti_q
   logic [4:0]             a_elemw_q, a_keyw_q;   // ... their wire types
   logic [AW-1:0]          a_esz_q, a_ksz_q;      // ... their sizes
-  logic                   f_new_q;               // f_q was pushed or popped last cycle
-  logic  fresh;                                  // k_* describe the window at the head
-  assign fresh = !tk_q && !tkp_q && !tkpp_q;
+  logic  tk_now, fresh, f_ok;
+  assign tk_now = take_q != '0 || go_q;          // a take shown this cycle
+  assign fresh  = fr2_q && !tk_now;              // k_* describe the window at the head
+  assign f_ok   = !f_chg_q && !f_chg2_q;         // f_q's views are current
   walk_e item;                                   // the top frame's next item
   assign item = (f_q.kind == FStruct) ? SHdr : SElem;
-
-  // The walk ends now with fail_code at message offset fail_off.
-  logic            fail;
-  schema_code_e    fail_code;
-  logic [LenW-1:0] fail_off;
-
-  // The step's intermediate values (module scope: Yosys 0.23 does not
-  // resolve struct members of a block's local variables).
-  logic [FieldIdxW-1:0]  fi;
-  logic [TypeIdxW-1:0]   ti;
-  logic [AW:0]           add;
-  logic                  push, pop;
-  frame_t                nf;                    // a frame pushed
 
   // SVal's decision, made a cycle before its action (d_*_q, one-hot, and
   // the fail code): from registers that hold while a value waits at the
@@ -330,14 +363,15 @@ module recv_schema
   schema_code_e    d_code;
   logic [LenW-1:0] d_off;
   logic            d_fail_q, d_fix_q, d_str_q, d_sct_q, d_mul_q, d_cnt_q;
+  logic            d_any_q, d_push_q, d_zl_q, d_res_q;            // any; a push; a record zeroed; area reserved
   schema_code_e    d_code_q;
   logic [LenW-1:0] d_off_q;
-  logic            sv_go_q, sv_act;
+  logic            sv_go_q;
   always_comb begin
     {d_fail, d_fix, d_str, d_sct, d_mul, d_cnt} = '0;
     d_code = ScNone;
     d_off  = k_pos_q;
-    if (v_size_q != '0) begin
+    if (v_fix_q) begin
       if (!k_rok_q) begin
         d_fail = 1'b1; d_code = ScTruncated;
       end else if (k_aok_q) begin
@@ -391,396 +425,272 @@ module recv_schema
       d_fail = 1'b1; d_code = ScBadType;
     end
   end
-  assign sv_act = state_q == SVal && sv_go_q && !stall_i && !start_i &&
-                  (d_fail_q || d_fix_q || d_str_q || d_sct_q || d_mul_q || d_cnt_q);
 
+  // ---- The steps that act at this edge ----
+  // Each is a state bit and a few registered flags, and !stall_i where the
+  // step takes, stores or ends the walk.
+  logic go;
+  assign go = !stall_i;
+  logic hdr, req, elem, val;
+  logic x_args, x_args_fail, x_hdr_take, x_hdr_fail, x_req_take, x_miss3;
+  logic x_elem, x_fix, x_str, x_cnt, x_arr, x_arr_fail, x_zero, str_end, x_popp, x_popd, x_done, x_pop;
+  logic x_push, x_fail, x_pset, x_res, x_zload, x_vload, f_ce_frame, f_ce_item, f_ce_pres;
+  logic s_popd, s_elem;
+  assign s_popd      = state_q == SPopD;
+  assign s_elem      = state_q == SElem;
+  assign x_args      = state_q == SArgs && go && afit_q;
+  assign x_args_fail = state_q == SArgs && go && !afit_q;
+  assign x_zero      = state_q == SZero && go;
+  assign hdr         = state_q == SHdr && go && fresh;
+  assign x_hdr_take  = hdr && kh_take_q;
+  assign x_hdr_fail  = hdr && kh_fail_q;
+  assign req         = state_q == SReq && go && f_ok;
+  assign x_req_take  = req && !(f_q.keep && miss_nz_q);
+  assign x_miss3     = state_q == SMiss3 && go;
+  assign elem        = s_elem && f_ok;
+  assign x_elem      = elem && !left_z_q;
+  assign val         = sv_go_q && go;            // sv_go_q is set only in SVal
+  assign x_fix       = val && d_fix_q;
+  assign x_str       = val && d_str_q;
+  assign x_cnt       = val && d_cnt_q;
+  assign x_arr       = state_q == SArr3 && go && !aovf_q;
+  assign x_arr_fail  = state_q == SArr3 && go && aovf_q;
+  assign str_end     = state_q == SStr && go && !tk_now && s_zero_q;
+  assign x_popp      = state_q == SPopP && go;
+  assign x_popd      = s_popd && go;
+  assign x_done      = x_popd && sp_one_q;
+  assign x_pop       = x_popd && !sp_one_q;
+  assign x_push      = (val && d_push_q) || x_arr;
+  assign x_fail      = x_args_fail || x_hdr_fail || x_miss3 || (val && d_fail_q) || x_arr_fail;
+  assign x_pset      = (x_fix || str_end) && v_kp_q;
+  assign x_res       = (x_args || (val && d_res_q) || x_arr) && !start_i;
+  assign x_zload     = x_args || (val && d_zl_q);
+  assign x_vload     = state_q == SFld5 || x_elem;
+  assign f_ce_frame  = x_push || x_pop || x_args;
+  assign f_ce_item   = f_ce_frame || x_elem;
+  assign f_ce_pres   = f_ce_frame || x_pset;
+
+  // The next state. A failing step names SIdle itself.
   always_comb begin
-    state_d  = state_q;
-    f_d      = f_q;
-    {sp_d, lvl_d, lvlb_d} = {sp_q, lvl_q, lvlb_q};
-    {zaddr_d, zn_d, zlast_d, zlm_d} = {zaddr_q, zn_q, zlast_q, zlm_q};
-    ptr_d  = ptr_q + pinc_q;
-    pinc_d = '0;
-    rw_d   = (rw_q != '0) ? rw_q - 1'b1 : '0;
-    {v_keep_d, v_inline_d, v_prec_d, v_ti_d, v_wire_d, v_dest_d, v_pbit_d} =
-      {v_keep_q, v_inline_q, v_prec_q, v_ti_q, v_wire_q, v_dest_q, v_pbit_q};
-    {v_size_d, v_str_d, v_struct_d, v_cont_d, v_map_d, v_rsz_d, v_unit_d, v_zn_d, v_zlm_d} =
-      {v_size_q, v_str_q, v_struct_q, v_cont_q, v_map_q, v_rsz_q, v_unit_q, v_zn_q, v_zlm_q};
-    {h_typ_d, h_id_d, hit_d, found_d, slot_d, low_d, mid_n_d, n_d} = {h_typ_q, h_id_q, hit_q, found_q, slot_q, low_q, mid_n_q, n_q};
-    {acc_d, mb_d, ovf_d, mbig_d, mu_d} = {acc_q, mb_q, ovf_q, mbig_q, mu_q};
-    {s_left_d, s_len_d, s_ptr_d, s_base_d} = {s_left_q, s_len_q, s_ptr_q, s_base_q};
-    {s_u1_d, s_u2_d} = {s_u1_q, s_u2_q};
-    {done_d, code_d, off_d, aend_d, depth_d, mst_d, mid_d} =
-      {done_q, code_q, off_q, aend_q, depth_q, mst_q, mid_q};
-    asize_d = afit_q ? ar_q : '0;                 // ar_q, afit_q hold from start_i on
+    state_d = state_q;
+    unique case (state_q)
+      SIdle:  ;
+      SArgs0: state_d = SArgs;
+      SArgs:  if (go) state_d = afit_q ? SZero : SIdle;
+      SZero:  if (go && zlast_q) state_d = SHdr;
+      SHdr:   if (hdr) begin
+        if (kh_take_q)      state_d = SFld1;
+        else if (kh_stop_q) state_d = SReq;
+        else if (kh_fail_q) state_d = SIdle;
+      end
+      SFld1:  state_d = SFld2;
+      SFld2:  state_d = SFld3;
+      SFld3:  state_d = SFld4;
+      SFld4:  state_d = SFld5;
+      SFld5:  state_d = SVal;
+      SReq:   if (req) state_d = (f_q.keep && miss_nz_q) ? SMiss1 : SPopP;
+      SMiss1: state_d = SMiss2;
+      SMiss2: state_d = SMiss3;
+      SMiss3: if (go) state_d = SIdle;
+      SElem:  if (elem) state_d = left_z_q ? SPopP : SVal;
+      SVal:   if (val) begin
+        if (d_fail_q)      state_d = SIdle;
+        else if (d_fix_q)  state_d = item;
+        else if (d_str_q)  state_d = SStr;
+        else if (d_sct_q)  state_d = v_keep_q ? SZero : SHdr;
+        else if (d_mul_q)  state_d = SMul;
+        else if (d_cnt_q)  state_d = SElem;
+      end
+      SMul:   if (mc_q == 5'd1) state_d = SArr1;
+      SArr1:  state_d = SArr2;
+      SArr2:  state_d = SArr3;
+      SArr3:  if (go) state_d = aovf_q ? SIdle : SElem;
+      SStr:   if (str_end) state_d = item;
+      SPopP:  if (go) state_d = SPopD;
+      SPopD:  if (go) state_d = sp_one_q ? SIdle : ((fb_q.kind == FStruct) ? SHdr : SElem);
+      default: ;
+    endcase
+    if (start_i) state_d = SArgs0;
+  end
+
+  // The actions shown at the next edge, and the result.
+  always_comb begin
     take_d = '0;
-    {stv_d, sta_d, std_d, stm_d} = '0;
-    // A string's registers: outside SStr they follow the k_* stage and
-    // ptr_q (SVal's string goes to SStr with them, no decision behind);
-    // in SStr a chunk taken last cycle (go_q) moves them on.
-    if (state_q != SStr) begin
-      s_left_d = k_n0_q;
-      s_len_d  = k_n0_q;
-      s_ptr_d  = ptr_q;
-      s_base_d = ptr_q;
-      {s_u1_d, s_u2_d} = {k_nu1_q, k_nu2_q};
-    end else if (go_q) begin
-      s_left_d = s_last_q ? '0 : s_lw_q;
-      s_u1_d   = !s_last_q && s_ue2_q;
-      s_u2_d   = !s_last_q && s_ug3_q;
-      s_ptr_d  = s_ptr_q + AW'(Width);
-    end
-    // So do a kept container's count and shift-and-add start outside
-    // SMul and SArr*: no reset or enable behind SVal's decision.
-    if (state_q != SMul && state_q != SArr1 && state_q != SArr2) begin
-      n_d    = k_cn_q;
-      acc_d  = '0;
-      ovf_d  = 1'b0;
-      mb_d   = (AW+1)'(k_cn_q) << 3;
-      mbig_d = 1'b0;
-      mu_d   = v_unit_q >> 3;
-    end
-    fail      = 1'b0;
-    fail_code = ScNone;
-    fail_off  = k_pos_q;
-    push      = 1'b0;
-    pop       = 1'b0;
-    nf        = '0;
-    fi = '0; ti = '0; add = '0;
-
-    // start_i wins below, after the step: it gates only what leaves the
-    // module and the state, not the step's pushes and pops (the walk it
-    // starts sets its own stack).
-    if (!stall_i) begin
-      unique case (state_q)
-        SIdle: ;
-
-        // The args record at SchemaAreaStart (if it fits: afit_q, a cycle
-        // after start_i), zeroed, then its fields.
-        SArgs0: begin
-          {sp_d, lvl_d, lvlb_d} = '0;
-          state_d = SArgs;
-        end
-        SArgs: begin
-          if (!afit_q) begin
-            fail = 1'b1; fail_code = ScAreaOverflow;
-            ptr_d = AW'(SchemaAreaStart);
-          end else begin
-            f_d      = '0;
-            f_d.kind = FStruct; f_d.keep = 1'b1; f_d.st = method_args(m_q); f_d.rec = AW'(SchemaAreaStart);
-            sp_d     = SpW'(1);
-            ptr_d    = AW'(SchemaAreaStart);
-            pinc_d   = ar_q;
-            rw_d     = 2'd3;
-            zaddr_d  = AW'(SchemaAreaStart);
-            zn_d     = a_zn_q;
-            zlast_d  = a_zn_q == '0;
-            zlm_d    = a_zlm_q;
-            state_d  = SZero;
-          end
-        end
-
-        // A record being zeroed, Width bytes a cycle.
-        SZero: begin
-          stv_d = 1'b1;
-          sta_d = zaddr_q;
-          stm_d = zlast_q ? zlm_q : '1;
-          zaddr_d = zaddr_q + AW'(Width);
-          zn_d    = zn_q - 1'b1;
-          zlast_d = zn_q == AW'(1);
-          if (zlast_q) state_d = SHdr;
-        end
-
-        // A struct's next field header, or its STOP.
-        SHdr: if (fresh) begin
-          if (!k_rem1_q) begin
-            fail = 1'b1; fail_code = ScTruncated;
-          end else if (k_av1_q && k_stop_q) begin
-            state_d = SReq;
-          end else if (k_av1_q && !k_rem3_q) begin
-            fail = 1'b1; fail_code = ScTruncated;
-          end else if (k_av3_q) begin
-            if (!k_skip0_q) begin
-              fail = 1'b1; fail_code = ScBadType;
-            end else begin
-              take_d  = 8'd3;
-              h_typ_d = k_typ_q;
-              h_id_d  = k_id_q;
-              state_d = SFld1;
-            end
-          end
-        end
-        // The comparator: the field of that id, if the struct has one
-        // (one compare per field of the service), then its index.
-        SFld1: begin
-          for (int i = 0; i < NumFields; i++) hit_d[i] = f_q.st == field_owner(FieldIdxW'(i)) && h_id_q == field_id(FieldIdxW'(i));
-          state_d = SFld2;
-        end
-        SFld2: begin
-          found_d = '0;
-          for (int i = 0; i < NumFields; i++) if (hit_q[i]) found_d = found_d | {1'b1, FieldIdxW'(i)};
-          state_d = SFld3;
-        end
-        // The schema table: what the field is and where it goes.
-        SFld3: begin
-          fi         = found_q[FieldIdxW-1:0];
-          ti         = field_type(fi);
-          v_keep_d   = f_q.keep && found_q[FieldIdxW] && field_wire(fi) == h_typ_q;
-          v_ti_d     = ti;
-          v_wire_d   = h_typ_q;
-          v_size_d   = schema_fixed_size(8'(h_typ_q));
-          v_str_d    = h_typ_q == WireString;
-          v_struct_d = h_typ_q == WireStruct;
-          v_cont_d   = h_typ_q == WireList || h_typ_q == WireSet || h_typ_q == WireMap;
-          v_map_d    = h_typ_q == WireMap;
-          v_rsz_d    = AW'(type_record_size(ti));
-          v_unit_d   = AW'(type_array_unit(ti));
-          v_zn_d     = type_zn(ti);
-          v_zlm_d    = type_zlm(ti);
-          v_inline_d = 1'b0;
-          v_prec_d   = 1'b1;
-          v_pbit_d   = 6'(32'(fi) - 32'(f_first_q));
-          slot_d     = AW'(field_offset(fi));
-          state_d    = SFld4;
-        end
-        // The address adder: the slot in the record.
-        SFld4: begin
-          v_dest_d = f_q.rec + slot_q;
-          state_d  = SVal;
-        end
-        // A STOP: a kept struct's required fields must all be there.
-        SReq: begin
-          if (f_q.keep && miss_q != '0) begin
-            state_d = SMiss1;
-          end else begin
-            take_d  = 8'd1;
-            state_d = SPopP;
-          end
-        end
-        SMiss1: begin
-          for (int k = 63; k >= 0; k--) if (miss_q[k]) low_d = 6'(k);
-          state_d = SMiss2;
-        end
-        SMiss2: begin
-          mid_n_d = field_id(FieldIdxW'(32'(f_first_q) + 32'(low_q)));
-          state_d = SMiss3;
-        end
-        SMiss3: begin                                  // mst_q, mid_q: below
-          fail = 1'b1; fail_code = ScRequiredMissing;
-        end
-
-        // A container's next element (a map's key or value), or its end.
-        SElem: if (!f_new_q) begin
-          if (f_q.left == '0) begin
-            state_d = SPopP;
-          end else begin
-            f_d.left   = f_q.left - 1'b1;
-            v_keep_d   = f_q.keep;
-            v_inline_d = 1'b1;
-            v_prec_d   = 1'b0;
-            v_dest_d   = f_q.cur;
-            if (f_q.kind == FMap && !f_q.isval) begin
-              ti       = f_q.key;
-              v_wire_d = f_q.keyw;
-            end else begin
-              ti       = f_q.elem;
-              v_wire_d = f_q.elemw;
-            end
-            f_d.cur    = cnext_q;
-            v_ti_d     = ti;
-            v_size_d   = schema_fixed_size(8'(v_wire_d));
-            v_str_d    = v_wire_d == WireString;
-            v_struct_d = v_wire_d == WireStruct;
-            v_cont_d   = v_wire_d == WireList || v_wire_d == WireSet || v_wire_d == WireMap;
-            v_map_d    = v_wire_d == WireMap;
-            v_rsz_d    = AW'(type_record_size(ti));
-            v_unit_d   = AW'(type_array_unit(ti));
-            v_zn_d     = type_zn(ti);
-            v_zlm_d    = type_zlm(ti);
-            f_d.isval  = f_q.kind == FMap && !f_q.isval;
-            state_d    = SVal;
-          end
-        end
-
-        // The value at the head: the action decided a cycle earlier
-        // (d_*_q, below), so its muxes see only flags.
-        SVal: if (sv_go_q) begin
-          if (d_fail_q) begin
-            fail = 1'b1; fail_code = d_code_q; fail_off = d_off_q;
-          end
-          if (d_fix_q) begin
-            take_d  = 8'(v_size_q);
-            state_d = item;
-            if (v_keep_q) begin
-              stv_d = 1'b1;
-              sta_d = v_dest_q;
-              stm_d = GW'(1);
-              std_d = k_fix_q;
-              if (v_prec_q) f_d.pres = f_q.pres | (64'd1 << v_pbit_q);
-            end
-          end
-          if (d_str_q) begin
-            take_d  = 8'd4;                            // s_*: loaded outside SStr
-            if (v_keep_q) begin pinc_d = k_npad_q; rw_d = 2'd3; end
-            state_d = SStr;
-          end
-          if (d_sct_q) begin
-            nf.kind = FStruct;
-            nf.keep = v_keep_q;
-            if (v_keep_q) begin
-              nf.st      = v_st_q;
-              nf.rec     = v_inline_q ? v_dest_q : ptr_q;
-              nf.hasdest = !v_inline_q;
-              nf.dest    = v_dest_q;
-              nf.doff    = ptr_q;
-              nf.dlen    = 24'(v_rsz_q);
-              nf.hasprec = v_prec_q;
-              nf.pbit    = v_pbit_q;
-              if (!v_inline_q) begin pinc_d = v_rsz_q; rw_d = 2'd3; end
-              zaddr_d = v_inline_q ? v_dest_q : ptr_q;
-              zn_d    = v_zn_q;
-              zlast_d = v_zn_q == '0;
-              zlm_d   = v_zlm_q;
-            end
-            push    = 1'b1;
-            state_d = v_keep_q ? SZero : SHdr;
-          end
-          // A kept container's array: count times unit, one bit of the
-          // unit a cycle (the unit is a multiple of 8; n_d, acc_d, ...
-          // loaded above).
-          if (d_mul_q) state_d = SMul;
-          if (d_cnt_q) begin
-            nf.kind  = v_map_q ? FMap : FList;
-            nf.left  = v_map_q ? {k_cn_q, 1'b0} : {1'b0, k_cn_q};
-            nf.keyw  = k_typ_q;
-            nf.elemw = v_map_q ? k_typ1_q : k_typ_q;
-            push     = 1'b1;
-            take_d   = v_map_q ? 8'd6 : 8'd5;
-            state_d  = SElem;
-          end
-        end
-        SMul: begin
-          add    = mu_q[0] ? mb_q : '0;
-          {ovf_d, acc_d} = {1'b0, acc_q} + {1'b0, add};
-          ovf_d  = ovf_d || ovf_q || (mu_q[0] && mbig_q);
-          mb_d   = mb_q << 1;
-          mbig_d = mbig_q || mb_q[AW];
-          mu_d   = mu_q >> 1;
-          if (mu_q[AW-1:1] == '0) state_d = SArr1;
-        end
-        // Whether it fits (aovf_q, a cycle later); the window has not
-        // moved since SVal.
-        SArr1: state_d = SArr2;
-        SArr2: begin
-          if (aovf_q) begin
-            fail = 1'b1; fail_code = ScAreaOverflow;
-          end else begin
-            nf.kind    = v_map_q ? FMap : FList;
-            nf.keep    = 1'b1;
-            nf.left    = v_map_q ? {n_q, 1'b0} : {1'b0, n_q};
-            nf.elem    = a_elem_q;
-            nf.key     = a_key_q;
-            nf.elemw   = a_elemw_q;
-            nf.keyw    = a_keyw_q;
-            nf.cur     = ptr_q;
-            nf.esz     = a_esz_q;
-            nf.ksz     = v_map_q ? a_ksz_q : '0;
-            nf.hasdest = 1'b1;
-            nf.dest    = v_dest_q;
-            nf.doff    = ptr_q;
-            nf.dlen    = 24'(n_q);
-            nf.hasprec = v_prec_q;
-            nf.pbit    = v_pbit_q;
-            pinc_d     = acc_q[AW-1:0];
-            rw_d       = 2'd3;
-            push       = 1'b1;
-            take_d     = v_map_q ? 8'd6 : 8'd5;
-            state_d    = SElem;
-          end
-        end
-
-        // A string's bytes, Width a cycle, straight from the window (its
-        // last chunk's padding zeroed), every other cycle; then its
-        // descriptor.
-        SStr: if (!tk_q) begin
-          if (s_zero_q) begin
-            if (v_keep_q) begin
-              stv_d = 1'b1;
-              sta_d = v_dest_q;
-              stm_d = GW'(1);
-              std_d = {8'(0), s_len_q, 10'(0), s_base_q};
-              if (v_prec_q) f_d.pres = f_q.pres | (64'd1 << v_pbit_q);
-            end
-            state_d = item;
-          end
-        end
-
-        // A frame ends: a kept struct's presence word, then (SPopD) a kept
-        // value's descriptor and its presence bit in the frame below.
-        SPopP: begin
-          if (f_q.keep && f_q.kind == FStruct) begin
-            stv_d = 1'b1;
-            sta_d = f_q.rec;
-            stm_d = GW'(1);
-            std_d = f_q.pres;
-          end
-          state_d = SPopD;
-        end
-        SPopD: begin
-          if (f_q.keep && f_q.hasdest) begin
-            stv_d = 1'b1;
-            sta_d = f_q.dest;
-            stm_d = GW'(1);
-            std_d = {8'(0), f_q.dlen, 10'(0), f_q.doff};
-          end
-          if (sp_one_q) begin                          // the args struct's STOP (the result: below)
-            state_d = SIdle;
-            done_d  = 1'b1;
-          end else begin
-            pop = 1'b1;
-            f_d = fb_q;
-            if (f_q.keep && f_q.hasprec) f_d.pres = fb_q.pres | (64'd1 << f_q.pbit);
-            sp_d    = sp_q - 1'b1;
-            lvl_d   = lvlb_q;
-            lvlb_d  = lvlb_q - 1'b1;
-            state_d = (fb_q.kind == FStruct) ? SHdr : SElem;
-          end
-        end
-        default: ;
-      endcase
-    end
-
-    if (push) begin
-      f_d    = nf;
-      sp_d   = sp_q + 1'b1;
-      lvl_d  = TopW'(sp_q);
-      lvlb_d = lvl_q;
-    end
-
-    // A step that fails sets no take, store or push (its branches).
-    if (fail) begin
-      state_d = SIdle;
-      done_d  = 1'b1;
-    end
-    if (start_i) begin
-      done_d  = 1'b0;
-      state_d = SArgs0;
-      take_d  = '0;
-      stv_d   = 1'b0;
-    end
-
+    if (x_hdr_take)         take_d = 8'd3;
+    if (x_req_take)         take_d = 8'd1;
+    if (x_fix)              take_d = 8'(v_size_q);
+    if (x_str)              take_d = 8'd4;
+    if (x_cnt || x_arr)     take_d = v_map_q ? 8'd6 : 8'd5;
+    if (start_i)            take_d = '0;
+    stv_d = !start_i && (x_zero || ((x_fix || str_end) && v_keep_q) ||
+                         (x_popp && f_q.keep && f_q.kind == FStruct) || (x_popd && f_q.keep && f_q.hasdest));
+    // What is stored, chosen by the state alone (stv_d says whether).
+    unique case (state_q)
+      SZero:   sta_d = zaddr_q;
+      SPopP:   sta_d = f_q.rec;
+      SPopD:   sta_d = f_q.dest;
+      default: sta_d = v_dest_q;                 // SVal, SStr
+    endcase
+    unique case (state_q)
+      SVal:    std_d = k_fix_q;
+      SStr:    std_d = {8'(0), s_len_q, 10'(0), s_base_q};
+      SPopP:   std_d = f_q.pres;
+      SPopD:   std_d = {8'(0), f_q.dlen, 10'(0), f_q.doff};
+      default: std_d = '0;                       // SZero
+    endcase
+    stm_d = (state_q != SZero) ? GW'(1) : zlast_q ? zlm_q : '1;
+    done_d = !start_i && (done_q || x_fail || x_done);
     // The result registers follow the step until done_q is set: what it
     // would say if it ended now (at SPopD: the args struct's STOP, its take
-    // applied; else fail_code). Then they hold, so only done_d waits for
-    // the step's decision. (Not state_q != SIdle: Yosys's fsm pass does
-    // not re-encode a state register compared with 0.)
+    // applied). Then they hold.
+    {code_d, off_d, aend_d, depth_d, mst_d, mid_d} = {code_q, off_q, aend_q, depth_q, mst_q, mid_q};
     if (!done_q) begin
-      code_d  = (state_q == SPopD) ? ScOk : fail_code;
-      off_d   = (state_q == SPopD) ? pos_i : fail_off;
+      unique case (state_q)
+        SPopD:        code_d = ScOk;
+        SVal:         code_d = d_code_q;
+        SHdr:         code_d = kh_code_q;
+        SMiss3:       code_d = ScRequiredMissing;
+        SArgs, SArr3: code_d = ScAreaOverflow;
+        default:      code_d = ScNone;
+      endcase
+      off_d   = s_popd ? pos_i : (state_q == SVal) ? d_off_q : k_pos_q;
       aend_d  = (state_q == SArgs) ? AW'(SchemaAreaStart) : ptr_q;
-      depth_d = (state_q == SArgs || state_q == SPopD) ? '0 : 4'(sp_q);
+      depth_d = (state_q == SArgs || s_popd) ? '0 : 4'(sp_q);
       {mst_d, mid_d} = (state_q == SMiss3) ? {16'(f_q.st), mid_n_q} : '0;
     end
+    asize_d = afit_q ? ar_q : '0;                 // ar_q, afit_q hold from start_i on
+  end
+
+  // The area's pointer: a reservation adds psrc_q (its choice made a cycle
+  // earlier from registers that hold while the step waits), a cycle later.
+  always_comb begin
+    pinc_d = x_res ? psrc_q : '0;
+    rw_d   = x_res ? 2'd3 : (rw_q != '0) ? rw_q - 1'b1 : '0;
+    ptr_d  = ((state_q == SArgs0) ? AW'(SchemaAreaStart) : ptr_q) + pinc_q;
+  end
+
+  // A record's zeroing: a store a cycle in SZero; loaded from zs_* by SArgs
+  // or a kept struct's push. The choice is before the sums.
+  always_comb begin
+    {zaddr_d, zn_d, zlast_d, zlm_d} = {zaddr_q, zn_q, zlast_q, zlm_q};
+    if (x_zero || x_zload) begin
+      zaddr_d = (x_zero ? zaddr_q : zs_addr_q) + (x_zero ? AW'(Width) : '0);
+      zn_d    = (x_zero ? zn_q : zs_zn_q) - (x_zero ? AW'(1) : '0);
+      zlast_d = x_zero ? zn_q == AW'(1) : zs_last_q;
+      zlm_d   = x_zero ? zlm_q : zs_zlm_q;
+    end
+  end
+
+  // The operand registers: a field's (SFld5, from the registered lookups)
+  // or a container item's (SElem, from the top frame).
+  always_comb begin
+    {v_keep_d, v_inline_d, v_prec_d, v_ti_d, v_wire_d, v_dest_d, v_pbit_d} =
+      {v_keep_q, v_inline_q, v_prec_q, v_ti_q, v_wire_q, v_dest_q, v_pbit_q};
+    if (x_vload) begin
+      if (s_elem) begin
+        v_keep_d   = f_q.keep;
+        v_inline_d = 1'b1;
+        v_prec_d   = 1'b0;
+        v_dest_d   = f_q.cur;
+        v_ti_d     = (f_q.kind == FMap && !f_q.isval) ? f_q.key : f_q.elem;
+        v_wire_d   = (f_q.kind == FMap && !f_q.isval) ? f_q.keyw : f_q.elemw;
+      end else begin
+        v_keep_d   = l_keep_q;
+        v_inline_d = 1'b0;
+        v_prec_d   = 1'b1;
+        v_dest_d   = dsum_q;
+        v_ti_d     = l_ti_q;
+        v_wire_d   = h_typ_q;
+      end
+      v_pbit_d = l_pbit_q;                        // read only with v_prec_q
+    end
+  end
+
+  // The stack pointer and the levels (one-hot): a push moves the top up,
+  // a pop down.
+  always_comb begin
+    {sp_d, ot_d, ob_d} = {sp_q, ot_q, ob_q};
+    if (state_q == SArgs0) begin
+      sp_d = '0;
+      ot_d = Depth'(1);
+      ob_d = Depth'(1);
+    end else if (x_args) begin
+      sp_d = SpW'(1);
+    end else if (x_push) begin
+      sp_d = sp_q + 1'b1;
+      ot_d = {ot_q[Depth-2:0], ot_q[Depth-1]};
+      ob_d = ot_q;
+    end else if (x_pop) begin
+      sp_d = sp_q - 1'b1;
+      ot_d = ob_q;
+      ob_d = {ob_q[0], ob_q[Depth-1:1]};
+    end
+  end
+
+  // The frame a push or SArgs puts on top, from registers that hold while
+  // the step waits (a struct value's, a kept container's after SArr3, a
+  // skipped container's from the k_* stage, the args').
+  always_comb begin
+    nf = '0;
+    if (state_q == SArgs0 || state_q == SArgs) begin
+      nf.kind = FStruct; nf.keep = 1'b1; nf.st = method_args(m_q); nf.rec = AW'(SchemaAreaStart);
+    end else if (v_struct_q) begin
+      nf.kind    = FStruct;
+      nf.keep    = v_keep_q;
+      nf.st      = v_st_q;
+      nf.rec     = v_inline_q ? v_dest_q : ptr_q;
+      nf.hasdest = !v_inline_q;
+      nf.dest    = v_dest_q;
+      nf.doff    = ptr_q;
+      nf.dlen    = 24'(v_rsz_q);
+      nf.hasprec = v_prec_q;
+      nf.pbit    = v_pbit_q;
+    end else if (v_keep_q) begin
+      nf.kind    = v_map_q ? FMap : FList;
+      nf.keep    = 1'b1;
+      nf.left    = v_map_q ? {n_q, 1'b0} : {1'b0, n_q};
+      nf.elem    = a_elem_q;
+      nf.key     = a_key_q;
+      nf.elemw   = a_elemw_q;
+      nf.keyw    = a_keyw_q;
+      nf.cur     = ptr_q;
+      nf.esz     = a_esz_q;
+      nf.ksz     = v_map_q ? a_ksz_q : '0;
+      nf.hasdest = 1'b1;
+      nf.dest    = v_dest_q;
+      nf.doff    = ptr_q;
+      nf.dlen    = 24'(n_q);
+      nf.hasprec = v_prec_q;
+      nf.pbit    = v_pbit_q;
+    end else begin
+      nf.kind  = v_map_q ? FMap : FList;
+      nf.left  = v_map_q ? {k_cn_q, 1'b0} : {1'b0, k_cn_q};
+      nf.keyw  = k_typ_q;
+      nf.elemw = v_map_q ? k_typ1_q : k_typ_q;
+    end
+  end
+
+  // The top frame's next value: each part through its own enable, its
+  // choice by the state alone (a pop takes the frame below, SElem moves to
+  // the next item, a value sets its presence bit, anything else loads
+  // nf_q). f_n: one write of the whole f_q below.
+  logic sel_set;
+  assign sel_set = (state_q == SVal && d_fix_q) || state_q == SStr;
+  always_comb begin
+    f_n = f_q;
+    if (f_ce_frame) begin
+      {f_n.kind, f_n.keep, f_n.st, f_n.rec, f_n.elem, f_n.key, f_n.elemw, f_n.keyw, f_n.esz, f_n.ksz} = s_popd ?
+        {fb_q.kind, fb_q.keep, fb_q.st, fb_q.rec, fb_q.elem, fb_q.key, fb_q.elemw, fb_q.keyw, fb_q.esz, fb_q.ksz} :
+        {nf_q.kind, nf_q.keep, nf_q.st, nf_q.rec, nf_q.elem, nf_q.key, nf_q.elemw, nf_q.keyw, nf_q.esz, nf_q.ksz};
+      {f_n.hasdest, f_n.dest, f_n.doff, f_n.dlen, f_n.hasprec, f_n.pbit} = s_popd ?
+        {fb_q.hasdest, fb_q.dest, fb_q.doff, fb_q.dlen, fb_q.hasprec, fb_q.pbit} :
+        {nf_q.hasdest, nf_q.dest, nf_q.doff, nf_q.dlen, nf_q.hasprec, nf_q.pbit};
+    end
+    if (f_ce_item)
+      {f_n.left, f_n.isval, f_n.cur} = s_popd ? {fb_q.left, fb_q.isval, fb_q.cur} :
+        s_elem ? {left_m1_q, f_q.kind == FMap && !f_q.isval, cnext_q} : {nf_q.left, nf_q.isval, nf_q.cur};
+    if (f_ce_pres)
+      f_n.pres = s_popd ? (fb_q.pres | poh_q) : sel_set ? (f_q.pres | soh_q) : nf_q.pres;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -791,7 +701,7 @@ module recv_schema
       code_q  <= ScNone;
       take_q  <= '0;
       stv_q   <= 1'b0;
-      {tk_q, tkp_q, tkpp_q} <= '0;
+      {tkp_q, fr2_q} <= '0;
       push_q  <= 1'b0;
       go_q    <= 1'b0;
       rw_q    <= '0;
@@ -803,24 +713,27 @@ module recv_schema
       code_q  <= code_d;
       take_q  <= take_d;
       stv_q   <= stv_d;
-      {tk_q, tkp_q, tkpp_q} <= {take_d != '0 || go_d, tk_q, tkp_q};
-      push_q  <= push;
+      tkp_q   <= tk_now;
+      fr2_q   <= !tk_now && !tkp_q;
+      push_q  <= x_push;
       go_q    <= go_d;
       rw_q    <= rw_d;
-      sv_go_q <= state_q == SVal && fresh && !v_new_q && rw_q == '0 && !start_i && !sv_act;
+      sv_go_q <= state_q == SVal && fresh && !v_new_q && !v_new2_q && rw_q == '0 && !start_i && !(val && d_any_q);
     end
   end
   always_ff @(posedge clk_i) begin
     // A push puts the top frame on the stack (the new one goes to f_q),
     // a cycle later, from registers: the stack is not read before.
-    {p_kb_q, p_sk_q, p_lvl_q} <= {f_kb, f_sk, lvl_q};
+    {p_kb_q, p_sk_q, p_ot_q} <= {f_kb, f_sk, ot_q};
     for (int k = 0; k < Kept; k++)
-      if (push_q && p_lvl_q == TopW'(k)) fr_q[k*KW +: KW] <= p_kb_q;
+      if (push_q && p_ot_q[k]) fr_q[k*KW +: KW] <= p_kb_q;
     for (int k = 0; k < Depth; k++)
-      if (push_q && p_lvl_q == TopW'(k)) sk_q[k*SW +: SW] <= p_sk_q;
-    f_q  <= f_d;
+      if (push_q && p_ot_q[k]) sk_q[k*SW +: SW] <= p_sk_q;
+    f_q  <= f_n;
+    nf_q <= nf;
     fb_q <= {b_sk[30:28], b_kb[KW-1 -: KA], b_sk[27:10], b_kb[KB+KC-1 -: KB], b_sk[9:0], b_kb[KC-1:0]};
-    {lvl_q, lvlb_q} <= {lvl_d, lvlb_d};
+    {ot_q, ob_q} <= {ot_d, ob_d};
+    {f_chg_q, f_chg2_q} <= {f_ce_item || f_ce_pres, f_chg_q};
     sp_full_q <= sp_q == SpW'(Depth);
     sp_one_q  <= sp_q == SpW'(1);
     if (start_i) begin
@@ -835,27 +748,94 @@ module recv_schema
     room_q  <= cap_q - ptr_q;
     ptr_q   <= ptr_d;
     pinc_q  <= pinc_d;
+    psrc_q  <= (state_q == SArgs0 || state_q == SArgs) ? ar_q :
+               (state_q == SArr2 || state_q == SArr3) ? acc_q[AW-1:0] : v_str_q ? k_npad_q : v_rsz_q;
     {zaddr_q, zn_q, zlast_q, zlm_q} <= {zaddr_d, zn_d, zlast_d, zlm_d};
+    if (state_q == SArgs0 || state_q == SArgs)
+      {zs_addr_q, zs_zn_q, zs_last_q, zs_zlm_q} <= {AW'(SchemaAreaStart), a_zn_q, a_zn_q == '0, a_zlm_q};
+    else
+      {zs_addr_q, zs_zn_q, zs_last_q, zs_zlm_q} <= {v_inline_q ? v_dest_q : ptr_q, v_zn_q, v_zn_q == '0, v_zlm_q};
+    // The top frame's views.
     f_first_q <= (FieldIdxW+1)'(struct_first(f_q.st));
-    v_st_q    <= type_struct(v_ti_q);
+    inc_q     <= (f_q.kind == FMap && !f_q.isval) ? f_q.ksz : f_q.esz;
+    cnext_q   <= f_q.cur + inc_q;
+    left_z_q  <= f_q.left == '0;
+    left_m1_q <= f_q.left - 1'b1;
+    poh_q     <= (f_q.keep && f_q.hasprec) ? 64'd1 << f_q.pbit : '0;
+    miss_q    <= req_mask(f_q.st) & ~f_q.pres;
+    miss_nz_q <= miss_q != '0;
+    low_q     <= lowest(miss_q);
+    mid_n_q   <= field_id(FieldIdxW'(32'(f_first_q) + 32'(low_q)));
+    // A field header, followed while SHdr waits, held after it; the
+    // comparator (one compare per field of the service), its encoder, the
+    // schema table and the address adder, a cycle each (SFld1 to SFld4).
+    if (state_q == SHdr) {h_typ_q, h_id_q} <= {k_typ_q, k_id_q};
+    for (int i = 0; i < NumFields; i++) hit_q[i] <= f_q.st == field_owner(FieldIdxW'(i)) && h_id_q == field_id(FieldIdxW'(i));
+    found_q <= hit_index(hit_q);
+    l_ti_q   <= field_type(fi);
+    l_keep_q <= f_q.keep && found_q[FieldIdxW] && field_wire(fi) == h_typ_q;
+    l_pbit_q <= 6'(32'(fi) - 32'(f_first_q));
+    slot_q   <= AW'(field_offset(fi));
+    dsum_q   <= f_q.rec + slot_q;
+    // The operand registers, and what the tables say of them.
+    {v_keep_q, v_inline_q, v_prec_q, v_ti_q, v_wire_q, v_dest_q, v_pbit_q} <=
+      {v_keep_d, v_inline_d, v_prec_d, v_ti_d, v_wire_d, v_dest_d, v_pbit_d};
+    {v_new_q, v_new2_q} <= {x_vload, v_new_q};
+    v_size_q   <= schema_fixed_size(8'(v_wire_q));
+    v_fix_q    <= schema_fixed_size(8'(v_wire_q)) != '0;
+    v_str_q    <= v_wire_q == WireString;
+    v_struct_q <= v_wire_q == WireStruct;
+    v_cont_q   <= v_wire_q == WireList || v_wire_q == WireSet || v_wire_q == WireMap;
+    v_map_q    <= v_wire_q == WireMap;
+    v_kp_q     <= v_keep_q && v_prec_q;
+    soh_q      <= (v_keep_q && v_prec_q) ? 64'd1 << v_pbit_q : '0;
+    v_rsz_q    <= AW'(type_record_size(v_ti_q));
+    v_unit_q   <= AW'(type_array_unit(v_ti_q));
+    v_zn_q     <= type_zn(v_ti_q);
+    v_zlm_q    <= type_zlm(v_ti_q);
+    v_ms_q     <= type_msteps(v_ti_q);
+    v_st_q     <= type_struct(v_ti_q);
     {a_elem_q, a_key_q}   <= {type_elem(v_ti_q), type_key(v_ti_q)};
     {a_elemw_q, a_keyw_q} <= {type_wire(type_elem(v_ti_q)), type_wire(type_key(v_ti_q))};
     a_esz_q   <= AW'(type_elem_size(type_elem(v_ti_q)));
     a_ksz_q   <= AW'(type_elem_size(type_key(v_ti_q)));
-    cnext_q <= f_q.cur + ((f_q.kind == FMap && !f_q.isval) ? f_q.ksz : f_q.esz);
-    f_new_q <= push || pop;
-    {v_keep_q, v_inline_q, v_prec_q, v_ti_q, v_wire_q, v_dest_q, v_pbit_q} <=
-      {v_keep_d, v_inline_d, v_prec_d, v_ti_d, v_wire_d, v_dest_d, v_pbit_d};
-    {v_size_q, v_str_q, v_struct_q, v_cont_q, v_map_q, v_rsz_q, v_unit_q, v_zn_q, v_zlm_q} <=
-      {v_size_d, v_str_d, v_struct_d, v_cont_d, v_map_d, v_rsz_d, v_unit_d, v_zn_d, v_zlm_d};
-    v_new_q <= state_q == SFld4 || state_q == SElem;
-    {h_typ_q, h_id_q, hit_q, found_q, slot_q, low_q, mid_n_q, n_q} <= {h_typ_d, h_id_d, hit_d, found_d, slot_d, low_d, mid_n_d, n_d};
-    miss_q  <= req_mask(f_q.st) & ~f_q.pres;
-    {acc_q, mb_q, ovf_q, mbig_q, mu_q} <= {acc_d, mb_d, ovf_d, mbig_d, mu_d};
+    // A kept container's count and shift-and-add: loaded outside SMul and
+    // SArr*, so no enable waits for SVal's decision; a step a cycle in
+    // SMul, its addend added a cycle later.
+    if (state_q != SMul && state_q != SArr1 && state_q != SArr2 && state_q != SArr3) begin
+      n_q    <= k_cn_q;
+      mb_q   <= (AW+1)'(k_cn_q) << 3;
+      mbig_q <= 1'b0;
+      mu_q   <= v_unit_q >> 3;
+      mc_q   <= v_ms_q;
+    end else if (state_q == SMul) begin
+      mb_q   <= mb_q << 1;
+      mbig_q <= mbig_q || mb_q[AW];
+      mu_q   <= mu_q >> 1;
+      mc_q   <= mc_q - 1'b1;
+    end
+    add_q    <= (state_q == SMul && mu_q[0]) ? mb_q : '0;
+    addbig_q <= state_q == SMul && mu_q[0] && mbig_q;
+    if (state_q == SMul || state_q == SArr1 || state_q == SArr2 || state_q == SArr3) begin
+      acc_q <= {1'b0, acc_q[AW:0]} + {1'b0, add_q};
+      ovf_q <= ovf_q || addbig_q || acc_q[AW+1];
+    end else begin
+      acc_q <= '0;
+      ovf_q <= 1'b0;
+    end
+    aovf_q  <= ovf_q || acc_q[AW+1] || acc_q[AW:0] > (AW+1)'(room_q);
     {d_fail_q, d_fix_q, d_str_q, d_sct_q, d_mul_q, d_cnt_q} <= {d_fail, d_fix, d_str, d_sct, d_mul, d_cnt};
+    d_any_q  <= d_fail || d_fix || d_str || d_sct || d_mul || d_cnt;
+    d_push_q <= d_sct || d_cnt;
+    d_zl_q   <= d_sct && v_keep_q;
+    d_res_q  <= v_keep_q && (d_str || (d_sct && !v_inline_q));
     {d_code_q, d_off_q} <= {d_code, d_off};
-    aovf_q  <= ovf_q || acc_q > (AW+1)'(room_q);
+    // A string: outside SStr its registers follow the k_* stage and ptr_q
+    // (SVal's string goes to SStr with them, no decision behind); in SStr
+    // a chunk taken last cycle (go_q) moves them on.
     {s_left_q, s_len_q, s_ptr_q, s_base_q} <= {s_left_d, s_len_d, s_ptr_d, s_base_d};
+    {s_u1_q, s_u2_q} <= {s_u1_d, s_u2_d};
+    s_pn_q   <= s_ptr_q + AW'(Width);
     if (go_q) begin                              // from the chunk after
       s_chunk_q <= s_l2_q ? 8'(s_lw_q) : 8'(Width);
       s_zero_q  <= s_last_q;
@@ -867,7 +847,6 @@ module recv_schema
       for (int k = 0; k < Width; k++) s_dm_q[k] <= s_u1_q || s_u2_q || s_left_q[LW-1:0] > LW'(k);
       for (int k = 0; k < Width / 8; k++) s_cm_q[k] <= s_u1_q || s_u2_q || s_left_q[LW-1:0] > LW'(8 * k);
     end
-    {s_u1_q, s_u2_q} <= {s_u1_d, s_u2_d};
     s_lw_q   <= s_left_q - LenW'(Width);
     s_last_q <= !s_u2_q && (!s_u1_q || s_left_q[LW-1:0] == '0);
     s_l2_q   <= !s_u2_q || (s_left_q[LenW-1:LW] == (LenW-LW)'(2) && s_left_q[LW-1:0] == '0);
@@ -876,19 +855,23 @@ module recv_schema
     for (int k = 0; k < Width; k++) s_dm2_q[k] <= s_u2_q || (s_u1_q && s_left_q[LW-1:0] > LW'(k));
     for (int k = 0; k < Width / 8; k++) s_cm2_q[k] <= s_u2_q || (s_u1_q && s_left_q[LW-1:0] > LW'(8 * k));
     for (int k = 0; k < Width; k++) s_dat_q[8*k +: 8] <= s_dm_q[k] ? win_i[8*k +: 8] : 8'd0;
-    // Capture stage 1.
+    // Capture stage 1 (a compare with a small constant is a test of the
+    // high bits and one of the low ones).
     c_win_q <= win_i[63:0];
     for (int k = 1; k <= 8; k++) begin
-      c_av_q[k]  <= avail_i >= 8'(k);
-      c_rem_q[k] <= rem_i >= LenW'(k);
+      c_av_q[k]  <= avail_i[7:3] != '0 || (k < 8 && avail_i[2:0] >= 3'(k % 8));
+      c_rem_q[k] <= rem_i[LenW-1:3] != '0 || (k < 8 && rem_i[2:0] >= 3'(k % 8));
     end
     c_remm4_q <= rem_i - LenW'(4);
     c_pos_q   <= pos_i;
     // Capture stage 2.
-    {k_av1_q, k_av3_q, k_av4_q}    <= {c_av_q[1], c_av_q[3], c_av_q[4]};
-    {k_rem1_q, k_rem3_q, k_rem4_q} <= {c_rem_q[1], c_rem_q[3], c_rem_q[4]};
-    k_stop_q  <= c_win_q[7:0] == 8'd0;
-    k_skip0_q <= schema_skippable(c_win_q[7:0]);
+    {k_av4_q, k_rem4_q} <= {c_av_q[4], c_rem_q[4]};
+    // A field header: a fault (TRUNCATED, BAD_TYPE), a STOP, or its take.
+    kh_fail_q <= !c_rem_q[1] || (c_av_q[1] && c_win_q[7:0] != '0 &&
+                 (!c_rem_q[3] || (c_av_q[3] && !schema_skippable(c_win_q[7:0]))));
+    kh_code_q <= (!c_rem_q[1] || !c_rem_q[3]) ? ScTruncated : ScBadType;
+    kh_stop_q <= c_rem_q[1] && c_av_q[1] && c_win_q[7:0] == '0;
+    kh_take_q <= c_rem_q[1] && c_rem_q[3] && c_av_q[3] && c_win_q[7:0] != '0 && schema_skippable(c_win_q[7:0]);
     k_typ_q   <= c_win_q[4:0];
     k_typ1_q  <= c_win_q[12:8];
     k_id_q    <= {c_win_q[15:8], c_win_q[23:16]};
@@ -918,8 +901,28 @@ module recv_schema
     {sta_q, std_q, stm_q} <= {sta_d, std_d, stm_d};
     {off_q, aend_q, asize_q, depth_q, mst_q, mid_q} <= {off_d, aend_d, asize_d, depth_d, mst_d, mid_d};
   end
+  assign fi = found_q[FieldIdxW-1:0];
 
-  assign go_d = state_q == SStr && !tk_q && !stall_i && !start_i && !s_zero_q && avail_i >= s_chunk_q;
+  // A string's registers: outside SStr they load from the k_* stage and
+  // ptr_q; in SStr a chunk shown this cycle (go_q) moves them on.
+  always_comb begin
+    {s_left_d, s_len_d, s_ptr_d, s_base_d} = {s_left_q, s_len_q, s_ptr_q, s_base_q};
+    {s_u1_d, s_u2_d} = {s_u1_q, s_u2_q};
+    if (state_q != SStr) begin
+      s_left_d = k_n0_q;
+      s_len_d  = k_n0_q;
+      s_ptr_d  = ptr_q;
+      s_base_d = ptr_q;
+      {s_u1_d, s_u2_d} = {k_nu1_q, k_nu2_q};
+    end else if (go_q) begin
+      s_left_d = s_last_q ? '0 : s_lw_q;
+      s_u1_d   = !s_last_q && s_ue2_q;
+      s_u2_d   = !s_last_q && s_ug3_q;
+      s_ptr_d  = s_pn_q;
+    end
+  end
+
+  assign go_d = state_q == SStr && !tk_now && go && !start_i && !s_zero_q && avail_i >= s_chunk_q;
 
   // The actions: the step's registers, or a string chunk's.
   logic [Width-1:0] st_mask;
@@ -944,7 +947,7 @@ module recv_schema
   end
   // A kept value above the kept levels would lose its frame.
   always_ff @(posedge clk_i) begin
-    if (push && nf.keep) assert (32'(sp_q) < Kept) else $error("recv_schema: a kept value at level %0d, above the service's %0d", sp_q + 1, Kept);
+    if (x_push && nf_q.keep) assert (32'(sp_q) < Kept) else $error("recv_schema: a kept value at level %0d, above the service's %0d", sp_q + 1, Kept);
   end
   initial begin
     for (int i = 0; i < NumStructs; i++)
