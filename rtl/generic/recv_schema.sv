@@ -67,7 +67,9 @@ module recv_schema
 );
 
   localparam int unsigned Depth = SchemaStackDepth;
-  localparam int unsigned SpW   = $clog2(Depth + 1);
+  // A record's zeroing stores: a record has at most 64 fields (checked
+  // below), so 8 * 65 bytes, at least 8 a store.
+  localparam int unsigned ZW    = 8;
 
   // ---- Schema table lookups built on the package's columns ----
   // The sizes and offsets are the package's (generated from
@@ -110,6 +112,11 @@ module recv_schema
     lowest = '0;
     for (int k = 63; k >= 0; k--) if (m[k]) lowest = 6'(k);
   endfunction
+  // How many frames a one-hot stack pointer says.
+  function automatic logic [3:0] sp_count(input logic [Depth:0] sph);
+    sp_count = '0;
+    for (int n = 0; n <= Depth; n++) if (sph[n]) sp_count = sp_count | 4'(n);
+  endfunction
   // The required fields of a struct, bit k for its k-th field.
   function automatic logic [63:0] req_mask(input logic [StructIdxW-1:0] s);
     for (int k = 0; k < 64; k++)
@@ -121,18 +128,6 @@ module recv_schema
     be_at = {w[8*b +: 8], w[8*(b+1) +: 8], w[8*(b+2) +: 8], w[8*(b+3) +: 8]};
   endfunction
 
-  // A fixed-size value's wire bytes at the head, as its slot holds them
-  // (byte-swapped, zero-extended; a BOOL as Apache's ReadBool reads it).
-  function automatic logic [63:0] fixed_value(input logic [63:0] w, input logic [4:0] wt);
-    fixed_value = '0;
-    unique case (wt)
-      WireBool:             fixed_value[0] = w[7:0] == 8'd1;
-      WireByte:             fixed_value[7:0] = w[7:0];
-      WireI16:              fixed_value[15:0] = {w[7:0], w[15:8]};
-      WireI32:              fixed_value[31:0] = be_at(w, 0);
-      default:              fixed_value = {be_at(w, 0), be_at(w, 4)};
-    endcase
-  endfunction
 
   // ---- The stack: the top frame in f_q, the ones below in sk_q / fr_q ----
   typedef enum logic [1:0] {FStruct, FList, FMap} fkind_e;
@@ -172,7 +167,7 @@ module recv_schema
   // stall_i.
   typedef enum logic [4:0] {
     SIdle, SArgs0, SArgs, SZero, SHdr, SFld1, SFld2, SFld3, SFld4, SFld5, SReq, SMiss1, SMiss2, SMiss3,
-    SVal, SMul, SArr1, SArr2, SArr3, SElem, SStr, SPopP, SPopD
+    SVal, SMul, SArr1, SArr2, SArr3, SPush, SElem, SStr, SPopP, SPopD, SPop
   } walk_e;
 
   walk_e                 state_q, state_d;
@@ -197,40 +192,44 @@ module recv_schema
   logic [KW-1:0]          p_kb_q;
   logic [SW-1:0]          p_sk_q;
   logic [Depth-1:0]       p_ot_q;
-  logic [SpW-1:0]         sp_q, sp_d;            // frames on the stack, the top one included
-  logic                   sp_full_q, sp_one_q;   // sp_q is Depth, is 1
-  logic [Depth-1:0]       ot_q, ot_d, ob_q, ob_d; // the top's level, the one below's (one-hot)
+  logic [Depth:0]         sph_q, sph_d;          // frames on the stack, the top one included (one-hot)
+  logic [Depth-1:0]       ot, ob;                // the top's level, the one below's (one-hot)
+  assign ot = sph_q[Depth:1];
+  assign ob = {1'b0, sph_q[Depth:2]};            // (none when the top is the args struct)
   logic [MethodIdxW-1:0]  m_q;
   logic [AW-1:0]          cap_q, room_q;         // the capacity, and what it leaves above ptr_q
   logic [AW-1:0]          ar_q, cap64_q;         // the args record's size, the area's
   logic                   afit_q;                // ar_q <= cap64_q
   logic [AW-1:0]          ptr_q, ptr_d;          // the area's next free byte (a multiple of 8)
-  logic [AW-1:0]          pinc_q, pinc_d;        // added to ptr_q next cycle
-  logic [AW-1:0]          psrc_q;                // what a reservation now would add (pinc_d)
+  logic                   res_q;                 // a reservation last cycle: ptr_q moves by psrc_q
+  logic [AW-1:0]          psrc_q;                // what a reservation now would add
   logic [1:0]             rw_q, rw_d;            // cycles until room_q and k_* follow ptr_q
   // A record being zeroed: where, stores after this one, zn_q is 0, the
   // last store's mask; zs_*: what a struct's or the args' reservation now
   // would load into them.
-  logic [AW-1:0]          zaddr_q, zaddr_d, zn_q, zn_d, zs_addr_q, zs_zn_q;
+  logic [AW-1:0]          zaddr_q, zaddr_d, zs_addr_q;
+  logic [ZW-1:0]          zn_q, zn_d, zs_zn_q;
   logic                   zlast_q, zlast_d, zs_last_q;
   logic [GW-1:0]          zlm_q, zlm_d, zs_zlm_q;
-  logic [AW-1:0]          a_zn_q;                // the args record's zn and last mask
+  logic [ZW-1:0]          a_zn_q;                // the args record's zn and last mask
   logic [GW-1:0]          a_zlm_q;
   // The value at the head (operand registers): read into the image (keep)
   // as type v_ti_q at v_dest_q, or skipped as wire type v_wire_q. Loaded
   // by SFld5 or SElem (v_new_q, v_new2_q the two cycles after); what the
   // tables say of v_wire_q and v_ti_q follows a cycle later, and the k_*
   // stage a cycle after that.
-  logic                   v_keep_q, v_keep_d, v_inline_q, v_inline_d, v_prec_q, v_prec_d, v_new_q, v_new2_q;
-  logic [TypeIdxW-1:0]    v_ti_q, v_ti_d;
+  logic                   v_keep_q, v_keep_d, v_inline_q, v_inline_d, v_prec_q, v_prec_d, v_new_q, v_new2_q, v_new3_q;
+  logic [TypeIdxW-1:0]    v_ti_q, v_ti_d, v_ti2_q;   // v_ti2_q: v_ti_q a cycle late, the tables' index
   logic [4:0]             v_wire_q, v_wire_d;
   logic [AW-1:0]          v_dest_q, v_dest_d;
   logic [5:0]             v_pbit_q, v_pbit_d;
   logic [3:0]             v_size_q;              // schema_fixed_size(v_wire)
-  logic                   v_fix_q, v_str_q, v_struct_q, v_cont_q, v_map_q, v_kp_q;
+  logic                   v_fix_q, v_str_q, v_struct_q, v_cont_q, v_none_q, v_map_q, v_kp_q;
+  logic                   v_sz1_q, v_sz2_q, v_sz4_q;          // its wire size is 1, 2, 4
+  logic                   v_wbool_q, v_wbyte_q, v_wi16_q, v_wi32_q, v_wi64_q;  // how its slot holds it
   logic [AW-1:0]          v_rsz_q;               // a struct value's record size
   logic [AW-1:0]          v_unit_q;              // a container's bytes per element
-  logic [AW-1:0]          v_zn_q;                // a struct value's record: zn, and the last mask
+  logic [ZW-1:0]          v_zn_q;                // a struct value's record: zn, and the last mask
   logic [GW-1:0]          v_zlm_q;
   logic [4:0]             v_ms_q;                // a container's shift-and-add steps
   // A field header (its type and id, followed in SHdr, held after it), the
@@ -284,6 +283,8 @@ module recv_schema
   logic [63:0]            c_win_q;
   logic [8:1]             c_av_q, c_rem_q;       // avail_i >= k, rem_i >= k
   logic [LenW-1:0]        c_remm4_q, c_pos_q;    // rem_i - 4, pos_i
+  logic                   c_z0_q, c_b1_q, c_sk0_q, c_sk1_q;   // byte 0 is 0, is 1, a type Apache skips; byte 1 too
+  logic                   c_nz1_q, c_nz2_q;      // bytes 1-4, 2-5 are not 0 (a list's, a map's count)
   // Capture stage 2: what they mean.
   logic                   k_av4_q, k_rem4_q;     // c_av_q[4], c_rem_q[4]
   logic                   kh_take_q, kh_stop_q, kh_fail_q;  // a field header: its take, a STOP, a fault
@@ -292,7 +293,13 @@ module recv_schema
   logic [15:0]            k_id_q;                // bytes 1-2: a field header's id
   logic                   k_rok_q, k_aok_q;      // a fixed value: in the message, in the window
   logic [63:0]            k_fix_q;               // ... as its slot holds it
-  logic                   k_sneg_q, k_strunc_q, k_sovf_q;   // a string length: negative, past the message, past the area
+  logic                   k_sneg_q, k_shi_q;     // a string length: negative, 2^24 or more
+  // ... past the message (its top and low halves above rem_i - 4, or the
+  // top equal) and past the area (the same against room_q).
+  logic                   k_tgh_q, k_teq_q, k_tgl_q, k_ogh_q, k_oeq_q, k_ogl_q;
+  logic                   strunc, sovf;
+  assign strunc = k_shi_q || k_tgh_q || (k_teq_q && k_tgl_q);
+  assign sovf   = k_shi_q || k_ogh_q || (k_oeq_q && k_ogl_q);
   logic [LenW-1:0]        k_n0_q;
   logic                   k_nu1_q, k_nu2_q;      // ... in Width units: 1, 2 or more (s_u1_d, s_u2_d)
   logic [AW-1:0]          k_npad_q;              // ... padded to 8 (when it fits the area)
@@ -304,6 +311,9 @@ module recv_schema
   logic [LenW-1:0]        k_pos_q, k_pos1_q, k_pos2_q, k_pos4_q;
   logic                   tkp_q, fr2_q;          // a take shown last cycle; none in the two before this one
   logic                   f_chg_q, f_chg2_q;     // f_q changed one, two cycles ago
+  logic                   pset_q;                // a value's presence bit to set in f_q now
+  logic [AW-1:0]          pa_q;                  // SPopP's store address (the record), then SPopD's (the descriptor)
+  logic                   ns_a_q, ns_s_q, ns_k_q, ns_c_q;    // nf: the args', a struct's, a kept or a skipped container's
   // The actions, registered.
   logic [7:0]             take_q, take_d;
   logic                   stv_q, stv_d;
@@ -324,8 +334,8 @@ module recv_schema
   always_comb begin
     b_kb = '0;
     b_sk = '0;
-    for (int k = 0; k < Kept; k++) b_kb = b_kb | ({KW{ob_q[k]}} & fr_q[k*KW +: KW]);
-    for (int k = 0; k < Depth; k++) b_sk = b_sk | ({SW{ob_q[k]}} & sk_q[k*SW +: SW]);
+    for (int k = 0; k < Kept; k++) b_kb = b_kb | ({KW{ob[k]}} & fr_q[k*KW +: KW]);
+    for (int k = 0; k < Depth; k++) b_sk = b_sk | ({SW{ob[k]}} & sk_q[k*SW +: SW]);
   end
   // The top frame's parts as the stack holds them.
   logic [KW-1:0]          f_kb;
@@ -360,70 +370,49 @@ module recv_schema
   // decided last cycle with fresh k_*, and did not act). One cycle more
   // per value.
   logic            d_fail, d_fix, d_str, d_sct, d_mul, d_cnt;   // fail; a fixed value's take, a string's length, a struct's push, a kept container's size, a skipped container's push
+  logic            d_wait;                                      // the value's head not yet in the window
   schema_code_e    d_code;
-  logic [LenW-1:0] d_off;
+  logic [1:0]      d_osel;                                      // the fault's offset: k_pos_q, k_pos1_q, k_pos2_q, k_pos4_q
   logic            d_fail_q, d_fix_q, d_str_q, d_sct_q, d_mul_q, d_cnt_q;
-  logic            d_any_q, d_push_q, d_zl_q, d_res_q;            // any; a push; a record zeroed; area reserved
+  logic            d_any_q, d_zl_q, d_res_q;                      // decided; a record zeroed; area reserved
   schema_code_e    d_code_q;
-  logic [LenW-1:0] d_off_q;
+  logic [1:0]      d_osel_q;
   logic            sv_go_q;
+  // One term per kind of value (v_fix_q, v_str_q, v_struct_q, v_cont_q
+  // are exclusive; none of them: a UUID element, which the image cannot
+  // hold). A value fails unless it acts or waits.
+  logic c_ok;                                    // a container's head is there and its count is good
+  assign c_ok = v_cont_q && !sph_q[Depth] && k_hok_q && k_hav_q && !k_cneg_q && !k_cbig_q;
   always_comb begin
-    {d_fail, d_fix, d_str, d_sct, d_mul, d_cnt} = '0;
-    d_code = ScNone;
-    d_off  = k_pos_q;
-    if (v_fix_q) begin
-      if (!k_rok_q) begin
-        d_fail = 1'b1; d_code = ScTruncated;
-      end else if (k_aok_q) begin
-        d_fix = 1'b1;
-      end
-    end else if (v_str_q) begin
-      if (!k_rem4_q) begin
-        d_fail = 1'b1; d_code = ScTruncated;
-      end else if (k_av4_q) begin
-        if (k_sneg_q) begin
-          d_fail = 1'b1; d_code = ScBadLength;
-        end else if (k_strunc_q) begin
-          d_fail = 1'b1; d_code = ScTruncated; d_off = k_pos4_q;
-        end else if (v_keep_q && k_sovf_q) begin
-          d_fail = 1'b1; d_code = ScAreaOverflow;
-        end else begin
-          d_str = 1'b1;
-        end
-      end
-    end else if (v_struct_q) begin
-      if (sp_full_q) begin
-        d_fail = 1'b1; d_code = ScDepthExceeded;
-      end else if (v_keep_q && !v_inline_q && k_rovf_q) begin
-        d_fail = 1'b1; d_code = ScAreaOverflow;
-      end else begin
-        d_sct = 1'b1;
-      end
-    end else if (v_cont_q) begin
-      if (sp_full_q) begin
-        d_fail = 1'b1; d_code = ScDepthExceeded;
-      end else if (!k_hok_q) begin
-        d_fail = 1'b1; d_code = ScTruncated;
-      end else if (k_hav_q) begin
-        if (k_cneg_q) begin
-          d_fail = 1'b1; d_code = ScBadLength; d_off = v_map_q ? k_pos2_q : k_pos1_q;
-        end else if (k_cbig_q) begin
-          d_fail = 1'b1; d_code = ScTooManyElements; d_off = v_map_q ? k_pos2_q : k_pos1_q;
-        end else if (v_keep_q) begin
-          d_mul = 1'b1;
-        end else if (k_cnz_q && k_badk_q) begin
-          d_fail = 1'b1; d_code = ScBadType;
-        end else if (k_cnz_q && k_bade_q) begin
-          d_fail = 1'b1; d_code = ScBadType; d_off = v_map_q ? k_pos1_q : k_pos_q;
-        end else begin
-          d_cnt = 1'b1;
-        end
-      end
-    end else begin
-      // Only a kept element can get here (a header's type was
-      // checked): a UUID element, which the image cannot hold.
-      d_fail = 1'b1; d_code = ScBadType;
-    end
+    d_wait = (v_fix_q && k_rok_q && !k_aok_q) || (v_str_q && k_rem4_q && !k_av4_q) ||
+             (v_cont_q && !sph_q[Depth] && k_hok_q && !k_hav_q);
+    d_fix  = v_fix_q && k_rok_q && k_aok_q;
+    d_str  = v_str_q && k_rem4_q && k_av4_q && !k_sneg_q && !strunc && !(v_keep_q && sovf);
+    d_sct  = v_struct_q && !sph_q[Depth] && !(v_keep_q && !v_inline_q && k_rovf_q);
+    d_mul  = c_ok && v_keep_q;
+    d_cnt  = c_ok && !v_keep_q && !(k_cnz_q && (k_badk_q || k_bade_q));
+    d_fail = (v_fix_q && !k_rok_q) ||
+             (v_str_q && (!k_rem4_q || (k_av4_q && (k_sneg_q || strunc || (v_keep_q && sovf))))) ||
+             (v_struct_q && (sph_q[Depth] || (v_keep_q && !v_inline_q && k_rovf_q))) ||
+             (v_cont_q && (sph_q[Depth] || !k_hok_q || (k_hav_q && (k_cneg_q || k_cbig_q ||
+                                                                   (!v_keep_q && k_cnz_q && (k_badk_q || k_bade_q)))))) ||
+             v_none_q;
+    // The fault's code and offset (read only with d_fail).
+    if (v_fix_q)
+      d_code = ScTruncated;
+    else if (v_str_q)
+      d_code = !k_rem4_q ? ScTruncated : k_sneg_q ? ScBadLength : strunc ? ScTruncated : ScAreaOverflow;
+    else if (v_struct_q)
+      d_code = sph_q[Depth] ? ScDepthExceeded : ScAreaOverflow;
+    else if (v_cont_q)
+      d_code = sph_q[Depth] ? ScDepthExceeded : !k_hok_q ? ScTruncated : k_cneg_q ? ScBadLength :
+               k_cbig_q ? ScTooManyElements : ScBadType;
+    else
+      d_code = ScBadType;
+    d_osel = 2'd0;
+    if (v_str_q && k_rem4_q && !k_sneg_q && strunc) d_osel = 2'd3;
+    if (v_cont_q && !sph_q[Depth] && k_hok_q && (k_cneg_q || k_cbig_q)) d_osel = v_map_q ? 2'd2 : 2'd1;
+    if (v_cont_q && !sph_q[Depth] && k_hok_q && !k_cneg_q && !k_cbig_q && !k_badk_q && v_map_q) d_osel = 2'd1;
   end
 
   // ---- The steps that act at this edge ----
@@ -433,14 +422,17 @@ module recv_schema
   assign go = !stall_i;
   logic hdr, req, elem, val;
   logic x_args, x_args_fail, x_hdr_take, x_hdr_fail, x_req_take, x_miss3;
-  logic x_elem, x_fix, x_str, x_cnt, x_arr, x_arr_fail, x_zero, str_end, x_popp, x_popd, x_done, x_pop;
-  logic x_push, x_fail, x_pset, x_res, x_zload, x_vload, f_ce_frame, f_ce_item, f_ce_pres;
-  logic s_popd, s_elem;
+  logic x_elem, x_fix, x_str, x_cnt, x_arr, x_arr_fail, x_zero, str_end, x_popp, x_popd, x_done;
+  logic x_fail, x_pset, x_res, x_zload, x_vload, f_ce_frame, f_ce_item, f_ce_pres;
+  logic s_popd, s_elem, s_push, s_pop, s_zero;
   assign s_popd      = state_q == SPopD;
   assign s_elem      = state_q == SElem;
-  assign x_args      = state_q == SArgs && go && afit_q;
+  assign s_push      = state_q == SPush;
+  assign s_pop       = state_q == SPop;
+  assign s_zero      = state_q == SZero;
+  assign x_args      = state_q == SArgs && afit_q;
   assign x_args_fail = state_q == SArgs && go && !afit_q;
-  assign x_zero      = state_q == SZero && go;
+  assign x_zero      = s_zero && go;
   assign hdr         = state_q == SHdr && go && fresh;
   assign x_hdr_take  = hdr && kh_take_q;
   assign x_hdr_fail  = hdr && kh_fail_q;
@@ -458,17 +450,17 @@ module recv_schema
   assign str_end     = state_q == SStr && go && !tk_now && s_zero_q;
   assign x_popp      = state_q == SPopP && go;
   assign x_popd      = s_popd && go;
-  assign x_done      = x_popd && sp_one_q;
-  assign x_pop       = x_popd && !sp_one_q;
-  assign x_push      = (val && d_push_q) || x_arr;
+  assign x_done      = x_popd && sph_q[1];
   assign x_fail      = x_args_fail || x_hdr_fail || x_miss3 || (val && d_fail_q) || x_arr_fail;
   assign x_pset      = (x_fix || str_end) && v_kp_q;
   assign x_res       = (x_args || (val && d_res_q) || x_arr) && !start_i;
-  assign x_zload     = x_args || (val && d_zl_q);
+  assign x_zload     = state_q == SArgs || (val && d_zl_q);
   assign x_vload     = state_q == SFld5 || x_elem;
-  assign f_ce_frame  = x_push || x_pop || x_args;
+  // The top frame changes in steps of their own, a cycle after the step
+  // that decided (SPush, SPop, pset_q), with no take or store.
+  assign f_ce_frame  = s_push || s_pop || state_q == SArgs;
   assign f_ce_item   = f_ce_frame || x_elem;
-  assign f_ce_pres   = f_ce_frame || x_pset;
+  assign f_ce_pres   = f_ce_frame || pset_q;
 
   // The next state. A failing step names SIdle itself.
   always_comb begin
@@ -476,7 +468,7 @@ module recv_schema
     unique case (state_q)
       SIdle:  ;
       SArgs0: state_d = SArgs;
-      SArgs:  if (go) state_d = afit_q ? SZero : SIdle;
+      SArgs:  if (afit_q) state_d = SZero; else if (go) state_d = SIdle;
       SZero:  if (go && zlast_q) state_d = SHdr;
       SHdr:   if (hdr) begin
         if (kh_take_q)      state_d = SFld1;
@@ -497,17 +489,19 @@ module recv_schema
         if (d_fail_q)      state_d = SIdle;
         else if (d_fix_q)  state_d = item;
         else if (d_str_q)  state_d = SStr;
-        else if (d_sct_q)  state_d = v_keep_q ? SZero : SHdr;
+        else if (d_sct_q)  state_d = SPush;
         else if (d_mul_q)  state_d = SMul;
-        else if (d_cnt_q)  state_d = SElem;
+        else if (d_cnt_q)  state_d = SPush;
       end
       SMul:   if (mc_q == 5'd1) state_d = SArr1;
       SArr1:  state_d = SArr2;
       SArr2:  state_d = SArr3;
-      SArr3:  if (go) state_d = aovf_q ? SIdle : SElem;
+      SArr3:  if (go) state_d = aovf_q ? SIdle : SPush;
+      SPush:  state_d = (nf_q.kind != FStruct) ? SElem : nf_q.keep ? SZero : SHdr;
       SStr:   if (str_end) state_d = item;
       SPopP:  if (go) state_d = SPopD;
-      SPopD:  if (go) state_d = sp_one_q ? SIdle : ((fb_q.kind == FStruct) ? SHdr : SElem);
+      SPopD:  if (go) state_d = sph_q[1] ? SIdle : SPop;
+      SPop:   state_d = (fb_q.kind == FStruct) ? SHdr : SElem;
       default: ;
     endcase
     if (start_i) state_d = SArgs0;
@@ -526,10 +520,9 @@ module recv_schema
                          (x_popp && f_q.keep && f_q.kind == FStruct) || (x_popd && f_q.keep && f_q.hasdest));
     // What is stored, chosen by the state alone (stv_d says whether).
     unique case (state_q)
-      SZero:   sta_d = zaddr_q;
-      SPopP:   sta_d = f_q.rec;
-      SPopD:   sta_d = f_q.dest;
-      default: sta_d = v_dest_q;                 // SVal, SStr
+      SZero:        sta_d = zaddr_q;
+      SPopP, SPopD: sta_d = pa_q;
+      default:      sta_d = v_dest_q;            // SVal, SStr
     endcase
     unique case (state_q)
       SVal:    std_d = k_fix_q;
@@ -538,7 +531,7 @@ module recv_schema
       SPopD:   std_d = {8'(0), f_q.dlen, 10'(0), f_q.doff};
       default: std_d = '0;                       // SZero
     endcase
-    stm_d = (state_q != SZero) ? GW'(1) : zlast_q ? zlm_q : '1;
+    stm_d = !s_zero ? GW'(1) : zlast_q ? zlm_q : '1;
     done_d = !start_i && (done_q || x_fail || x_done);
     // The result registers follow the step until done_q is set: what it
     // would say if it ended now (at SPopD: the args struct's STOP, its take
@@ -553,9 +546,15 @@ module recv_schema
         SArgs, SArr3: code_d = ScAreaOverflow;
         default:      code_d = ScNone;
       endcase
-      off_d   = s_popd ? pos_i : (state_q == SVal) ? d_off_q : k_pos_q;
+      unique case ({s_popd, state_q == SVal ? d_osel_q : 2'd0})
+        3'b001:  off_d = k_pos1_q;
+        3'b010:  off_d = k_pos2_q;
+        3'b011:  off_d = k_pos4_q;
+        3'b000:  off_d = k_pos_q;
+        default: off_d = pos_i;
+      endcase
       aend_d  = (state_q == SArgs) ? AW'(SchemaAreaStart) : ptr_q;
-      depth_d = (state_q == SArgs || s_popd) ? '0 : 4'(sp_q);
+      depth_d = (state_q == SArgs || s_popd) ? '0 : sp_count(sph_q);
       {mst_d, mid_d} = (state_q == SMiss3) ? {16'(f_q.st), mid_n_q} : '0;
     end
     asize_d = afit_q ? ar_q : '0;                 // ar_q, afit_q hold from start_i on
@@ -564,9 +563,8 @@ module recv_schema
   // The area's pointer: a reservation adds psrc_q (its choice made a cycle
   // earlier from registers that hold while the step waits), a cycle later.
   always_comb begin
-    pinc_d = x_res ? psrc_q : '0;
-    rw_d   = x_res ? 2'd3 : (rw_q != '0) ? rw_q - 1'b1 : '0;
-    ptr_d  = ((state_q == SArgs0) ? AW'(SchemaAreaStart) : ptr_q) + pinc_q;
+    rw_d  = x_res ? 2'd3 : (rw_q != '0) ? rw_q - 1'b1 : '0;
+    ptr_d = ptr_q + psrc_q;
   end
 
   // A record's zeroing: a store a cycle in SZero; loaded from zs_* by SArgs
@@ -574,10 +572,10 @@ module recv_schema
   always_comb begin
     {zaddr_d, zn_d, zlast_d, zlm_d} = {zaddr_q, zn_q, zlast_q, zlm_q};
     if (x_zero || x_zload) begin
-      zaddr_d = (x_zero ? zaddr_q : zs_addr_q) + (x_zero ? AW'(Width) : '0);
-      zn_d    = (x_zero ? zn_q : zs_zn_q) - (x_zero ? AW'(1) : '0);
-      zlast_d = x_zero ? zn_q == AW'(1) : zs_last_q;
-      zlm_d   = x_zero ? zlm_q : zs_zlm_q;
+      zaddr_d = (s_zero ? zaddr_q : zs_addr_q) + (s_zero ? AW'(Width) : '0);
+      zn_d    = (s_zero ? zn_q : zs_zn_q) - (s_zero ? ZW'(1) : '0);
+      zlast_d = s_zero ? zn_q == ZW'(1) : zs_last_q;
+      zlm_d   = s_zero ? zlm_q : zs_zlm_q;
     end
   end
 
@@ -606,97 +604,85 @@ module recv_schema
     end
   end
 
-  // The stack pointer and the levels (one-hot): a push moves the top up,
-  // a pop down.
+  // The stack pointer (one-hot): SPush moves it up, SPop down.
   always_comb begin
-    {sp_d, ot_d, ob_d} = {sp_q, ot_q, ob_q};
-    if (state_q == SArgs0) begin
-      sp_d = '0;
-      ot_d = Depth'(1);
-      ob_d = Depth'(1);
-    end else if (x_args) begin
-      sp_d = SpW'(1);
-    end else if (x_push) begin
-      sp_d = sp_q + 1'b1;
-      ot_d = {ot_q[Depth-2:0], ot_q[Depth-1]};
-      ob_d = ot_q;
-    end else if (x_pop) begin
-      sp_d = sp_q - 1'b1;
-      ot_d = ob_q;
-      ob_d = {ob_q[0], ob_q[Depth-1:1]};
-    end
+    sph_d = sph_q;
+    unique case (state_q)
+      SArgs0:  sph_d = (Depth+1)'(1);
+      SArgs:   sph_d = (Depth+1)'(2);
+      SPush:   sph_d = sph_q << 1;
+      SPop:    sph_d = sph_q >> 1;
+      default: ;
+    endcase
   end
 
   // The frame a push or SArgs puts on top, from registers that hold while
   // the step waits (a struct value's, a kept container's after SArr3, a
   // skipped container's from the k_* stage, the args').
+  frame_t nf_a, nf_s, nf_k, nf_c;
   always_comb begin
-    nf = '0;
-    if (state_q == SArgs0 || state_q == SArgs) begin
-      nf.kind = FStruct; nf.keep = 1'b1; nf.st = method_args(m_q); nf.rec = AW'(SchemaAreaStart);
-    end else if (v_struct_q) begin
-      nf.kind    = FStruct;
-      nf.keep    = v_keep_q;
-      nf.st      = v_st_q;
-      nf.rec     = v_inline_q ? v_dest_q : ptr_q;
-      nf.hasdest = !v_inline_q;
-      nf.dest    = v_dest_q;
-      nf.doff    = ptr_q;
-      nf.dlen    = 24'(v_rsz_q);
-      nf.hasprec = v_prec_q;
-      nf.pbit    = v_pbit_q;
-    end else if (v_keep_q) begin
-      nf.kind    = v_map_q ? FMap : FList;
-      nf.keep    = 1'b1;
-      nf.left    = v_map_q ? {n_q, 1'b0} : {1'b0, n_q};
-      nf.elem    = a_elem_q;
-      nf.key     = a_key_q;
-      nf.elemw   = a_elemw_q;
-      nf.keyw    = a_keyw_q;
-      nf.cur     = ptr_q;
-      nf.esz     = a_esz_q;
-      nf.ksz     = v_map_q ? a_ksz_q : '0;
-      nf.hasdest = 1'b1;
-      nf.dest    = v_dest_q;
-      nf.doff    = ptr_q;
-      nf.dlen    = 24'(n_q);
-      nf.hasprec = v_prec_q;
-      nf.pbit    = v_pbit_q;
-    end else begin
-      nf.kind  = v_map_q ? FMap : FList;
-      nf.left  = v_map_q ? {k_cn_q, 1'b0} : {1'b0, k_cn_q};
-      nf.keyw  = k_typ_q;
-      nf.elemw = v_map_q ? k_typ1_q : k_typ_q;
-    end
+    {nf_a, nf_s, nf_k, nf_c} = '0;
+    nf_a.kind    = FStruct;
+    nf_a.keep    = 1'b1;
+    nf_a.st      = method_args(m_q);
+    nf_a.rec     = AW'(SchemaAreaStart);
+    nf_s.kind    = FStruct;
+    nf_s.keep    = v_keep_q;
+    nf_s.st      = v_st_q;
+    nf_s.rec     = v_inline_q ? v_dest_q : ptr_q;
+    nf_s.hasdest = !v_inline_q;
+    nf_s.dest    = v_dest_q;
+    nf_s.doff    = ptr_q;
+    nf_s.dlen    = 24'(v_rsz_q);
+    nf_s.hasprec = v_prec_q;
+    nf_s.pbit    = v_pbit_q;
+    nf_k.kind    = v_map_q ? FMap : FList;
+    nf_k.keep    = 1'b1;
+    nf_k.left    = v_map_q ? {n_q, 1'b0} : {1'b0, n_q};
+    nf_k.elem    = a_elem_q;
+    nf_k.key     = a_key_q;
+    nf_k.elemw   = a_elemw_q;
+    nf_k.keyw    = a_keyw_q;
+    nf_k.cur     = ptr_q;
+    nf_k.esz     = a_esz_q;
+    nf_k.ksz     = v_map_q ? a_ksz_q : '0;
+    nf_k.hasdest = 1'b1;
+    nf_k.dest    = v_dest_q;
+    nf_k.doff    = ptr_q;
+    nf_k.dlen    = 24'(n_q);
+    nf_k.hasprec = v_prec_q;
+    nf_k.pbit    = v_pbit_q;
+    nf_c.kind    = v_map_q ? FMap : FList;
+    nf_c.left    = v_map_q ? {k_cn_q, 1'b0} : {1'b0, k_cn_q};
+    nf_c.keyw    = k_typ_q;
+    nf_c.elemw   = v_map_q ? k_typ1_q : k_typ_q;
+    nf = ({FW{ns_a_q}} & nf_a) | ({FW{ns_s_q}} & nf_s) | ({FW{ns_k_q}} & nf_k) | ({FW{ns_c_q}} & nf_c);
   end
 
   // The top frame's next value: each part through its own enable, its
   // choice by the state alone (a pop takes the frame below, SElem moves to
   // the next item, a value sets its presence bit, anything else loads
   // nf_q). f_n: one write of the whole f_q below.
-  logic sel_set;
-  assign sel_set = (state_q == SVal && d_fix_q) || state_q == SStr;
   always_comb begin
     f_n = f_q;
     if (f_ce_frame) begin
-      {f_n.kind, f_n.keep, f_n.st, f_n.rec, f_n.elem, f_n.key, f_n.elemw, f_n.keyw, f_n.esz, f_n.ksz} = s_popd ?
+      {f_n.kind, f_n.keep, f_n.st, f_n.rec, f_n.elem, f_n.key, f_n.elemw, f_n.keyw, f_n.esz, f_n.ksz} = s_pop ?
         {fb_q.kind, fb_q.keep, fb_q.st, fb_q.rec, fb_q.elem, fb_q.key, fb_q.elemw, fb_q.keyw, fb_q.esz, fb_q.ksz} :
         {nf_q.kind, nf_q.keep, nf_q.st, nf_q.rec, nf_q.elem, nf_q.key, nf_q.elemw, nf_q.keyw, nf_q.esz, nf_q.ksz};
-      {f_n.hasdest, f_n.dest, f_n.doff, f_n.dlen, f_n.hasprec, f_n.pbit} = s_popd ?
+      {f_n.hasdest, f_n.dest, f_n.doff, f_n.dlen, f_n.hasprec, f_n.pbit} = s_pop ?
         {fb_q.hasdest, fb_q.dest, fb_q.doff, fb_q.dlen, fb_q.hasprec, fb_q.pbit} :
         {nf_q.hasdest, nf_q.dest, nf_q.doff, nf_q.dlen, nf_q.hasprec, nf_q.pbit};
     end
     if (f_ce_item)
-      {f_n.left, f_n.isval, f_n.cur} = s_popd ? {fb_q.left, fb_q.isval, fb_q.cur} :
+      {f_n.left, f_n.isval, f_n.cur} = s_pop ? {fb_q.left, fb_q.isval, fb_q.cur} :
         s_elem ? {left_m1_q, f_q.kind == FMap && !f_q.isval, cnext_q} : {nf_q.left, nf_q.isval, nf_q.cur};
     if (f_ce_pres)
-      f_n.pres = s_popd ? (fb_q.pres | poh_q) : sel_set ? (f_q.pres | soh_q) : nf_q.pres;
+      f_n.pres = s_pop ? (fb_q.pres | poh_q) : pset_q ? (f_q.pres | soh_q) : nf_q.pres;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q <= SIdle;
-      sp_q    <= '0;
       done_q  <= 1'b0;
       code_q  <= ScNone;
       take_q  <= '0;
@@ -708,23 +694,22 @@ module recv_schema
       sv_go_q <= 1'b0;
     end else begin
       state_q <= state_d;
-      sp_q    <= sp_d;
       done_q  <= done_d;
       code_q  <= code_d;
       take_q  <= take_d;
       stv_q   <= stv_d;
       tkp_q   <= tk_now;
       fr2_q   <= !tk_now && !tkp_q;
-      push_q  <= x_push;
+      push_q  <= s_push;
       go_q    <= go_d;
       rw_q    <= rw_d;
-      sv_go_q <= state_q == SVal && fresh && !v_new_q && !v_new2_q && rw_q == '0 && !start_i && !(val && d_any_q);
+      sv_go_q <= state_q == SVal && fresh && !v_new_q && !v_new2_q && !v_new3_q && rw_q == '0 && !start_i && !(val && d_any_q);
     end
   end
   always_ff @(posedge clk_i) begin
     // A push puts the top frame on the stack (the new one goes to f_q),
     // a cycle later, from registers: the stack is not read before.
-    {p_kb_q, p_sk_q, p_ot_q} <= {f_kb, f_sk, ot_q};
+    {p_kb_q, p_sk_q, p_ot_q} <= {f_kb, f_sk, ot};
     for (int k = 0; k < Kept; k++)
       if (push_q && p_ot_q[k]) fr_q[k*KW +: KW] <= p_kb_q;
     for (int k = 0; k < Depth; k++)
@@ -732,12 +717,16 @@ module recv_schema
     f_q  <= f_n;
     nf_q <= nf;
     fb_q <= {b_sk[30:28], b_kb[KW-1 -: KA], b_sk[27:10], b_kb[KB+KC-1 -: KB], b_sk[9:0], b_kb[KC-1:0]};
-    {ot_q, ob_q} <= {ot_d, ob_d};
+    sph_q   <= sph_d;
     {f_chg_q, f_chg2_q} <= {f_ce_item || f_ce_pres, f_chg_q};
-    sp_full_q <= sp_q == SpW'(Depth);
-    sp_one_q  <= sp_q == SpW'(1);
+    pset_q  <= x_pset;
+    pa_q    <= (x_popp || s_popd) ? f_q.dest : f_q.rec;
+    ns_a_q  <= start_i || state_q == SArgs0 || state_q == SArgs;
+    ns_s_q  <= !(start_i || state_q == SArgs0 || state_q == SArgs) && v_struct_q;
+    ns_k_q  <= !(start_i || state_q == SArgs0 || state_q == SArgs) && !v_struct_q && v_keep_q;
+    ns_c_q  <= !(start_i || state_q == SArgs0 || state_q == SArgs) && !v_struct_q && !v_keep_q;
     if (start_i) begin
-      a_zn_q  <= zero_more(AW'(struct_size(method_args(MethodIdxW'(method_i)))));
+      a_zn_q  <= ZW'(zero_more(AW'(struct_size(method_args(MethodIdxW'(method_i))))));
       a_zlm_q <= zero_last(LW'(struct_size(method_args(MethodIdxW'(method_i)))));
       m_q     <= MethodIdxW'(method_i);
       cap_q   <= cap_i;
@@ -746,8 +735,9 @@ module recv_schema
     end
     afit_q  <= ar_q <= cap64_q;
     room_q  <= cap_q - ptr_q;
-    ptr_q   <= ptr_d;
-    pinc_q  <= pinc_d;
+    if (state_q == SArgs0) ptr_q <= AW'(SchemaAreaStart);
+    else if (res_q)        ptr_q <= ptr_d;
+    res_q   <= x_res;
     psrc_q  <= (state_q == SArgs0 || state_q == SArgs) ? ar_q :
                (state_q == SArr2 || state_q == SArr3) ? acc_q[AW-1:0] : v_str_q ? k_npad_q : v_rsz_q;
     {zaddr_q, zn_q, zlast_q, zlm_q} <= {zaddr_d, zn_d, zlast_d, zlm_d};
@@ -780,29 +770,36 @@ module recv_schema
     // The operand registers, and what the tables say of them.
     {v_keep_q, v_inline_q, v_prec_q, v_ti_q, v_wire_q, v_dest_q, v_pbit_q} <=
       {v_keep_d, v_inline_d, v_prec_d, v_ti_d, v_wire_d, v_dest_d, v_pbit_d};
-    {v_new_q, v_new2_q} <= {x_vload, v_new_q};
+    {v_new_q, v_new2_q, v_new3_q} <= {x_vload, v_new_q, v_new2_q};
+    v_ti2_q    <= v_ti_q;
     v_size_q   <= schema_fixed_size(8'(v_wire_q));
     v_fix_q    <= schema_fixed_size(8'(v_wire_q)) != '0;
+    {v_sz1_q, v_sz2_q, v_sz4_q} <= {schema_fixed_size(8'(v_wire_q)) == 4'd1, schema_fixed_size(8'(v_wire_q)) == 4'd2,
+                                    schema_fixed_size(8'(v_wire_q)) == 4'd4};
+    {v_wbool_q, v_wbyte_q, v_wi16_q, v_wi32_q} <= {v_wire_q == WireBool, v_wire_q == WireByte, v_wire_q == WireI16, v_wire_q == WireI32};
+    v_wi64_q   <= !(v_wire_q == WireBool || v_wire_q == WireByte || v_wire_q == WireI16 || v_wire_q == WireI32);
     v_str_q    <= v_wire_q == WireString;
     v_struct_q <= v_wire_q == WireStruct;
     v_cont_q   <= v_wire_q == WireList || v_wire_q == WireSet || v_wire_q == WireMap;
     v_map_q    <= v_wire_q == WireMap;
+    v_none_q   <= !(schema_fixed_size(8'(v_wire_q)) != '0 || v_wire_q == WireString || v_wire_q == WireStruct ||
+                    v_wire_q == WireList || v_wire_q == WireSet || v_wire_q == WireMap);
     v_kp_q     <= v_keep_q && v_prec_q;
     soh_q      <= (v_keep_q && v_prec_q) ? 64'd1 << v_pbit_q : '0;
-    v_rsz_q    <= AW'(type_record_size(v_ti_q));
-    v_unit_q   <= AW'(type_array_unit(v_ti_q));
-    v_zn_q     <= type_zn(v_ti_q);
-    v_zlm_q    <= type_zlm(v_ti_q);
-    v_ms_q     <= type_msteps(v_ti_q);
-    v_st_q     <= type_struct(v_ti_q);
-    {a_elem_q, a_key_q}   <= {type_elem(v_ti_q), type_key(v_ti_q)};
-    {a_elemw_q, a_keyw_q} <= {type_wire(type_elem(v_ti_q)), type_wire(type_key(v_ti_q))};
-    a_esz_q   <= AW'(type_elem_size(type_elem(v_ti_q)));
-    a_ksz_q   <= AW'(type_elem_size(type_key(v_ti_q)));
+    v_rsz_q    <= AW'(type_record_size(v_ti2_q));
+    v_unit_q   <= AW'(type_array_unit(v_ti2_q));
+    v_zn_q     <= ZW'(type_zn(v_ti2_q));
+    v_zlm_q    <= type_zlm(v_ti2_q);
+    v_ms_q     <= type_msteps(v_ti2_q);
+    v_st_q     <= type_struct(v_ti2_q);
+    {a_elem_q, a_key_q}   <= {type_elem(v_ti2_q), type_key(v_ti2_q)};
+    {a_elemw_q, a_keyw_q} <= {type_wire(type_elem(v_ti2_q)), type_wire(type_key(v_ti2_q))};
+    a_esz_q   <= AW'(type_elem_size(type_elem(v_ti2_q)));
+    a_ksz_q   <= AW'(type_elem_size(type_key(v_ti2_q)));
     // A kept container's count and shift-and-add: loaded outside SMul and
     // SArr*, so no enable waits for SVal's decision; a step a cycle in
     // SMul, its addend added a cycle later.
-    if (state_q != SMul && state_q != SArr1 && state_q != SArr2 && state_q != SArr3) begin
+    if (state_q == SVal) begin
       n_q    <= k_cn_q;
       mb_q   <= (AW+1)'(k_cn_q) << 3;
       mbig_q <= 1'b0;
@@ -816,20 +813,14 @@ module recv_schema
     end
     add_q    <= (state_q == SMul && mu_q[0]) ? mb_q : '0;
     addbig_q <= state_q == SMul && mu_q[0] && mbig_q;
-    if (state_q == SMul || state_q == SArr1 || state_q == SArr2 || state_q == SArr3) begin
-      acc_q <= {1'b0, acc_q[AW:0]} + {1'b0, add_q};
-      ovf_q <= ovf_q || addbig_q || acc_q[AW+1];
-    end else begin
-      acc_q <= '0;
-      ovf_q <= 1'b0;
-    end
-    aovf_q  <= ovf_q || acc_q[AW+1] || acc_q[AW:0] > (AW+1)'(room_q);
+    acc_q <= (state_q == SVal) ? '0 : {1'b0, acc_q[AW:0]} + {1'b0, add_q};
+    ovf_q <= !(state_q == SVal) && (ovf_q || addbig_q || acc_q[AW+1]);
+    aovf_q  <= {ovf_q || acc_q[AW+1], acc_q[AW:0]} > (AW+2)'(room_q);
     {d_fail_q, d_fix_q, d_str_q, d_sct_q, d_mul_q, d_cnt_q} <= {d_fail, d_fix, d_str, d_sct, d_mul, d_cnt};
-    d_any_q  <= d_fail || d_fix || d_str || d_sct || d_mul || d_cnt;
-    d_push_q <= d_sct || d_cnt;
     d_zl_q   <= d_sct && v_keep_q;
     d_res_q  <= v_keep_q && (d_str || (d_sct && !v_inline_q));
-    {d_code_q, d_off_q} <= {d_code, d_off};
+    d_any_q  <= !d_wait;
+    {d_code_q, d_osel_q} <= {d_code, d_osel};
     // A string: outside SStr its registers follow the k_* stage and ptr_q
     // (SVal's string goes to SStr with them, no decision behind); in SStr
     // a chunk taken last cycle (go_q) moves them on.
@@ -863,24 +854,38 @@ module recv_schema
       c_rem_q[k] <= rem_i[LenW-1:3] != '0 || (k < 8 && rem_i[2:0] >= 3'(k % 8));
     end
     c_remm4_q <= rem_i - LenW'(4);
+    c_z0_q    <= win_i[7:0] == 8'd0;
+    c_b1_q    <= win_i[7:0] == 8'd1;
+    c_sk0_q   <= schema_skippable(win_i[7:0]);
+    c_sk1_q   <= schema_skippable(win_i[15:8]);
+    c_nz1_q   <= win_i[39:8] != '0;
+    c_nz2_q   <= win_i[47:16] != '0;
     c_pos_q   <= pos_i;
     // Capture stage 2.
     {k_av4_q, k_rem4_q} <= {c_av_q[4], c_rem_q[4]};
     // A field header: a fault (TRUNCATED, BAD_TYPE), a STOP, or its take.
-    kh_fail_q <= !c_rem_q[1] || (c_av_q[1] && c_win_q[7:0] != '0 &&
-                 (!c_rem_q[3] || (c_av_q[3] && !schema_skippable(c_win_q[7:0]))));
+    kh_fail_q <= !c_rem_q[1] || (c_av_q[1] && !c_z0_q && (!c_rem_q[3] || (c_av_q[3] && !c_sk0_q)));
     kh_code_q <= (!c_rem_q[1] || !c_rem_q[3]) ? ScTruncated : ScBadType;
-    kh_stop_q <= c_rem_q[1] && c_av_q[1] && c_win_q[7:0] == '0;
-    kh_take_q <= c_rem_q[1] && c_rem_q[3] && c_av_q[3] && c_win_q[7:0] != '0 && schema_skippable(c_win_q[7:0]);
+    kh_stop_q <= c_rem_q[1] && c_av_q[1] && c_z0_q;
+    kh_take_q <= c_rem_q[1] && c_rem_q[3] && c_av_q[3] && !c_z0_q && c_sk0_q;
     k_typ_q   <= c_win_q[4:0];
     k_typ1_q  <= c_win_q[12:8];
     k_id_q    <= {c_win_q[15:8], c_win_q[23:16]};
-    k_rok_q   <= c_rem_q[8] || (v_size_q != '0 && c_rem_q[v_size_q]);
-    k_aok_q   <= c_av_q[8] || (v_size_q != '0 && c_av_q[v_size_q]);
-    k_fix_q   <= fixed_value(c_win_q, v_wire_q);
+    k_rok_q   <= c_rem_q[8] || (v_sz1_q && c_rem_q[1]) || (v_sz2_q && c_rem_q[2]) || (v_sz4_q && c_rem_q[4]);
+    k_aok_q   <= c_av_q[8] || (v_sz1_q && c_av_q[1]) || (v_sz2_q && c_av_q[2]) || (v_sz4_q && c_av_q[4]);
+    // A fixed-size value's wire bytes as its slot holds them (byte-swapped,
+    // zero-extended; a BOOL as Apache's ReadBool reads it).
+    k_fix_q   <= ({64{v_wbool_q}} & 64'(c_b1_q)) | ({64{v_wbyte_q}} & 64'(c_win_q[7:0])) |
+                 ({64{v_wi16_q}} & 64'({c_win_q[7:0], c_win_q[15:8]})) | ({64{v_wi32_q}} & 64'(be_at(c_win_q, 0))) |
+                 ({64{v_wi64_q}} & {be_at(c_win_q, 0), be_at(c_win_q, 4)});
     k_sneg_q  <= c_win_q[7];
-    k_strunc_q <= be_at(c_win_q, 0) > 32'(c_remm4_q);
-    k_sovf_q  <= be_at(c_win_q, 0) > 32'(room_q);      // room_q is a multiple of 8
+    k_shi_q   <= !c_z0_q;
+    k_tgh_q   <= slen[23:12] > c_remm4_q[23:12];
+    k_teq_q   <= slen[23:12] == c_remm4_q[23:12];
+    k_tgl_q   <= slen[11:0] > c_remm4_q[11:0];
+    k_ogh_q   <= slen[23:12] > 12'(room_q[AW-1:12]);
+    k_oeq_q   <= slen[23:12] == 12'(room_q[AW-1:12]);
+    k_ogl_q   <= slen[11:0] > room_q[11:0];      // room_q is a multiple of 8
     k_n0_q    <= LenW'(be_at(c_win_q, 0));
     k_nu1_q   <= LenW'(be_at(c_win_q, 0)) >> LW == LenW'(1);
     k_nu2_q   <= LenW'(be_at(c_win_q, 0)) >> (LW + 1) != '0;
@@ -889,10 +894,10 @@ module recv_schema
     k_hav_q   <= v_map_q ? c_av_q[6] : c_av_q[5];
     k_cneg_q  <= v_map_q ? c_win_q[23] : c_win_q[15];
     k_cbig_q  <= v_map_q ? (c_win_q[23:16] != '0 || c_win_q[31:24] != '0) : (c_win_q[15:8] != '0 || c_win_q[23:16] != '0);
-    k_cnz_q   <= v_map_q ? be_at(c_win_q, 2) != '0 : be_at(c_win_q, 1) != '0;
+    k_cnz_q   <= v_map_q ? c_nz2_q : c_nz1_q;
     k_cn_q    <= v_map_q ? {c_win_q[39:32], c_win_q[47:40]} : {c_win_q[31:24], c_win_q[39:32]};
-    k_badk_q  <= v_map_q && !schema_skippable(c_win_q[7:0]);
-    k_bade_q  <= !schema_skippable(v_map_q ? c_win_q[15:8] : c_win_q[7:0]);
+    k_badk_q  <= v_map_q && !c_sk0_q;
+    k_bade_q  <= v_map_q ? !c_sk1_q : !c_sk0_q;
     k_rovf_q  <= v_rsz_q > room_q;
     k_pos_q   <= c_pos_q;
     k_pos1_q  <= c_pos_q + LenW'(1);
@@ -902,13 +907,15 @@ module recv_schema
     {off_q, aend_q, asize_q, depth_q, mst_q, mid_q} <= {off_d, aend_d, asize_d, depth_d, mst_d, mid_d};
   end
   assign fi = found_q[FieldIdxW-1:0];
+  logic [23:0] slen;                             // a string length's low 24 bits
+  assign slen = {c_win_q[15:8], c_win_q[23:16], c_win_q[31:24]};
 
   // A string's registers: outside SStr they load from the k_* stage and
   // ptr_q; in SStr a chunk shown this cycle (go_q) moves them on.
   always_comb begin
     {s_left_d, s_len_d, s_ptr_d, s_base_d} = {s_left_q, s_len_q, s_ptr_q, s_base_q};
     {s_u1_d, s_u2_d} = {s_u1_q, s_u2_q};
-    if (state_q != SStr) begin
+    if (!(state_q == SStr)) begin
       s_left_d = k_n0_q;
       s_len_d  = k_n0_q;
       s_ptr_d  = ptr_q;
@@ -947,7 +954,7 @@ module recv_schema
   end
   // A kept value above the kept levels would lose its frame.
   always_ff @(posedge clk_i) begin
-    if (x_push && nf_q.keep) assert (32'(sp_q) < Kept) else $error("recv_schema: a kept value at level %0d, above the service's %0d", sp_q + 1, Kept);
+    if (state_q == SPush && nf_q.keep) assert (sph_q[Depth:Kept] == '0) else $error("recv_schema: a kept value at level %0d, above the service's %0d", sp_count(sph_q) + 1, Kept);
   end
   initial begin
     for (int i = 0; i < NumStructs; i++)
