@@ -281,7 +281,9 @@ module recv_schema
   logic [Width*8-1:0]     s_dat_q;
   // Capture stage 1: the window's first 8 bytes and what the head offers.
   logic [63:0]            c_win_q;
+  /* verilator lint_off UNUSEDSIGNAL */      // (k = 7: no step reads it)
   logic [8:1]             c_av_q, c_rem_q;       // avail_i >= k, rem_i >= k
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [LenW-1:0]        c_remm4_q, c_pos_q;    // rem_i - 4, pos_i
   logic                   c_z0_q, c_b1_q, c_sk0_q, c_sk1_q;   // byte 0 is 0, is 1, a type Apache skips; byte 1 too
   logic                   c_nz1_q, c_nz2_q;      // bytes 1-4, 2-5 are not 0 (a list's, a map's count)
