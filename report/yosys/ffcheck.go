@@ -130,6 +130,7 @@ var StateAllowances = []Allowance{
 	{"recv_schema", "sk_q", "constant", "the top level's skip part: no push leaves it (a ninth level is DEPTH_EXCEEDED)"},
 	{"recv_schema", "l_pbit_q", "constant", "a field's place in its struct: the bits above the service's largest struct stay 0"},
 	{"recv_schema", "addbig_q", "constant", "a container's count times its unit past the image: never where the service has no container (Memcached)"},
+	{"recv_schema", "hp_q", "constant", "the comparator's encoder by groups of six fields: a group none of whose field indices has the bit stays 0"},
 	{"recv_schema", "nf_q", "constant", "the frame a push loads: its presence word is 0, and bits that no frame pushed sets apart (sizes and types of the service, addresses multiples of 8)"},
 	{"recv_schema", "add_q", "constant", "the shift and add's addend, a count times 8 shifted left: bits 2:0 stay 0"},
 	{"recv_schema", "psrc_q", "constant", "a reservation's size, a multiple of 8: bits 2:0 stay 0"},

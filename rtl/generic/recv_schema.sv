@@ -102,10 +102,18 @@ module recv_schema
       if (t == TypeIdxW'(i))
         for (int b = 1; b < AW; b++) if ((AW'(type_array_unit(TypeIdxW'(i))) >> 3) >> b != '0) type_msteps = 5'(b + 1);
   endfunction
-  // The comparator's encoder: the index of the field that hit, and a hit bit.
-  function automatic logic [FieldIdxW:0] hit_index(input logic [NumFields-1:0] h);
-    hit_index = '0;
-    for (int i = 0; i < NumFields; i++) if (h[i]) hit_index = hit_index | {1'b1, FieldIdxW'(i)};
+  // The comparator's encoder, in two steps: the index of the field that
+  // hit and a hit bit, each an OR of the hits, first by groups of six
+  // fields (NG groups), then of the groups.
+  localparam int unsigned NG = (NumFields + 5) / 6;
+  function automatic logic [(FieldIdxW+1)*NG-1:0] hit_parts(input logic [NumFields-1:0] h);
+    hit_parts = '0;
+    for (int i = 0; i < NumFields; i++)
+      for (int j = 0; j <= FieldIdxW; j++)
+        if (j == FieldIdxW || ((i >> j) & 1) == 1) hit_parts[j*NG + i/6] = hit_parts[j*NG + i/6] | h[i];
+  endfunction
+  function automatic logic [FieldIdxW:0] hit_index(input logic [(FieldIdxW+1)*NG-1:0] p);
+    for (int j = 0; j <= FieldIdxW; j++) hit_index[j] = p[j*NG +: NG] != '0;
   endfunction
   // The lowest bit set.
   function automatic logic [5:0] lowest(input logic [63:0] m);
@@ -166,7 +174,7 @@ module recv_schema
   // result (SArgs0, SFld*, SMiss1-2, SElem, SMul, SArr1-2) do not wait for
   // stall_i.
   typedef enum logic [4:0] {
-    SIdle, SArgs0, SArgs, SZero, SHdr, SFld1, SFld2, SFld3, SFld4, SFld5, SReq, SMiss1, SMiss2, SMiss3,
+    SIdle, SArgs0, SArgs, SZero, SHdr, SFld1, SFld2, SFld3, SFld4, SFld5, SFld6, SReq, SMiss1, SMiss2, SMiss3,
     SVal, SMul, SArr1, SArr2, SArr3, SPush, SElem, SStr, SPopP, SPopD, SPop
   } walk_e;
 
@@ -203,7 +211,7 @@ module recv_schema
   logic [AW-1:0]          ptr_q, ptr_d;          // the area's next free byte (a multiple of 8)
   logic                   res_q;                 // a reservation last cycle: ptr_q moves by psrc_q
   logic [AW-1:0]          psrc_q;                // what a reservation now would add
-  logic [1:0]             rw_q, rw_d;            // cycles until room_q and k_* follow ptr_q
+  logic [3:0]             rw_q, rw_d;            // cycles until room_q, k_* and sovf_q follow ptr_q (a thermometer)
   // A record being zeroed: where, stores after this one, zn_q is 0, the
   // last store's mask; zs_*: what a struct's or the args' reservation now
   // would load into them.
@@ -215,7 +223,7 @@ module recv_schema
   logic [GW-1:0]          a_zlm_q;
   // The value at the head (operand registers): read into the image (keep)
   // as type v_ti_q at v_dest_q, or skipped as wire type v_wire_q. Loaded
-  // by SFld5 or SElem (v_new_q, v_new2_q the two cycles after); what the
+  // by SFld6 or SElem (v_new_q, v_new2_q the two cycles after); what the
   // tables say of v_wire_q and v_ti_q follows a cycle later, and the k_*
   // stage a cycle after that.
   logic                   v_keep_q, v_keep_d, v_inline_q, v_inline_d, v_prec_q, v_prec_d, v_new_q, v_new2_q, v_new3_q;
@@ -238,6 +246,7 @@ module recv_schema
   logic [4:0]             h_typ_q;
   logic [15:0]            h_id_q;
   logic [NumFields-1:0]   hit_q;                 // the comparator: field i has the struct and the id
+  logic [(FieldIdxW+1)*NG-1:0] hp_q;           // the encoder's first step
   logic [FieldIdxW:0]     found_q;
   logic [FieldIdxW-1:0]   fi;
   logic [TypeIdxW-1:0]    l_ti_q;                // the found field's type, kept, place, slot, address
@@ -269,10 +278,10 @@ module recv_schema
   logic                   s_last_q, s_l2_q;      // s_left_q <= Width, <= 2 Width
   // s_left_q in Width units (s_left_q >> LW) is 1, is 2 or more: set with
   // s_left_q, so the chunk masks compare only its low LW bits. A chunk
-  // taken subtracts 1 unit: the new flags come from s_ue2_q, s_ug3_q
+  // taken subtracts 1 unit: the new flags come from s_ue2_q, s_ug3_q, s_ug4_q
   // (units == 2, >= 3), which follow s_left_q a cycle late, as s_lw_q
   // does (chunks go every other cycle at most).
-  logic                   s_u1_q, s_u1_d, s_u2_q, s_u2_d, s_ue2_q, s_ug3_q;
+  logic                   s_u1_q, s_u1_d, s_u2_q, s_u2_d, s_u3_q, s_u3_d, s_ue2_q, s_ug3_q, s_ug4_q;
   logic [Width-1:0]       s_dm2_q;
   logic [Width/8-1:0]     s_cm2_q;
   // A chunk is taken when the window holds it (go_d, from avail_i): a
@@ -289,6 +298,7 @@ module recv_schema
   logic                   c_nz1_q, c_nz2_q;      // bytes 1-4, 2-5 are not 0 (a list's, a map's count)
   // Capture stage 2: what they mean.
   logic                   k_av4_q, k_rem4_q;     // c_av_q[4], c_rem_q[4]
+  logic                   k_av4p_q;              // k_av4_q a cycle late: the window strunc and sovf were taken from held the length
   logic                   kh_take_q, kh_stop_q, kh_fail_q;  // a field header: its take, a STOP, a fault
   schema_code_e           kh_code_q;
   logic [4:0]             k_typ_q, k_typ1_q;     // bytes 0 and 1 as wire types
@@ -299,25 +309,31 @@ module recv_schema
   // ... past the message (its top and low halves above rem_i - 4, or the
   // top equal) and past the area (the same against room_q).
   logic                   k_tgh_q, k_teq_q, k_tgl_q, k_ogh_q, k_oeq_q, k_ogl_q;
-  logic                   strunc, sovf;
-  assign strunc = k_shi_q || k_tgh_q || (k_teq_q && k_tgl_q);
-  assign sovf   = k_shi_q || k_ogh_q || (k_oeq_q && k_ogl_q);
+  logic                   strunc, sovf;          // a stage later (SVal waits a cycle more for a string)
+  logic                   fresh_p_q;             // fresh last cycle
   logic [LenW-1:0]        k_n0_q;
-  logic                   k_nu1_q, k_nu2_q;      // ... in Width units: 1, 2 or more (s_u1_d, s_u2_d)
+  logic                   k_nu1_q, k_nu2_q, k_nu3_q;  // ... in Width units: 1, 2 or more, 3 or more (s_u*_d)
   logic [AW-1:0]          k_npad_q;              // ... padded to 8 (when it fits the area)
   logic                   k_hok_q, k_hav_q;      // a container's head: in the message, in the window
-  logic                   k_cneg_q, k_cbig_q, k_cnz_q;      // its count: negative, over the limit, not 0
+  logic                   k_cneg_q, k_cbig_q, k_cnz_q;      // its count: negative, over the limit (negative too), not 0
   logic [15:0]            k_cn_q;
   logic                   k_badk_q, k_bade_q;    // a skipped map's key type, a skipped container's element type: not skippable
   logic                   k_rovf_q;              // a struct's record does not fit
   logic [LenW-1:0]        k_pos_q, k_pos1_q, k_pos2_q, k_pos4_q;
-  logic                   tkp_q, fr2_q;          // a take shown last cycle; none in the two before this one
-  logic                   f_chg_q, f_chg2_q;     // f_q changed one, two cycles ago
+  logic                   tkp_q, fresh_q;        // a take shown last cycle; none but a chunk's shown in this one, none in the two before
+  logic                   gpre_q;                // in SStr with bytes left and no take shown but a chunk's: a chunk may go
+  logic                   s_zero_d;
+  logic                   f_chg_q, fok_q;        // f_q changed a cycle ago; not in the last two
   logic                   pset_q;                // a value's presence bit to set in f_q now
+  logic                   el_q;                  // SElem took an item: f_q moves to the next one now
   logic [AW-1:0]          pa_q;                  // SPopP's store address (the record), then SPopD's (the descriptor)
   logic                   ns_a_q, ns_s_q, ns_k_q, ns_c_q;    // nf: the args', a struct's, a kept or a skipped container's
   // The actions, registered.
-  logic [7:0]             take_q, take_d;
+  logic [7:0]             take_q, take_d;        // a value's (SVal, SArr3)
+  logic                   th_q, th_d, tr_q, tr_d; // a field header's 3 bytes, a STOP's 1
+  logic                   tv_q;                  // take_q != 0
+  logic [3:0]             t_amt_q;               // the value's take by its kind
+  logic                   d_tk_q;                // SVal's decision takes
   logic                   stv_q, stv_d;
   logic [AW-1:0]          sta_q, sta_d;
   logic [63:0]            std_q, std_d;          // a slot (a string's chunks: s_dat_q)
@@ -345,7 +361,7 @@ module recv_schema
   assign f_kb = {f_q.st, f_q.rec, f_q.pres, f_q.elem, f_q.key, f_q.cur, f_q.esz, f_q.ksz, f_q.hasdest, f_q.dest, f_q.doff, f_q.dlen, f_q.hasprec, f_q.pbit};
   assign f_sk = {f_q.kind, f_q.keep, f_q.left, f_q.isval, f_q.elemw, f_q.keyw};
 
-  // Views of the top frame, a cycle late (f_chg_q, f_chg2_q: the steps
+  // Views of the top frame, a cycle late (fok_q: the steps
   // that read them wait two cycles after a change).
   logic [AW-1:0]          inc_q, cnext_q;        // a kept container's item size; its next item's address
   logic                   left_z_q;              // f_q.left == 0
@@ -358,10 +374,10 @@ module recv_schema
   logic [TypeIdxW-1:0]    a_elem_q, a_key_q;     // type_elem, type_key of v_ti_q
   logic [4:0]             a_elemw_q, a_keyw_q;   // ... their wire types
   logic [AW-1:0]          a_esz_q, a_ksz_q;      // ... their sizes
-  logic  tk_now, fresh, f_ok;
-  assign tk_now = take_q != '0 || go_q;          // a take shown this cycle
-  assign fresh  = fr2_q && !tk_now;              // k_* describe the window at the head
-  assign f_ok   = !f_chg_q && !f_chg2_q;         // f_q's views are current
+  logic  tk_now, tk_d, tv_d, fresh, f_ok;
+  assign tk_now = th_q || tr_q || tv_q || go_q;  // a take shown this cycle
+  assign fresh  = fresh_q && !go_q;              // k_* describe the window at the head
+  assign f_ok   = fok_q;                         // f_q's views are current
   walk_e item;                                   // the top frame's next item
   assign item = (f_q.kind == FStruct) ? SHdr : SElem;
 
@@ -374,29 +390,29 @@ module recv_schema
   logic            d_fail, d_fix, d_str, d_sct, d_mul, d_cnt;   // fail; a fixed value's take, a string's length, a struct's push, a kept container's size, a skipped container's push
   logic            d_wait;                                      // the value's head not yet in the window
   schema_code_e    d_code;
-  logic [1:0]      d_osel;                                      // the fault's offset: k_pos_q, k_pos1_q, k_pos2_q, k_pos4_q
+  logic            d_o1, d_o2, d_o4;                            // the fault's offset: k_pos1_q, k_pos2_q, k_pos4_q (else k_pos_q)
   logic            d_fail_q, d_fix_q, d_str_q, d_sct_q, d_mul_q, d_cnt_q;
-  logic            d_any_q, d_zl_q, d_res_q;                      // decided; a record zeroed; area reserved
+  logic            d_any_q, d_zl_q, d_res_q;                      // decided; a kept struct (a record zeroed); area reserved (a kept string or record)
   schema_code_e    d_code_q;
-  logic [1:0]      d_osel_q;
+  logic            d_o1_q, d_o2_q, d_o4_q;
   logic            sv_go_q;
   // One term per kind of value (v_fix_q, v_str_q, v_struct_q, v_cont_q
   // are exclusive; none of them: a UUID element, which the image cannot
   // hold). A value fails unless it acts or waits.
   logic c_ok;                                    // a container's head is there and its count is good
-  assign c_ok = v_cont_q && !sph_q[Depth] && k_hok_q && k_hav_q && !k_cneg_q && !k_cbig_q;
+  assign c_ok = v_cont_q && !sph_q[Depth] && k_hok_q && k_hav_q && !k_cbig_q;
   always_comb begin
-    d_wait = (v_fix_q && k_rok_q && !k_aok_q) || (v_str_q && k_rem4_q && !k_av4_q) ||
+    d_wait = (v_fix_q && k_rok_q && !k_aok_q) || (v_str_q && k_rem4_q && !k_av4p_q) ||
              (v_cont_q && !sph_q[Depth] && k_hok_q && !k_hav_q);
     d_fix  = v_fix_q && k_rok_q && k_aok_q;
-    d_str  = v_str_q && k_rem4_q && k_av4_q && !k_sneg_q && !strunc && !(v_keep_q && sovf);
+    d_str  = v_str_q && k_rem4_q && k_av4p_q && !k_sneg_q && !strunc && !(v_keep_q && sovf);
     d_sct  = v_struct_q && !sph_q[Depth] && !(v_keep_q && !v_inline_q && k_rovf_q);
     d_mul  = c_ok && v_keep_q;
     d_cnt  = c_ok && !v_keep_q && !(k_cnz_q && (k_badk_q || k_bade_q));
     d_fail = (v_fix_q && !k_rok_q) ||
-             (v_str_q && (!k_rem4_q || (k_av4_q && (k_sneg_q || strunc || (v_keep_q && sovf))))) ||
+             (v_str_q && (!k_rem4_q || (k_av4p_q && (k_sneg_q || strunc || (v_keep_q && sovf))))) ||
              (v_struct_q && (sph_q[Depth] || (v_keep_q && !v_inline_q && k_rovf_q))) ||
-             (v_cont_q && (sph_q[Depth] || !k_hok_q || (k_hav_q && (k_cneg_q || k_cbig_q ||
+             (v_cont_q && (sph_q[Depth] || !k_hok_q || (k_hav_q && (k_cbig_q ||
                                                                    (!v_keep_q && k_cnz_q && (k_badk_q || k_bade_q)))))) ||
              v_none_q;
     // The fault's code and offset (read only with d_fail).
@@ -411,10 +427,9 @@ module recv_schema
                k_cbig_q ? ScTooManyElements : ScBadType;
     else
       d_code = ScBadType;
-    d_osel = 2'd0;
-    if (v_str_q && k_rem4_q && !k_sneg_q && strunc) d_osel = 2'd3;
-    if (v_cont_q && !sph_q[Depth] && k_hok_q && (k_cneg_q || k_cbig_q)) d_osel = v_map_q ? 2'd2 : 2'd1;
-    if (v_cont_q && !sph_q[Depth] && k_hok_q && !k_cneg_q && !k_cbig_q && !k_badk_q && v_map_q) d_osel = 2'd1;
+    d_o4 = v_str_q && k_rem4_q && !k_sneg_q && strunc;
+    d_o2 = v_cont_q && !sph_q[Depth] && k_hok_q && k_cbig_q && v_map_q;
+    d_o1 = v_cont_q && !sph_q[Depth] && k_hok_q && (v_map_q ? !k_cbig_q && !k_badk_q : k_cbig_q);
   end
 
   // ---- The steps that act at this edge ----
@@ -424,7 +439,7 @@ module recv_schema
   assign go = !stall_i;
   logic hdr, req, elem, val;
   logic x_args, x_args_fail, x_hdr_take, x_hdr_fail, x_req_take, x_miss3;
-  logic x_elem, x_fix, x_str, x_cnt, x_arr, x_arr_fail, x_zero, str_end, x_popp, x_popd, x_done;
+  logic x_elem, x_fix, x_arr, x_arr_fail, x_zero, str_end, x_popp, x_popd, x_done;
   logic x_fail, x_pset, x_res, x_zload, x_vload, f_ce_frame, f_ce_item, f_ce_pres;
   logic s_popd, s_elem, s_push, s_pop, s_zero;
   assign s_popd      = state_q == SPopD;
@@ -445,23 +460,22 @@ module recv_schema
   assign x_elem      = elem && !left_z_q;
   assign val         = sv_go_q && go;            // sv_go_q is set only in SVal
   assign x_fix       = val && d_fix_q;
-  assign x_str       = val && d_str_q;
-  assign x_cnt       = val && d_cnt_q;
   assign x_arr       = state_q == SArr3 && go && !aovf_q;
   assign x_arr_fail  = state_q == SArr3 && go && aovf_q;
-  assign str_end     = state_q == SStr && go && !tk_now && s_zero_q;
+  assign str_end     = state_q == SStr && go && !tv_q && !go_q && s_zero_q;  // (no other take shows in SStr)
   assign x_popp      = state_q == SPopP && go;
   assign x_popd      = s_popd && go;
   assign x_done      = x_popd && sph_q[1];
   assign x_fail      = x_args_fail || x_hdr_fail || x_miss3 || (val && d_fail_q) || x_arr_fail;
   assign x_pset      = (x_fix || str_end) && v_kp_q;
-  assign x_res       = (x_args || (val && d_res_q) || x_arr) && !start_i;
+  assign x_res       = (x_args || (val && d_res_q && d_any_q) || x_arr) && !start_i;
   assign x_zload     = state_q == SArgs || (val && d_zl_q);
-  assign x_vload     = state_q == SFld5 || x_elem;
+  assign tk_d        = th_d || tr_d || tv_d;
+  assign x_vload     = state_q == SFld6 || x_elem;
   // The top frame changes in steps of their own, a cycle after the step
-  // that decided (SPush, SPop, pset_q), with no take or store.
+  // that decided (SPush, SPop, pset_q, el_q), with no take or store.
   assign f_ce_frame  = s_push || s_pop || state_q == SArgs;
-  assign f_ce_item   = f_ce_frame || x_elem;
+  assign f_ce_item   = f_ce_frame || el_q;
   assign f_ce_pres   = f_ce_frame || pset_q;
 
   // The next state. A failing step names SIdle itself.
@@ -481,7 +495,8 @@ module recv_schema
       SFld2:  state_d = SFld3;
       SFld3:  state_d = SFld4;
       SFld4:  state_d = SFld5;
-      SFld5:  state_d = SVal;
+      SFld5:  state_d = SFld6;
+      SFld6:  state_d = SVal;
       SReq:   if (req) state_d = (f_q.keep && miss_nz_q) ? SMiss1 : SPopP;
       SMiss1: state_d = SMiss2;
       SMiss2: state_d = SMiss3;
@@ -511,13 +526,10 @@ module recv_schema
 
   // The actions shown at the next edge, and the result.
   always_comb begin
-    take_d = '0;
-    if (x_hdr_take)         take_d = 8'd3;
-    if (x_req_take)         take_d = 8'd1;
-    if (x_fix)              take_d = 8'(v_size_q);
-    if (x_str)              take_d = 8'd4;
-    if (x_cnt || x_arr)     take_d = v_map_q ? 8'd6 : 8'd5;
-    if (start_i)            take_d = '0;
+    th_d   = x_hdr_take && !start_i;
+    tr_d   = x_req_take && !start_i;
+    tv_d   = ((val && d_tk_q) || x_arr) && !start_i;
+    take_d = tv_d ? 8'(t_amt_q) : '0;
     stv_d = !start_i && (x_zero || ((x_fix || str_end) && v_keep_q) ||
                          (x_popp && f_q.keep && f_q.kind == FStruct) || (x_popd && f_q.keep && f_q.hasdest));
     // What is stored, chosen by the state alone (stv_d says whether).
@@ -548,13 +560,9 @@ module recv_schema
         SArgs, SArr3: code_d = ScAreaOverflow;
         default:      code_d = ScNone;
       endcase
-      unique case ({s_popd, state_q == SVal ? d_osel_q : 2'd0})
-        3'b001:  off_d = k_pos1_q;
-        3'b010:  off_d = k_pos2_q;
-        3'b011:  off_d = k_pos4_q;
-        3'b000:  off_d = k_pos_q;
-        default: off_d = pos_i;
-      endcase
+      off_d = ({LenW{s_popd}} & pos_i) | ({LenW{state_q == SVal && d_o1_q}} & k_pos1_q) |
+              ({LenW{state_q == SVal && d_o2_q}} & k_pos2_q) | ({LenW{state_q == SVal && d_o4_q}} & k_pos4_q) |
+              ({LenW{!s_popd && !(state_q == SVal && (d_o1_q || d_o2_q || d_o4_q))}} & k_pos_q);
       aend_d  = (state_q == SArgs) ? AW'(SchemaAreaStart) : ptr_q;
       depth_d = (state_q == SArgs || s_popd) ? '0 : sp_count(sph_q);
       {mst_d, mid_d} = (state_q == SMiss3) ? {16'(f_q.st), mid_n_q} : '0;
@@ -565,23 +573,23 @@ module recv_schema
   // The area's pointer: a reservation adds psrc_q (its choice made a cycle
   // earlier from registers that hold while the step waits), a cycle later.
   always_comb begin
-    rw_d  = x_res ? 2'd3 : (rw_q != '0) ? rw_q - 1'b1 : '0;
+    rw_d  = x_res ? 4'b1111 : rw_q >> 1;
     ptr_d = ptr_q + psrc_q;
   end
 
   // A record's zeroing: a store a cycle in SZero; loaded from zs_* by SArgs
-  // or a kept struct's push. The choice is before the sums.
+  // or a kept struct's push (the address's choice before its sum).
   always_comb begin
     {zaddr_d, zn_d, zlast_d, zlm_d} = {zaddr_q, zn_q, zlast_q, zlm_q};
     if (x_zero || x_zload) begin
       zaddr_d = (s_zero ? zaddr_q : zs_addr_q) + (s_zero ? AW'(Width) : '0);
-      zn_d    = (s_zero ? zn_q : zs_zn_q) - (s_zero ? ZW'(1) : '0);
+      zn_d    = s_zero ? zn_q - 1'b1 : zs_zn_q;
       zlast_d = s_zero ? zn_q == ZW'(1) : zs_last_q;
       zlm_d   = s_zero ? zlm_q : zs_zlm_q;
     end
   end
 
-  // The operand registers: a field's (SFld5, from the registered lookups)
+  // The operand registers: a field's (SFld6, from the registered lookups)
   // or a container item's (SElem, from the top frame).
   always_comb begin
     {v_keep_d, v_inline_d, v_prec_d, v_ti_d, v_wire_d, v_dest_d, v_pbit_d} =
@@ -677,7 +685,7 @@ module recv_schema
     end
     if (f_ce_item)
       {f_n.left, f_n.isval, f_n.cur} = s_pop ? {fb_q.left, fb_q.isval, fb_q.cur} :
-        s_elem ? {left_m1_q, f_q.kind == FMap && !f_q.isval, cnext_q} : {nf_q.left, nf_q.isval, nf_q.cur};
+        el_q ? {left_m1_q, f_q.kind == FMap && !f_q.isval, cnext_q} : {nf_q.left, nf_q.isval, nf_q.cur};
     if (f_ce_pres)
       f_n.pres = s_pop ? (fb_q.pres | poh_q) : pset_q ? (f_q.pres | soh_q) : nf_q.pres;
   end
@@ -687,9 +695,9 @@ module recv_schema
       state_q <= SIdle;
       done_q  <= 1'b0;
       code_q  <= ScNone;
-      take_q  <= '0;
+      {take_q, th_q, tr_q, tv_q} <= '0;
       stv_q   <= 1'b0;
-      {tkp_q, fr2_q} <= '0;
+      {tkp_q, fresh_q, gpre_q} <= '0;
       push_q  <= 1'b0;
       go_q    <= 1'b0;
       rw_q    <= '0;
@@ -698,14 +706,15 @@ module recv_schema
       state_q <= state_d;
       done_q  <= done_d;
       code_q  <= code_d;
-      take_q  <= take_d;
+      {take_q, th_q, tr_q, tv_q} <= {take_d, th_d, tr_d, tv_d};
       stv_q   <= stv_d;
       tkp_q   <= tk_now;
-      fr2_q   <= !tk_now && !tkp_q;
+      fresh_q <= !tk_d && !tk_now && !tkp_q;
+      gpre_q  <= !start_i && state_q == SStr && !s_zero_d;
       push_q  <= s_push;
       go_q    <= go_d;
       rw_q    <= rw_d;
-      sv_go_q <= state_q == SVal && fresh && !v_new_q && !v_new2_q && !v_new3_q && rw_q == '0 && !start_i && !(val && d_any_q);
+      sv_go_q <= state_q == SVal && fresh && (!v_str_q || fresh_p_q) && !v_new_q && !v_new2_q && !v_new3_q && !rw_q[0] && !start_i && !(val && d_any_q);
     end
   end
   always_ff @(posedge clk_i) begin
@@ -720,8 +729,10 @@ module recv_schema
     nf_q <= nf;
     fb_q <= {b_sk[30:28], b_kb[KW-1 -: KA], b_sk[27:10], b_kb[KB+KC-1 -: KB], b_sk[9:0], b_kb[KC-1:0]};
     sph_q   <= sph_d;
-    {f_chg_q, f_chg2_q} <= {f_ce_item || f_ce_pres, f_chg_q};
+    f_chg_q <= f_ce_item || f_ce_pres;
+    fok_q   <= !(f_ce_item || f_ce_pres) && !f_chg_q;
     pset_q  <= x_pset;
+    el_q    <= x_elem;
     pa_q    <= (x_popp || s_popd) ? f_q.dest : f_q.rec;
     ns_a_q  <= start_i || state_q == SArgs0 || state_q == SArgs;
     ns_s_q  <= !(start_i || state_q == SArgs0 || state_q == SArgs) && v_struct_q;
@@ -760,10 +771,11 @@ module recv_schema
     mid_n_q   <= field_id(FieldIdxW'(32'(f_first_q) + 32'(low_q)));
     // A field header, followed while SHdr waits, held after it; the
     // comparator (one compare per field of the service), its encoder, the
-    // schema table and the address adder, a cycle each (SFld1 to SFld4).
+    // schema table and the address adder, a cycle each (SFld1 to SFld5).
     if (state_q == SHdr) {h_typ_q, h_id_q} <= {k_typ_q, k_id_q};
     for (int i = 0; i < NumFields; i++) hit_q[i] <= f_q.st == field_owner(FieldIdxW'(i)) && h_id_q == field_id(FieldIdxW'(i));
-    found_q <= hit_index(hit_q);
+    hp_q    <= hit_parts(hit_q);
+    found_q <= hit_index(hp_q);
     l_ti_q   <= field_type(fi);
     l_keep_q <= f_q.keep && found_q[FieldIdxW] && field_wire(fi) == h_typ_q;
     l_pbit_q <= 6'(32'(fi) - 32'(f_first_q));
@@ -819,32 +831,34 @@ module recv_schema
     ovf_q <= !(state_q == SVal) && (ovf_q || addbig_q || acc_q[AW+1]);
     aovf_q  <= {ovf_q || acc_q[AW+1], acc_q[AW:0]} > (AW+2)'(room_q);
     {d_fail_q, d_fix_q, d_str_q, d_sct_q, d_mul_q, d_cnt_q} <= {d_fail, d_fix, d_str, d_sct, d_mul, d_cnt};
-    d_zl_q   <= d_sct && v_keep_q;
-    d_res_q  <= v_keep_q && (d_str || (d_sct && !v_inline_q));
+    d_zl_q   <= v_struct_q && v_keep_q;
+    d_res_q  <= v_keep_q && (v_str_q || (v_struct_q && !v_inline_q));
     d_any_q  <= !d_wait;
-    {d_code_q, d_osel_q} <= {d_code, d_osel};
+    d_tk_q   <= d_fix || d_str || d_cnt;
+    t_amt_q  <= v_fix_q ? v_size_q : v_str_q ? 4'd4 : v_map_q ? 4'd6 : 4'd5;
+    {d_code_q, d_o1_q, d_o2_q, d_o4_q} <= {d_code, d_o1, d_o2, d_o4};
     // A string: outside SStr its registers follow the k_* stage and ptr_q
     // (SVal's string goes to SStr with them, no decision behind); in SStr
     // a chunk taken last cycle (go_q) moves them on.
     {s_left_q, s_len_q, s_ptr_q, s_base_q} <= {s_left_d, s_len_d, s_ptr_d, s_base_d};
-    {s_u1_q, s_u2_q} <= {s_u1_d, s_u2_d};
+    {s_u1_q, s_u2_q, s_u3_q} <= {s_u1_d, s_u2_d, s_u3_d};
     s_pn_q   <= s_ptr_q + AW'(Width);
+    s_zero_q <= s_zero_d;
     if (go_q) begin                              // from the chunk after
       s_chunk_q <= s_l2_q ? 8'(s_lw_q) : 8'(Width);
-      s_zero_q  <= s_last_q;
       s_dm_q    <= s_l2_q ? s_dm2_q : '1;
       s_cm_q    <= s_l2_q ? s_cm2_q : '1;
     end else begin                               // from the flags and the low bits
       s_chunk_q <= (s_u1_q || s_u2_q) ? 8'(Width) : 8'(s_left_q[LW-1:0]);
-      s_zero_q  <= !s_u1_q && !s_u2_q && s_left_q[LW-1:0] == '0;
       for (int k = 0; k < Width; k++) s_dm_q[k] <= s_u1_q || s_u2_q || s_left_q[LW-1:0] > LW'(k);
       for (int k = 0; k < Width / 8; k++) s_cm_q[k] <= s_u1_q || s_u2_q || s_left_q[LW-1:0] > LW'(8 * k);
     end
     s_lw_q   <= s_left_q - LenW'(Width);
     s_last_q <= !s_u2_q && (!s_u1_q || s_left_q[LW-1:0] == '0);
-    s_l2_q   <= !s_u2_q || (s_left_q[LenW-1:LW] == (LenW-LW)'(2) && s_left_q[LW-1:0] == '0);
+    s_l2_q   <= !s_u2_q || (!s_u3_q && s_left_q[LW-1:0] == '0);
     s_ue2_q  <= s_left_q[LenW-1:LW] == (LenW-LW)'(2);
     s_ug3_q  <= s_left_q[LenW-1:LW+2] != '0 || (s_left_q[LW+1] && s_left_q[LW]);
+    s_ug4_q  <= s_left_q[LenW-1:LW+2] != '0;
     for (int k = 0; k < Width; k++) s_dm2_q[k] <= s_u2_q || (s_u1_q && s_left_q[LW-1:0] > LW'(k));
     for (int k = 0; k < Width / 8; k++) s_cm2_q[k] <= s_u2_q || (s_u1_q && s_left_q[LW-1:0] > LW'(8 * k));
     for (int k = 0; k < Width; k++) s_dat_q[8*k +: 8] <= s_dm_q[k] ? win_i[8*k +: 8] : 8'd0;
@@ -865,6 +879,7 @@ module recv_schema
     c_pos_q   <= pos_i;
     // Capture stage 2.
     {k_av4_q, k_rem4_q} <= {c_av_q[4], c_rem_q[4]};
+    k_av4p_q  <= k_av4_q;
     // A field header: a fault (TRUNCATED, BAD_TYPE), a STOP, or its take.
     kh_fail_q <= !c_rem_q[1] || (c_av_q[1] && !c_z0_q && (!c_rem_q[3] || (c_av_q[3] && !c_sk0_q)));
     kh_code_q <= (!c_rem_q[1] || !c_rem_q[3]) ? ScTruncated : ScBadType;
@@ -891,6 +906,7 @@ module recv_schema
     k_n0_q    <= LenW'(be_at(c_win_q, 0));
     k_nu1_q   <= LenW'(be_at(c_win_q, 0)) >> LW == LenW'(1);
     k_nu2_q   <= LenW'(be_at(c_win_q, 0)) >> (LW + 1) != '0;
+    k_nu3_q   <= LenW'(be_at(c_win_q, 0)) >> (LW + 2) != '0 || (slen[LW+1] && slen[LW]);
     k_npad_q  <= (AW'(be_at(c_win_q, 0)) + AW'(7)) & ~AW'(7);
     k_hok_q   <= v_map_q ? c_rem_q[6] : c_rem_q[5];
     k_hav_q   <= v_map_q ? c_av_q[6] : c_av_q[5];
@@ -901,6 +917,9 @@ module recv_schema
     k_badk_q  <= v_map_q && !c_sk0_q;
     k_bade_q  <= v_map_q ? !c_sk1_q : !c_sk0_q;
     k_rovf_q  <= v_rsz_q > room_q;
+    strunc    <= k_shi_q || k_tgh_q || (k_teq_q && k_tgl_q);
+    sovf      <= k_shi_q || k_ogh_q || (k_oeq_q && k_ogl_q);
+    fresh_p_q <= fresh;
     k_pos_q   <= c_pos_q;
     k_pos1_q  <= c_pos_q + LenW'(1);
     k_pos2_q  <= c_pos_q + LenW'(2);
@@ -916,27 +935,31 @@ module recv_schema
   // ptr_q; in SStr a chunk shown this cycle (go_q) moves them on.
   always_comb begin
     {s_left_d, s_len_d, s_ptr_d, s_base_d} = {s_left_q, s_len_q, s_ptr_q, s_base_q};
-    {s_u1_d, s_u2_d} = {s_u1_q, s_u2_q};
+    {s_u1_d, s_u2_d, s_u3_d} = {s_u1_q, s_u2_q, s_u3_q};
     if (!(state_q == SStr)) begin
       s_left_d = k_n0_q;
       s_len_d  = k_n0_q;
       s_ptr_d  = ptr_q;
       s_base_d = ptr_q;
-      {s_u1_d, s_u2_d} = {k_nu1_q, k_nu2_q};
+      {s_u1_d, s_u2_d, s_u3_d} = {k_nu1_q, k_nu2_q, k_nu3_q};
     end else if (go_q) begin
       s_left_d = s_last_q ? '0 : s_lw_q;
       s_u1_d   = !s_last_q && s_ue2_q;
       s_u2_d   = !s_last_q && s_ug3_q;
+      s_u3_d   = !s_last_q && s_ug4_q;
       s_ptr_d  = s_pn_q;
     end
   end
 
-  assign go_d = state_q == SStr && !tk_now && go && !start_i && !s_zero_q && avail_i >= s_chunk_q;
+  // A chunk goes when the window holds it: gpre_q (from registers a cycle
+  // earlier) and, this cycle, no chunk shown, no stall and avail_i.
+  assign go_d = gpre_q && !go_q && go && !start_i && avail_i >= s_chunk_q;
+  assign s_zero_d = go_q ? s_last_q : !s_u1_q && !s_u2_q && s_left_q[LW-1:0] == '0;
 
   // The actions: the step's registers, or a string chunk's.
   logic [Width-1:0] st_mask;
   always_comb for (int k = 0; k < Width; k++) st_mask[k] = go_q ? s_cm_q[k/8] : stm_q[k/8];
-  assign take_o     = go_q ? s_chunk_q : take_q;
+  assign take_o     = go_q ? s_chunk_q : th_q ? 8'd3 : tr_q ? 8'd1 : take_q;
   assign st_valid_o = stv_q || (go_q && v_keep_q);
   assign st_addr_o  = go_q ? s_ptr_q : sta_q;
   assign st_data_o  = go_q ? s_dat_q : (Width*8)'(std_q);
