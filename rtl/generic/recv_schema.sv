@@ -160,19 +160,19 @@ module recv_schema
   } frame_t;
 
   // Every decision is taken from registers, and every register's enable
-  // and select from at most a few of them (one-hot state bits, registered
-  // flags) and stall_i. A step that reads the message reads what the
-  // window showed two cycles earlier, through two capture stages: c_* hold
-  // the window's first bytes and what the head offers, k_* what they mean
-  // for the value at the head (lengths, types, overflows, a field header's
-  // decision kh_*). It may decide only when no take was shown in the last
-  // three cycles (fresh): take_o and st_*_o are registers, shown the cycle
-  // after the step that decided them. Table lookups, sums and the frame's
-  // views (cnext_q, left_z_q, miss_q, ...) are registers that follow their
-  // sources every cycle; the steps that read them wait until they are
-  // current (the SFld chain, v_new*, f_chg*). Steps with no take, store or
-  // result (SArgs0, SFld*, SMiss1-2, SElem, SMul, SArr1-2) do not wait for
-  // stall_i.
+  // and select from a few of them (state bits, one-hot after Yosys's FSM
+  // pass; registered flags) and stall_i: two LUT levels at most. A step
+  // that reads the message reads what the window showed two cycles
+  // earlier, through two capture stages: c_* hold the window's first bytes
+  // and what the head offers, k_* what they mean for the value at the head
+  // (lengths, types, overflows, a field header's decision kh_*). It may
+  // decide only when no take was shown in the last three cycles (fresh):
+  // take_o and st_*_o are registers, shown the cycle after the step that
+  // decided them. Table lookups, sums and the frame's views (cnext_q,
+  // left_z_q, miss_q, ...) are registers that follow their sources every
+  // cycle; the steps that read them wait until they are current (the SFld
+  // chain, v_new*, fok_q). Steps with no take, store or result (SArgs0,
+  // SFld*, SMiss1-2, SElem, SMul, SArr1-2, SPush, SPop) skip stall_i.
   typedef enum logic [4:0] {
     SIdle, SArgs0, SArgs, SZero, SHdr, SFld1, SFld2, SFld3, SFld4, SFld5, SFld6, SReq, SMiss1, SMiss2, SMiss3,
     SVal, SMul, SArr1, SArr2, SArr3, SPush, SElem, SStr, SPopP, SPopD, SPop
