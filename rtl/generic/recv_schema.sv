@@ -641,11 +641,7 @@ module recv_schema
     nf_s.st      = v_st_q;
     nf_s.rec     = v_inline_q ? v_dest_q : ptr_q;
     nf_s.hasdest = !v_inline_q;
-    nf_s.dest    = v_dest_q;
-    nf_s.doff    = ptr_q;
     nf_s.dlen    = 24'(v_rsz_q);
-    nf_s.hasprec = v_prec_q;
-    nf_s.pbit    = v_pbit_q;
     nf_k.kind    = v_map_q ? FMap : FList;
     nf_k.keep    = 1'b1;
     nf_k.left    = v_map_q ? {n_q, 1'b0} : {1'b0, n_q};
@@ -657,16 +653,15 @@ module recv_schema
     nf_k.esz     = a_esz_q;
     nf_k.ksz     = v_map_q ? a_ksz_q : '0;
     nf_k.hasdest = 1'b1;
-    nf_k.dest    = v_dest_q;
-    nf_k.doff    = ptr_q;
     nf_k.dlen    = 24'(n_q);
-    nf_k.hasprec = v_prec_q;
-    nf_k.pbit    = v_pbit_q;
     nf_c.kind    = v_map_q ? FMap : FList;
     nf_c.left    = v_map_q ? {k_cn_q, 1'b0} : {1'b0, k_cn_q};
     nf_c.keyw    = k_typ_q;
     nf_c.elemw   = v_map_q ? k_typ1_q : k_typ_q;
     nf = ({FW{ns_a_q}} & nf_a) | ({FW{ns_s_q}} & nf_s) | ({FW{ns_k_q}} & nf_k) | ({FW{ns_c_q}} & nf_c);
+    // A kept value's descriptor and presence bit, the same for a struct and
+    // a container (read only under keep, hasdest and hasprec).
+    {nf.dest, nf.doff, nf.hasprec, nf.pbit} = {v_dest_q, ptr_q, v_prec_q, v_pbit_q};
   end
 
   // The top frame's next value: each part through its own enable, its
