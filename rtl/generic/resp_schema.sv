@@ -120,8 +120,8 @@ module resp_schema
   // its own step, an image read waits for its answer in a register.
   typedef enum logic [5:0] {
     SIdle, SStart, SPres, SPresW, SPresK, SPresK2, SPresD, SField, SFld2, SFld3, SHdr, SStop,
-    SZero, SVal, SValW, SValK, SValD, SMul, SMul2, SMul3, SBlk1, SBlk1b, SBlk2, SStrL, SStr,
-    SElemW, SElem, SElem2, SElem3, SPop0, SPop1, SDone0, SDone, SFail
+    SZero, SVal, SValW, SValK, SValD, SMul, SMul2, SMul3, SBlk1, SBlk1b, SBlk1c, SBlk2, SStrL, SStr,
+    SElemW, SElemW2, SElem, SElem2, SElem3, SPop0, SPop1, SDone0, SDone, SFail
   } walk_e;
   typedef enum logic [1:0] {BStr, BStruct, BCont} blk_e;
 
@@ -149,7 +149,10 @@ module resp_schema
   logic [FieldIdxW-1:0]  fi_nx_q;
   logic [16:0]           l_dec_q;
   logic                  l_zero_q;
-  logic [AW-1:3]         e_sumk_q, e_sume_q;     // + the key's, + the element's size
+  // + the key's, + the element's size: bits 12:3 and their carry, then the rest.
+  logic [12:3]           esk_lo_q, ese_lo_q;
+  logic                  esk_c_q, ese_c_q;
+  logic [AW-1:13]        esk_hi_q, ese_hi_q;
   // The field at hand: its index, whether it is the struct's end, present,
   // skipped (absent optional or union member), its header and slot.
   logic [FieldIdxW-1:0]  fi_q, fi_d;
@@ -157,7 +160,11 @@ module resp_schema
   logic [4:0]            h_wire_q;
   logic [15:0]           h_id_q;
   logic [AW-1:3]         slot_q;                 // (offsets are multiples of 8)
-  logic [AW-1:3]         va_q;                   // the field's slot: record + slot_q
+  // The field's slot, record + slot_q: bits 12:3 and their carry, the
+  // rest without and with it (picked as SHdr writes v_at_q).
+  logic [12:3]           va_lo_q;
+  logic                  va_c_q;
+  logic [AW-1:13]        va_h0_q, va_h1_q;
   // The value at hand (operand registers): its type and slot, and what
   // the tables say of the type, a cycle after v_ti_q.
   logic [TypeIdxW-1:0]   v_ti_q, v_ti_d;
@@ -179,8 +186,9 @@ module resp_schema
   logic [5:0]            r1_z_q;                 // 6-bit groups of it are 0
   logic [NeC-1:0]        r1_ne_q;                // 3-bit groups differ from the record size
   logic                  r1_nhi_q, r1_big_q, r1_bnz_q;   // bits at AW and above; above MaxElements; byte 0 not 0
-  logic                  r1_t_q;                 // bits 2:0 not 0 (a string's last word is partial)
-  logic                  r_fail_q, r_blk_q, r_mul_q;
+  logic [11:3]           rp_lo_q;                // the count + 7, bits 11:3 (a string's words, rounded up)
+  logic                  rp_c_q;                 // and its carry
+  logic                  r_fail_q, r_blk_q, r_mul_q, r_nx_q;   // r_nx_q: none of the three
   logic [AW-3:0]         r_pad_q;                // the count's words (rounded up), carry at the top
   logic [63:0]           v_od_q;                 // the value's beat
   // A presence word's checks: per byte (from the answer), over the bytes, the verdict.
@@ -193,7 +201,11 @@ module resp_schema
   logic [NW-1:0]         b_size_q, b_size_d;
   blk_e                  b_kind_q, b_kind_d;
   logic                  ba_hi_q, ba_mis_q, ba_lo_q, ba_gt_q, ba_ovl_q, ba_shi_q;
-  logic [AW-1:3]         ba_room_q, ba_sz_q, bp_q;
+  // The block's end (offset + size, in words): bits 12:3 and their
+  // carry, then the rest and its carry a cycle later.
+  logic [12:3]           bp_lo_q;
+  logic                  bp_c_q, bp_top_q;
+  logic [AW-1:13]        bp_hi_q;
   logic                  bb_out_q, bb_big_q, bb_ovl_q;
   // An array's size: count times unit by shift and add, the upper part a cycle late.
   logic [16:0]           nl_q;                   // the container's items (a map's: two an entry)
@@ -210,7 +222,8 @@ module resp_schema
   logic [AW-6:0]         s_ah_q, s_ah_d, s_ahp_q;
   logic [1:0]            s_al_q, s_al_d;
   logic                  s_first_q, s_first_d;   // SStr's first cycle: the above not yet valid
-  logic                  s_more_q;               // words left to request
+  logic                  s_more_q;               // words left to request (0 outside SStrL and SStr)
+  logic                  s_done_q;               // SStr's last beat was out
   logic [2:0]            s_occ_q, s_occ_d;       // requested and not yet written out
   logic [2:0]            s_cnt_q, s_cnt_d;       // words in the fifo
   logic [1:0]            s_wp_q, s_rp_q, s_rp_d;
@@ -236,6 +249,7 @@ module resp_schema
   // in the failing step, whatever it decides.
   schema_code_e          fc_q, fc_d;
   logic [AW-1:0]         fo_q;
+  logic [3:0]            tl_q;                   // a string's last word's bytes (1 to 8), from n32
   // Module-scope temporaries (Yosys 0.23).
   logic [31:0]           n32;
   walk_e                 nxt;                    // the top frame's next step
@@ -267,25 +281,49 @@ module resp_schema
   localparam int unsigned NM  = 2 ** MethodIdxW;
   // A type: wire type, fixed size, struct, element and key (types, wire
   // types, sizes), record size, array unit, the struct's first field and count.
-  localparam int unsigned TIW = 5 + 4 + StructIdxW + 2 * TypeIdxW + 2 * 5 + 4 * AW + FieldIdxW + 17;
+  // What the walk does with a value of the type: its class (t_class
+  // below), its beat length, its zero value's length and bytes.
+  localparam int unsigned TCW = 11 + 4 + 4 + 16;
+  localparam int unsigned TIW = StructIdxW + 2 * TypeIdxW + 2 * 5 + 4 * AW + FieldIdxW + 17 + TCW;
   // A field: wire type, id, type, requiredness, slot offset.
   localparam int unsigned FIW = 5 + 16 + TypeIdxW + 2 + AW - 3;
   // A struct: presence mask, result, union, void.
   localparam int unsigned SIW = 64 + 3;
   // A method: its result struct, its first field and count, the pointer past its record.
   localparam int unsigned MIW = StructIdxW + FieldIdxW + 17 + AW;
+  function automatic logic [TCW-1:0] t_class(input logic [TypeIdxW-1:0] i);
+    logic [4:0] w, ew, kw;
+    logic [3:0] sz, vol, zol;
+    logic       cont, map, rec, str;
+    w    = type_wire(i);
+    ew   = type_wire(type_elem(i));
+    kw   = type_wire(type_key(i));
+    sz   = schema_fixed_size(8'(w));
+    cont = w == WireList || w == WireSet || w == WireMap;
+    map  = w == WireMap;
+    rec  = w == WireStruct;
+    str  = sz == '0 && w == WireString;
+    vol  = (sz != '0) ? sz : str ? 4'd4 : map ? 4'd6 : 4'd5;
+    zol  = (sz != '0) ? sz : str ? 4'd4 : !cont ? 4'd1 : map ? 4'd6 : 4'd5;
+    t_class = {sz == 4'd1 && w != WireBool, sz == 4'd1 && w == WireBool, sz == 4'd2, sz == 4'd4,
+               sz != '0 && sz != 4'd1 && sz != 4'd2 && sz != 4'd4, str, rec, cont, map, cont || rec,
+               sz == '0 && w != WireString && !cont && !rec,       // UUID: no slot holds one
+               vol, zol,
+               map ? {3'b000, ew, 3'b000, kw} : cont ? 16'({3'b000, ew}) : 16'd0};
+  endfunction
   function automatic logic [NT*TIW-1:0] t_table(input int n);
     logic [TIW-1:0] e;
     t_table = '0;
     for (int i = 0; i < n; i++)
       begin
         e = {
-        type_wire(TypeIdxW'(i)), schema_fixed_size(8'(type_wire(TypeIdxW'(i)))), type_struct(TypeIdxW'(i)),
+        type_struct(TypeIdxW'(i)),
         type_elem(TypeIdxW'(i)), type_key(TypeIdxW'(i)),
         type_wire(type_elem(TypeIdxW'(i))), type_wire(type_key(TypeIdxW'(i))),
         AW'(type_elem_size(type_elem(TypeIdxW'(i)))), AW'(type_elem_size(type_key(TypeIdxW'(i)))),
         AW'(type_record_size(TypeIdxW'(i))), AW'(type_array_unit(TypeIdxW'(i))),
-        FieldIdxW'(struct_first(type_struct(TypeIdxW'(i)))), 17'(struct_count(type_struct(TypeIdxW'(i))))};
+        FieldIdxW'(struct_first(type_struct(TypeIdxW'(i)))), 17'(struct_count(type_struct(TypeIdxW'(i)))),
+        t_class(TypeIdxW'(i))};
         for (int b = 0; b < TIW; b++) t_table[b*NT + i] = e[b];
       end
   endfunction
@@ -328,34 +366,39 @@ module resp_schema
   localparam logic [NM*MIW-1:0]  MTab  = m_table(NM);
 
   // What the tables say of v_ti_q (registered below).
-  logic [4:0]            t_wire, t_ew, t_kw;
-  logic [3:0]            t_size;
+  logic [4:0]            t_ew, t_kw;
   logic [StructIdxW-1:0] t_st;
   logic [TypeIdxW-1:0]   t_elem, t_key;
   logic [AW-1:0]         t_esz, t_ksz, t_rsz, t_unit;
   logic [FieldIdxW-1:0]  t_fi;
   logic [16:0]           t_left;
-  logic                  t_cont, t_map, t_rec, t_nest, t_str, t_bad;
-  // (Bit b of entry i at b * entries + i: a lookup is a shift, no index product.)
+  logic                  t_f1, t_fb, t_f2, t_f4, t_f8, t_str, t_rec, t_cont, t_map, t_nest, t_bad;
+  logic [3:0]            t_vol, t_zol;
+  logic [15:0]           t_zod;
+  // (Bit b of entry i at b * entries + i. A lookup is an AND with the
+  // index decoded, then an OR: a shift would be a mux tree with constant
+  // leaves, which Yosys makes into resets and sets of the registers that
+  // take it, a LUT level deeper than their D.)
   logic [TIW-1:0]        t_info;
   logic [FIW-1:0]        fl_info;
   logic [SIW-1:0]        st_info;
   logic [MIW-1:0]        m_info;
+  logic [NT-1:0]         t_oh;
+  logic [NFd-1:0]        fl_oh;
+  logic [NS-1:0]         st_oh;
+  logic [NM-1:0]         m_oh;
   always_comb begin
-    for (int b = 0; b < TIW; b++) t_info[b]  = 1'(TTab[b*NT +: NT] >> v_ti_q);
-    for (int b = 0; b < FIW; b++) fl_info[b] = 1'(FlTab[b*NFd +: NFd] >> fi_q);
-    for (int b = 0; b < SIW; b++) st_info[b] = 1'(STab[b*NS +: NS] >> f_q.st);
-    for (int b = 0; b < MIW; b++) m_info[b]  = 1'(MTab[b*NM +: NM] >> MethodIdxW'(method_i));
+    for (int i = 0; i < NT; i++)  t_oh[i]  = v_ti_q == TypeIdxW'(i);
+    for (int i = 0; i < NFd; i++) fl_oh[i] = fi_q == FieldIdxW'(i);
+    for (int i = 0; i < NS; i++)  st_oh[i] = f_q.st == StructIdxW'(i);
+    for (int i = 0; i < NM; i++)  m_oh[i]  = MethodIdxW'(method_i) == MethodIdxW'(i);
+    for (int b = 0; b < TIW; b++) t_info[b]  = |(TTab[b*NT +: NT] & t_oh);
+    for (int b = 0; b < FIW; b++) fl_info[b] = |(FlTab[b*NFd +: NFd] & fl_oh);
+    for (int b = 0; b < SIW; b++) st_info[b] = |(STab[b*NS +: NS] & st_oh);
+    for (int b = 0; b < MIW; b++) m_info[b]  = |(MTab[b*NM +: NM] & m_oh);
   end
-  assign {t_wire, t_size, t_st, t_elem, t_key, t_ew, t_kw, t_esz, t_ksz, t_rsz, t_unit, t_fi, t_left} = t_info;
-  always_comb begin
-    t_cont = t_wire == WireList || t_wire == WireSet || t_wire == WireMap;
-    t_map  = t_wire == WireMap;
-    t_rec  = t_wire == WireStruct;
-    t_nest = t_cont || t_rec;
-    t_str  = t_size == '0 && t_wire == WireString;
-    t_bad  = t_size == '0 && t_wire != WireString && !t_nest;   // UUID: no slot holds one
-  end
+  assign {t_st, t_elem, t_key, t_ew, t_kw, t_esz, t_ksz, t_rsz, t_unit, t_fi, t_left,
+          t_f1, t_fb, t_f2, t_f4, t_f8, t_str, t_rec, t_cont, t_map, t_nest, t_bad, t_vol, t_zol, t_zod} = t_info;
   // What they say of fi_q, of the top frame's struct, of method_i.
   logic [4:0]            fl_wire;
   logic [15:0]           fl_id;
@@ -368,7 +411,7 @@ module resp_schema
   assign {st_mask, st_res, st_uni, st_void} = st_info;
 
   // The string's request side: the next request is the last one, the fifo has room.
-  assign s_req  = state_q == SStr && !s_first_q && s_more_q && s_occ_q != 3'd4;
+  assign s_req  = !s_first_q && s_more_q && s_occ_q != 3'd4;   // (s_more_q: SStr's)
   assign s_emit = state_q == SStr && s_cnt_q != '0 && !out_stall_i;
   assign s_last = !s_more_q && s_occ_q == 3'd1;  // all requested, one word left
 
@@ -396,15 +439,14 @@ module resp_schema
       od_d = 64'(fz_od_q);
       ol_d = 8'(fz_ol_q);
     end
-    // The code and offset a failure of this step reports (SFail).
-    fc_d = ScDepthExceeded;
-    unique case (state_q)
-      SPresD:        fc_d = p_bad_q ? ScBadPresence : ScNoResult;
-      SZero, SVal:   fc_d = d_deep_q ? ScDepthExceeded : ScBadType;
-      SValD:         fc_d = d_rec_q ? ScBadDescriptor : ScTooManyElements;
-      SBlk2:         fc_d = (bb_out_q || bb_big_q) ? ScBadDescriptor : ScOverlap;
-      default: ;
-    endcase
+    // The code a failure of this step reports (SFail), each step's ANDed
+    // in (a mux with a constant default would become a reset of fc_q, a
+    // level deeper than its D).
+    fc_d = schema_code_e'(({8{state_q == SPresD}} & 8'(p_bad_q ? ScBadPresence : ScNoResult)) |
+                          ({8{state_q == SZero || state_q == SVal}} & 8'(d_deep_q ? ScDepthExceeded : ScBadType)) |
+                          ({8{state_q == SValD}} & 8'(d_rec_q ? ScBadDescriptor : ScTooManyElements)) |
+                          ({8{state_q == SBlk2}} & 8'((bb_out_q || bb_big_q) ? ScBadDescriptor : ScOverlap)) |
+                          ({8{state_q == SElem3}} & 8'(ScDepthExceeded)));
 
     unique case (state_q)
       SIdle: ;
@@ -442,7 +484,7 @@ module resp_schema
       end
       SFld3: state_d = skip_q ? SField : SHdr;        // h_*, skip_q, slot_q from fi_q
       SHdr: begin
-        v_at_d = {va_q, f_q.rec[2:0]};
+        v_at_d = {va_c_q ? va_h1_q : va_h0_q, va_lo_q, f_q.rec[2:0]};
         if (!out_stall_i) begin
           ov_d    = 1'b1;
           state_d = has_q ? SVal : SZero;
@@ -480,18 +522,25 @@ module resp_schema
       SValK: state_d = SValD;                         // r_*_q, v_od_q: what the word says
       SValD: begin
         b_off_d  = rdat_q[31:0];
-        b_size_d = d_str_q ? NW'({r1_nhi_q, r_pad_q, 3'b000}) : NW'(n32);
+        // (ANDed, not a mux: a constant's bits would become a reset of b_size_q.)
+        b_size_d = ({NW{d_str_q}} & NW'({r1_nhi_q, r_pad_q, 3'b000})) | ({NW{!d_str_q}} & NW'(n32));
         b_kind_d = d_str_q ? BStr : BStruct;
         // A fixed value's beat, an empty string's length, a container's
         // header (then its array if it has items: an empty container's
         // offset is not read); a block to check; a fault (r_*_q).
-        if (r_fail_q) begin
+        // (The next item's condition one register: r_nx_q.)
+        if (r_nx_q) begin
+          if (!out_stall_i) begin
+            ov_d    = 1'b1;
+            state_d = nxt;
+          end
+        end else if (r_fail_q) begin
           state_d = SFail;
         end else if (r_blk_q) begin
           state_d = SBlk1;
         end else if (!out_stall_i) begin
           ov_d    = 1'b1;
-          state_d = r_mul_q ? SMul : nxt;
+          state_d = SMul;
         end
       end
       // count * unit, one bit of unit / 8 a cycle (acc_q below), then the
@@ -507,10 +556,11 @@ module resp_schema
       // A block's descriptor: 8-aligned, inside [64, area end), not
       // before the pointer (schemagold's block), in two steps (ba_*, bb_*).
       SBlk1:  state_d = SBlk1b;
-      SBlk1b: state_d = SBlk2;
+      SBlk1b: state_d = SBlk1c;
+      SBlk1c: state_d = SBlk2;
       SBlk2: begin
         // A failure ends the walk: the frame and pointer do not matter then.
-        ptr_d = {bp_q, 3'b000};
+        ptr_d = {bp_hi_q, bp_lo_q, 3'b000};
         // (f_d below: a struct's or a container's frame.)
         if (bb_out_q || bb_big_q || bb_ovl_q) state_d = SFail;
         else unique case (b_kind_q)
@@ -523,7 +573,7 @@ module resp_schema
       // A string: its length, then its bytes, 8 a beat, read ahead up to
       // four words.
       SStrL: begin
-        s_tl_d    = (n32[2:0] == '0) ? 4'd8 : {1'b0, n32[2:0]};
+        s_tl_d    = tl_q;
         s_rh_d    = b_size_q[AW-1:5];
         s_rl_d    = b_size_q[4:3];
         s_ah_d    = b_off_q[AW-1:5];
@@ -537,25 +587,21 @@ module resp_schema
           state_d = SStr;
         end
       end
+      // (The requests below the case. The walk goes on the cycle after
+      // the last beat: s_done_q.)
       SStr: begin
-        if (s_req) begin
-          rd_req_d = 1'b1;
-          s_rl_d   = s_rl_q - 1'b1;
-          if (s_rl_q == '0) s_rh_d = s_rhm_q;
-          s_al_d   = s_al_q + 1'b1;
-          if (s_al_q == 2'd3) s_ah_d = s_ahp_q;
-        end
         if (s_emit) begin
           ov_d   = 1'b1;
           s_rp_d = {s_rp_q[1] ^ s_rp_q[0], !s_rp_q[0]};
-          if (s_last) state_d = nxt;
         end
+        if (s_done_q) state_d = nxt;
         s_occ_d = step3(s_occ_q, s_req, s_emit);
         s_cnt_d = step3(s_cnt_q, rd_valid_i, s_emit);
       end
 
       // A container's next item (a map's key, then its value), or its end.
-      SElemW: state_d = SElem;                        // l_zero_q, l_dec_q, e_sum*_q
+      SElemW:  state_d = SElemW2;                     // l_zero_q, l_dec_q, es*_lo_q
+      SElemW2: state_d = SElem;                       // es*_hi_q
       SElem: begin
         // (f_d below: the frame moves on at the end too, it is popped then.)
         v_ti_d    = f_q.iskey ? f_q.key : f_q.elem;
@@ -594,6 +640,15 @@ module resp_schema
       default: ;
     endcase
 
+    // A string's word requests (SStr's only: s_more_q).
+    if (s_req) begin
+      rd_req_d = 1'b1;
+      s_rl_d   = s_rl_q - 1'b1;
+      if (s_rl_q == '0) s_rh_d = s_rhm_q;
+      s_al_d   = s_al_q + 1'b1;
+      if (s_al_q == 2'd3) s_ah_d = s_ahp_q;
+    end
+
     if (start_i) begin
       done_d   = 1'b0;
       state_d  = SStart;
@@ -606,10 +661,12 @@ module resp_schema
   // single registers (the FSM is one-hot; a push's kind and level are
   // registered a step ahead), with no hold term: that is the enable below.
   logic s_start, s_pop, s_bst, s_bct, s_ep, s_fld, s_el, s_pw, s_push;
+  logic el_q, s_fld3;
   assign s_start = state_q == SStart;
   assign s_pop   = state_q == SPop1;
   assign s_fld   = state_q == SFld2;
-  assign s_el    = state_q == SElem;
+  assign s_fld3  = state_q == SFld3;
+  assign s_el    = el_q;                         // SElem's item step, a cycle later
   assign s_pw    = state_q == SPresW;
   assign s_bst   = bk_st_q;                      // SBlk2, a struct's record
   assign s_bct   = bk_ct_q;                      // SBlk2, a container's array
@@ -622,8 +679,8 @@ module resp_schema
     f_d.iskey = (s_pop & fb_q.iskey) | (s_bct & d_map_q) | (s_el & f_q.ismap & !f_q.iskey);
     f_d.st    = ({StructIdxW{s_start}} & m_st_q) | ({StructIdxW{s_pop}} & fb_q.st) | ({StructIdxW{s_push}} & d_st_q);
     f_d.rec   = ({AW{s_start}} & AW'(SchemaAreaStart)) | ({AW{s_pop}} & fb_q.rec) |
-                ({AW{s_bst || s_bct}} & b_off_q[AW-1:0]) | ({AW{s_ep}} & v_at_q) | ({AW{s_el && f_q.iskey}} & {e_sumk_q, f_q.rec[2:0]}) |
-                ({AW{s_el && !f_q.iskey}} & {e_sume_q, f_q.rec[2:0]});
+                ({AW{s_bst || s_bct}} & b_off_q[AW-1:0]) | ({AW{s_ep}} & v_at_q) | ({AW{s_el && f_q.iskey}} & {esk_hi_q, esk_lo_q, f_q.rec[2:0]}) |
+                ({AW{s_el && !f_q.iskey}} & {ese_hi_q, ese_lo_q, f_q.rec[2:0]});
     f_d.pres  = ({64{s_pw}} & rd_data_i) | ({64{s_fld}} & (f_q.pres >> 1)) | ({64{s_pop}} & fb_q.pres);
     f_d.fi    = ({FieldIdxW{s_start}} & m_fi_q) | ({FieldIdxW{s_pop}} & fb_q.fi) | ({FieldIdxW{s_push}} & d_fi_q) |
                 ({FieldIdxW{s_fld}} & fi_nx_q);
@@ -634,18 +691,30 @@ module resp_schema
     f_d.esz   = ({AW{s_pop}} & fb_q.esz) | ({AW{s_push}} & d_esz_q);
     f_d.ksz   = ({AW{s_pop}} & fb_q.ksz) | ({AW{s_push}} & d_ksz_q);
   end
-  // Each field kept unless one of its selects is set: a flip-flop enable.
+  // Each field kept unless one of its selects is set: a flip-flop enable,
+  // a register decided a cycle ahead from the step before (ce_*_q below).
   // (f_n: one write of the whole f_q below.)
+  logic ce_new_q, ce_rec_q, ce_pres_q, ce_fi_q, ce_left_q;
   always_comb begin
     f_n = f_q;
-    if (s_start || s_pop || s_push)                  {f_n.cont, f_n.ismap} = {f_d.cont, f_d.ismap};
-    if (s_start || s_pop || s_push || s_el)          f_n.iskey = f_d.iskey;
-    if (s_start || s_pop || s_push)                  f_n.st    = f_d.st;
-    if (s_start || s_pop || s_push || s_el)          f_n.rec   = f_d.rec;
-    if (s_pw || s_fld || s_pop)                      f_n.pres  = f_d.pres;
-    if (s_start || s_pop || s_push || s_fld)         f_n.fi    = f_d.fi;
-    if (s_start || s_pop || s_push || s_fld || s_el) f_n.left  = f_d.left;
-    if (s_pop || s_push) {f_n.elem, f_n.key, f_n.esz, f_n.ksz} = {f_d.elem, f_d.key, f_d.esz, f_d.ksz};
+    if (ce_new_q)  {f_n.cont, f_n.ismap, f_n.st} = {f_d.cont, f_d.ismap, f_d.st};   // start, pop, push
+    if (ce_rec_q)  {f_n.iskey, f_n.rec} = {f_d.iskey, f_d.rec};                      // and the item step
+    if (ce_pres_q) f_n.pres = f_d.pres;                                              // SPresW, SFld2, pop
+    if (ce_fi_q)   f_n.fi   = f_d.fi;                                                // start, pop, push, SFld2
+    if (ce_left_q) f_n.left = f_d.left;                                              // and the item step
+    // (A start loads zeros: a struct's frame does not read these.)
+    if (ce_new_q)  {f_n.elem, f_n.key, f_n.esz, f_n.ksz} = {f_d.elem, f_d.key, f_d.esz, f_d.ksz};
+  end
+  // The selects of the next cycle: a start, SPop1, a push (SBlk2 of a
+  // struct or container, SElem3 of a struct element), SElem's item step,
+  // SFld2, SPresW.
+  logic new_n, el_n, fld_n, pw_n, pop_n;
+  always_comb begin
+    pop_n  = state_q == SPop0 && !start_i;
+    new_n  = start_i || pop_n || (!start_i && ((state_q == SBlk1c && b_kind_q != BStr) || (state_q == SElem2 && t_rec)));
+    el_n   = state_q == SElem && !start_i;
+    fld_n  = state_q == SField && !start_i;
+    pw_n   = (state_q == SPres || (state_q == SPresW && !rd_valid_i)) && !start_i;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -679,9 +748,15 @@ module resp_schema
     fb_q      <= fbv;
     f_q       <= f_n;
     sp_full_q <= |(lvl_q >> (MaxLevels - 1));
-    bk_st_q   <= state_q == SBlk1b && b_kind_q == BStruct && !start_i;
-    bk_ct_q   <= state_q == SBlk1b && b_kind_q == BCont && !start_i;
+    bk_st_q   <= state_q == SBlk1c && b_kind_q == BStruct && !start_i;
+    bk_ct_q   <= state_q == SBlk1c && b_kind_q == BCont && !start_i;
     e3_rec_q  <= state_q == SElem2 && t_rec && !start_i;
+    el_q      <= el_n;
+    ce_new_q  <= new_n;
+    ce_rec_q  <= new_n || el_n;
+    ce_pres_q <= pw_n || fld_n || pop_n;
+    ce_fi_q   <= new_n || fld_n;
+    ce_left_q <= new_n || fld_n || el_n;
     e3_push_q <= state_q == SElem2 && t_rec && !sp_full_q && !start_i;
     sp1_q     <= lvl_q[0];
     if (start_i) begin
@@ -693,8 +768,11 @@ module resp_schema
     fi_nx_q  <= f_q.fi + 1'b1;
     l_dec_q  <= f_q.left - 1'b1;
     l_zero_q <= f_q.left == '0;
-    e_sumk_q <= f_q.rec[AW-1:3] + f_q.ksz[AW-1:3];
-    e_sume_q <= f_q.rec[AW-1:3] + f_q.esz[AW-1:3];
+    // (16-bit carry chains at most: the margin's, docs/timing.md.)
+    {esk_c_q, esk_lo_q} <= {1'b0, f_q.rec[12:3]} + {1'b0, f_q.ksz[12:3]};
+    {ese_c_q, ese_lo_q} <= {1'b0, f_q.rec[12:3]} + {1'b0, f_q.esz[12:3]};
+    esk_hi_q <= f_q.rec[AW-1:13] + f_q.ksz[AW-1:13] + (AW-13)'(esk_c_q);
+    ese_hi_q <= f_q.rec[AW-1:13] + f_q.esz[AW-1:13] + (AW-13)'(ese_c_q);
     {fi_q, end_q, has_q} <= {fi_d, end_d, has_d};
     // What the tables say of fi_q (SField sets it), and its slot's address.
     h_wire_q <= fl_wire;
@@ -702,7 +780,9 @@ module resp_schema
     // Apache writes an optional field, or a union's, only when set.
     skip_q   <= !has_q && (fl_req == 2'd2 || st_uni);
     slot_q   <= fl_off;
-    va_q     <= f_q.rec[AW-1:3] + slot_q;
+    {va_c_q, va_lo_q} <= {1'b0, f_q.rec[12:3]} + {1'b0, slot_q[12:3]};
+    va_h0_q  <= f_q.rec[AW-1:13] + slot_q[AW-1:13];
+    va_h1_q  <= (AW-13)'(({f_q.rec[AW-1:13], 1'b1} + {slot_q[AW-1:13], 1'b1}) >> 1);   // (+ 1 in the chain)
     {v_ti_q, v_at_q, rdat_q} <= {v_ti_d, v_at_d, rdat_d};
     // The descriptor's count, from the answer.
     if (state_q == SValW && rd_valid_i) begin
@@ -711,13 +791,15 @@ module resp_schema
       r1_nhi_q <= rd_data_i[63:32+AW] != '0;
       r1_big_q <= rd_data_i[63:32+CntW] != '0;
       r1_bnz_q <= rd_data_i[7:0] != '0;
-      r1_t_q   <= rd_data_i[34:32] != '0;
+      {rp_c_q, rp_lo_q} <= 10'(({1'b0, rd_data_i[43:32]} + 13'd7) >> 3);
     end
     // SValD's way: a fault, a block, a beat then SMul, a beat then the next item.
     r_fail_q <= (d_rec_q && (r1_nhi_q || r1_ne_q != '0)) || (d_cont_q && r1_big_q);
     r_blk_q  <= (d_str_q && r1_z_q != '1) || d_rec_q;
     r_mul_q  <= d_cont_q && r1_z_q != '1;
-    r_pad_q  <= {1'b0, n32[AW-1:3]} + (AW-2)'(r1_t_q);
+    r_nx_q   <= !d_rec_q && !(d_cont_q && (r1_big_q || r1_z_q != '1)) && !(d_str_q && r1_z_q != '1);
+    r_pad_q  <= {{1'b0, n32[AW-1:12]} + (AW-11)'(rp_c_q), rp_lo_q};
+    tl_q     <= (n32[2:0] == '0) ? 4'd8 : {1'b0, n32[2:0]};
     nl_q     <= d_map_q ? {n32[15:0], 1'b0} : {1'b0, n32[15:0]};
     // The value's beat (SValD; SStrL: the string's length).
     v_od_q <= ({64{d_f1_q}} & 64'(rdat_q[7:0])) |
@@ -740,11 +822,7 @@ module resp_schema
     d_unit_q <= t_unit;
     d_esz_q  <= t_esz;
     d_ksz_q  <= t_ksz;
-    d_f1_q   <= t_size == 4'd1 && t_wire != WireBool;
-    d_fb_q   <= t_size == 4'd1 && t_wire == WireBool;
-    d_f2_q   <= t_size == 4'd2;
-    d_f4_q   <= t_size == 4'd4;
-    d_f8_q   <= t_size != '0 && t_size != 4'd1 && t_size != 4'd2 && t_size != 4'd4;
+    {d_f1_q, d_fb_q, d_f2_q, d_f4_q, d_f8_q} <= {t_f1, t_fb, t_f2, t_f4, t_f8};
     d_str_q  <= t_str;
     d_rec_q  <= t_rec;
     d_cont_q <= t_cont;
@@ -752,20 +830,16 @@ module resp_schema
     d_vfail_q <= (t_nest && sp_full_q) || t_bad;
     d_deep_q  <= t_nest && sp_full_q;
     d_sdeep_q <= t_rec && sp_full_q;
-    d_vol_q  <= (t_size != '0) ? t_size : t_str ? 4'd4 : t_map ? 4'd6 : 4'd5;
-    z_ol_q   <= (t_size != '0) ? t_size : t_str ? 4'd4 : !t_cont ? 4'd1 : t_map ? 4'd6 : 4'd5;
-    z_od_q   <= t_map ? {3'b000, t_ew, 3'b000, t_kw} : t_cont ? 16'({3'b000, t_ew}) : '0;
+    {d_vol_q, z_ol_q, z_od_q} <= {t_vol, t_zol, t_zod};
     // The next beat of SHdr (the field header), SStop (STOP) or SZero,
     // from the step before it.
-    if (state_q == SFld3 || (state_q == SHdr && out_stall_i)) begin
-      fz_od_q <= {h_id_q[7:0], h_id_q[15:8], 3'b000, h_wire_q};
-      fz_ol_q <= 4'd3;
-    end else if (state_q == SFld2 || (state_q == SStop && out_stall_i)) begin
-      fz_od_q <= '0;
-      fz_ol_q <= 4'd1;
-    end else begin
-      fz_od_q <= 24'(z_od_q);
-      fz_ol_q <= z_ol_q;
+    // A stalled SHdr or SStop keeps its beat. ANDed, not a mux: a constant
+    // would become a reset of fz_*, a level deeper than its D. (Not
+    // state_q != SFld2: that is an OR of every other state.)
+    if (!(out_stall_i && (state_q == SHdr || state_q == SStop))) begin
+      fz_od_q <= ({24{s_fld3}} & {h_id_q[7:0], h_id_q[15:8], 3'b000, h_wire_q}) |
+                 ({24{!s_fld3 && !s_fld}} & 24'(z_od_q));
+      fz_ol_q <= ({4{s_fld3}} & 4'd3) | ({4{s_fld}} & 4'd1) | ({4{!s_fld3 && !s_fld}} & z_ol_q);
     end
     // A presence word's checks: per byte from the answer (SPresW), over
     // the bytes (SPresK), the verdict (SPresK2).
@@ -792,13 +866,16 @@ module resp_schema
     ba_hi_q   <= b_off_q[31:AW] != '0;
     ba_mis_q  <= b_off_q[2:0] != '0;
     ba_lo_q   <= b_off_q[AW-1:3] < (AW-3)'(SchemaAreaStart / 8);
-    {ba_gt_q, ba_room_q} <= {1'b0, aend_q[AW-1:3]} - {1'b0, b_off_q[AW-1:3]};   // borrow: past the end
+    ba_gt_q   <= b_off_q[AW-1:3] > aend_q[AW-1:3];    // past the end
     ba_ovl_q  <= b_off_q[AW-1:3] < ptr_q[AW-1:3];
     ba_shi_q  <= b_size_q[NW-1:AW] != '0;
-    ba_sz_q   <= b_size_q[AW-1:3];
-    bp_q      <= b_off_q[AW-1:3] + b_size_q[AW-1:3];
+    // The block's end in two 16-bit-or-less chains (SBlk1, SBlk1b), then
+    // past the area end (SBlk1c; with no size bits above AW - 1 and an
+    // offset inside the area, the sum has one bit more).
+    {bp_c_q, bp_lo_q} <= {1'b0, b_off_q[12:3]} + {1'b0, b_size_q[12:3]};
+    {bp_top_q, bp_hi_q} <= {1'b0, b_off_q[AW-1:13]} + {1'b0, b_size_q[AW-1:13]} + (AW-12)'(bp_c_q);
     bb_out_q  <= ba_hi_q || ba_mis_q || ba_lo_q || ba_gt_q || ba_shi_q;
-    bb_big_q  <= ba_sz_q > ba_room_q;
+    bb_big_q  <= {bp_top_q, bp_hi_q, bp_lo_q} > {1'b0, aend_q[AW-1:3]};
     bb_ovl_q  <= ba_ovl_q;
     // The shift and add: loaded outside SMul, the lower part's carry
     // added to the upper part a cycle later (SMul2 adds the last).
@@ -824,8 +901,10 @@ module resp_schema
     // they change every fourth request at most.
     s_rhm_q <= s_rh_q - 1'b1;
     s_rhz_q <= s_rh_q == '0;
-    if (state_q == SStrL) s_more_q <= 1'b1;       // a string here has a word
-    else if (s_req)       s_more_q <= !(s_rhz_q && s_rl_q == 2'd1);
+    if (start_i)               s_more_q <= 1'b0;
+    else if (state_q == SStrL) s_more_q <= 1'b1;  // a string here has a word
+    else if (s_req)            s_more_q <= !(s_rhz_q && s_rl_q == 2'd1);
+    s_done_q <= s_emit && s_last;
     s_ahp_q <= s_ah_q + 1'b1;
     // Any answer may land in the fifo (only SStr's are counted and read).
     for (int k = 0; k < 4; k++)
@@ -864,7 +943,15 @@ module resp_schema
     $error("resp_schema: MaxElements %0d: the count check wants 2^n - 1, n <= 16", SchemaMaxElements);
   end
   // The types bound the nesting: a push beyond NF frames would lose one.
+  // The frame's enables, decided a cycle ahead, are its selects.
   always_ff @(posedge clk_i) begin
+    if (rst_ni && state_q != SIdle) begin
+      assert (ce_new_q == (s_start || s_pop || s_push)) else $error("resp_schema: ce_new_q %b", ce_new_q);
+      assert (ce_rec_q == (s_start || s_pop || s_push || s_el)) else $error("resp_schema: ce_rec_q %b", ce_rec_q);
+      assert (ce_pres_q == (s_pw || s_fld || s_pop)) else $error("resp_schema: ce_pres_q %b", ce_pres_q);
+      assert (ce_fi_q == (s_start || s_pop || s_push || s_fld)) else $error("resp_schema: ce_fi_q %b", ce_fi_q);
+      assert (ce_left_q == (s_start || s_pop || s_push || s_fld || s_el)) else $error("resp_schema: ce_left_q %b", ce_left_q);
+    end
     if (spinc) assert (!lvl_q[NF-1]) else $error("resp_schema: a push at level %0d, the service's deepest", NF);
   end
   initial begin
