@@ -194,7 +194,7 @@ module resp_schema
   // A presence word's checks: per byte (from the answer), over the bytes, the verdict.
   logic [63:0]           mask_q;
   logic [7:0]            p1_any_q, p1_two_q, p1_hi_q;
-  logic                  p_hi_q, p_zero_q, p_multi_q, p_res_q, p_uni_q, p_void_q;
+  logic                  p_hi_q, p_zero_q, p_m1_q, p_m2_q, p_res_q, p_uni_q, p_void_q;   // p_m*: two bits set (in a byte, in two)
   logic                  p_bad_q, p_fail_q;
   // A block (record, array, string) its descriptor gives: where, how big, what.
   logic [31:0]           b_off_q, b_off_d;
@@ -464,7 +464,7 @@ module resp_schema
         state_d  = SPresW;
       end
       SPresW: if (rd_valid_i) state_d = SPresK;     // f_d.pres: the answer's cycle is the last
-      SPresK:  state_d = SPresK2;                     // p_hi_q, p_zero_q, p_multi_q
+      SPresK:  state_d = SPresK2;                     // p_hi_q, p_zero_q, p_m1_q, p_m2_q
       SPresK2: state_d = SPresD;                      // p_bad_q, p_fail_q
       SPresD: begin
         state_d = p_fail_q ? SFail : SField;
@@ -853,12 +853,13 @@ module resp_schema
     end
     p_hi_q    <= p1_hi_q != '0;
     p_zero_q  <= p1_any_q == '0;
-    p_multi_q <= two_of8(p1_any_q) || p1_two_q != '0;
+    p_m1_q    <= p1_two_q != '0;
+    p_m2_q    <= two_of8(p1_any_q);
     p_res_q   <= st_res;
     p_uni_q   <= st_uni;
     p_void_q  <= st_void;
-    p_bad_q   <= p_hi_q || (p_res_q && p_multi_q) || (p_uni_q && (p_zero_q || p_multi_q));
-    p_fail_q  <= p_hi_q || (p_res_q && p_multi_q) || (p_uni_q && (p_zero_q || p_multi_q)) ||
+    p_bad_q   <= p_hi_q || (p_res_q && (p_m1_q || p_m2_q)) || (p_uni_q && (p_zero_q || p_m1_q || p_m2_q));
+    p_fail_q  <= p_hi_q || (p_res_q && (p_m1_q || p_m2_q)) || (p_uni_q && (p_zero_q || p_m1_q || p_m2_q)) ||
                  (p_res_q && p_zero_q && !p_void_q);
     {b_off_q, b_size_q, b_kind_q} <= {b_off_d, b_size_d, b_kind_d};
     // A block's checks over 19-bit words (offsets and sizes are multiples
