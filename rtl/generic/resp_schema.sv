@@ -16,12 +16,16 @@
 // start_i. Every output is a register; out_stall_i (a cycle ahead, as
 // recv_schema's stall_i) holds back the beat of the next cycle.
 //
-// Timing (docs/timing.md's margin, about two LUT levels a path): every
-// decision reads flags registered a step or more earlier (the tables' view
-// of a type, a descriptor's checks, the next field's and item's index,
-// count and address), address sums are 19-bit chains (addresses and sizes
-// are multiples of 8), longer sums are split over two cycles, and the
-// stack's top slot is rewritten every cycle so that a push is a mux.
+// Timing (docs/timing.md's margin: two LUT levels a path, one into a
+// reset, carry chains of 16 bits at most): every decision reads flags
+// registered a step or more earlier (the tables' view of a type, a
+// descriptor's checks, the next field's and item's index, count and
+// address); the top frame's enables are registers decided a cycle ahead;
+// address sums (on words: addresses and sizes are multiples of 8) are
+// split at bit 13, the high part a cycle later or both ways at once;
+// lookups and constants are ANDed in rather than muxed, so that Yosys
+// makes no reset of them; and the stack's top slot is rewritten every
+// cycle so that a push is a mux.
 `ifndef SCHEMA_PKG
 `define SCHEMA_PKG define_SCHEMA_PKG_as_a_generated_schema_package
 `endif
