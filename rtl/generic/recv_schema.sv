@@ -120,6 +120,10 @@ module recv_schema
     lowest = '0;
     for (int k = 63; k >= 0; k--) if (m[k]) lowest = 6'(k);
   endfunction
+  // x - 1 as LUTs, no carry chain (a bit flips when the bits below it are 0).
+  function automatic logic [7:0] dec_lut(input logic [7:0] x);
+    for (int k = 0; k < 8; k++) dec_lut[k] = x[k] ^ ((x & 8'((1 << k) - 1)) == '0);
+  endfunction
   // How many frames a one-hot stack pointer says.
   function automatic logic [3:0] sp_count(input logic [Depth:0] sph);
     sp_count = '0;
@@ -130,6 +134,51 @@ module recv_schema
     for (int k = 0; k < 64; k++)
       req_mask[k] = k < 32'(struct_count(s)) && field_req(FieldIdxW'(32'(struct_first(s)) + k)) == 1;
   endfunction
+
+  // The tables the walk reads from registers, as constant vectors: bit b
+  // of entry i at b * entries + i. A lookup is an AND with the index
+  // decoded, then an OR: a function of the index (a case, or a shift)
+  // is a mux tree with constant leaves, which Yosys makes into resets and
+  // sets of the registers that take it, two LUT levels before the pin.
+  localparam int unsigned NT = 2 ** TypeIdxW, NFd = 2 ** FieldIdxW, NS = 2 ** StructIdxW;
+  // A type: record size, array unit, zeroing stores and last mask,
+  // shift-and-add steps, struct, element and key (types, wire types, sizes).
+  localparam int unsigned TIW = 4 * AW + ZW + GW + 5 + StructIdxW + 2 * TypeIdxW + 10;
+  // A field: type, wire type, slot offset.
+  localparam int unsigned FIW = TypeIdxW + 5 + AW;
+  // A struct: first field, required fields.
+  localparam int unsigned SIW = FieldIdxW + 1 + 64;
+  function automatic logic [NT*TIW-1:0] t_table(input int n);
+    logic [TIW-1:0] e;
+    t_table = '0;
+    for (int i = 0; i < n; i++) begin
+      e = {AW'(type_record_size(TypeIdxW'(i))), AW'(type_array_unit(TypeIdxW'(i))),
+           ZW'(type_zn(TypeIdxW'(i))), type_zlm(TypeIdxW'(i)), type_msteps(TypeIdxW'(i)), type_struct(TypeIdxW'(i)),
+           type_elem(TypeIdxW'(i)), type_key(TypeIdxW'(i)),
+           type_wire(type_elem(TypeIdxW'(i))), type_wire(type_key(TypeIdxW'(i))),
+           AW'(type_elem_size(type_elem(TypeIdxW'(i)))), AW'(type_elem_size(type_key(TypeIdxW'(i))))};
+      for (int b = 0; b < TIW; b++) t_table[b*NT + i] = e[b];
+    end
+  endfunction
+  function automatic logic [NFd*FIW-1:0] fl_table(input int n);
+    logic [FIW-1:0] e;
+    fl_table = '0;
+    for (int i = 0; i < n; i++) begin
+      e = {field_type(FieldIdxW'(i)), field_wire(FieldIdxW'(i)), AW'(field_offset(FieldIdxW'(i)))};
+      for (int b = 0; b < FIW; b++) fl_table[b*NFd + i] = e[b];
+    end
+  endfunction
+  function automatic logic [NS*SIW-1:0] s_table(input int n);
+    logic [SIW-1:0] e;
+    s_table = '0;
+    for (int i = 0; i < n; i++) begin
+      e = {(FieldIdxW+1)'(struct_first(StructIdxW'(i))), req_mask(StructIdxW'(i))};
+      for (int b = 0; b < SIW; b++) s_table[b*NS + i] = e[b];
+    end
+  endfunction
+  localparam logic [NT*TIW-1:0]  TTab  = t_table(NT);
+  localparam logic [NFd*FIW-1:0] FlTab = fl_table(NFd);
+  localparam logic [NS*SIW-1:0]  STab  = s_table(NS);
 
   // Big-endian words at window byte 0, 1 and 2 of a 64-bit capture.
   function automatic logic [31:0] be_at(input logic [63:0] w, input int unsigned b);
@@ -174,8 +223,8 @@ module recv_schema
   // chain, v_new*, fok_q). Steps with no take, store or result (SArgs0,
   // SFld*, SMiss1-2, SElem, SMul, SArr1-2, SPush, SPop) skip stall_i.
   typedef enum logic [4:0] {
-    SIdle, SArgs0, SArgs, SZero, SHdr, SFld1, SFld2, SFld3, SFld4, SFld5, SFld6, SReq, SMiss1, SMiss2, SMiss3,
-    SVal, SMul, SArr1, SArr2, SArr3, SPush, SElem, SStr, SPopP, SPopD, SPop
+    SIdle, SArgsW, SArgs0, SArgs, SZero, SHdr, SFld1, SFld2, SFld3, SFld4, SFld5, SFld6, SReq, SMiss1, SMiss2, SMiss3,
+    SVal, SMul, SArr1, SArr2, SArr3, SPush, SElem, SStr, SStrE, SPopP, SPopD, SPop
   } walk_e;
 
   walk_e                 state_q, state_d;
@@ -206,12 +255,15 @@ module recv_schema
   assign ob = {1'b0, sph_q[Depth:2]};            // (none when the top is the args struct)
   logic [MethodIdxW-1:0]  m_q;
   logic [AW-1:0]          cap_q, room_q;         // the capacity, and what it leaves above ptr_q
+  logic [11:0]            rm_lo_q;               // ... its bits 11:0 and their borrow, a cycle ahead
+  logic                   rm_b_q;
   logic [AW-1:0]          ar_q, cap64_q;         // the args record's size, the area's
-  logic                   afit_q;                // ar_q <= cap64_q
+  logic                   afit_q;                // ar_q <= cap64_q (SArgs reads it)
+  logic                   af_gt_q, af_eq_q, af_lo_q;   // its halves (SArgs0)
   logic [AW-1:0]          ptr_q, ptr_d;          // the area's next free byte (a multiple of 8)
   logic                   res_q;                 // a reservation last cycle: ptr_q moves by psrc_q
   logic [AW-1:0]          psrc_q;                // what a reservation now would add
-  logic [3:0]             rw_q, rw_d;            // cycles until room_q, k_* and sovf_q follow ptr_q (a thermometer)
+  logic [4:0]             rw_q, rw_d;            // cycles until room_q, k_* and sovf_q follow ptr_q (a thermometer)
   // A record being zeroed: where, stores after this one, zn_q is 0, the
   // last store's mask; zs_*: what a struct's or the args' reservation now
   // would load into them.
@@ -252,7 +304,10 @@ module recv_schema
   logic [TypeIdxW-1:0]    l_ti_q;                // the found field's type, kept, place, slot, address
   logic                   l_keep_q;
   logic [5:0]             l_pbit_q;
-  logic [AW-1:0]          slot_q, dsum_q;
+  logic [AW-1:0]          slot_q;
+  logic [11:0]            ds_lo_q;               // record + slot: bits 11:0, their carry, the rest without and with it
+  logic                   ds_c_q;
+  logic [AW-1:12]         ds_h0_q, ds_h1_q;
   logic [15:0]            mid_n_q;
   logic [63:0]            miss_q;
   logic                   miss_nz_q;
@@ -268,13 +323,19 @@ module recv_schema
   logic [4:0]             mc_q;                  // steps left
   // A string's bytes on their way: left, where the next chunk goes, where it began.
   logic [LenW-1:0]        s_left_q, s_left_d, s_len_q, s_len_d;
-  logic [AW-1:0]          s_ptr_q, s_ptr_d, s_base_q, s_base_d, s_pn_q;   // s_pn_q: s_ptr_q + Width
+  logic [AW-1:0]          s_ptr_q, s_ptr_d, s_base_q, s_base_d;
+  logic [11:0]            pn_lo_q;               // s_ptr_q + Width: bits 11:0, their carry, the rest without and with it
+  logic                   pn_c_q;
+  logic [AW-1:12]         pn_h0_q, pn_h1_q;
   logic [7:0]             s_chunk_q;             // min(s_left_q, Width)
   logic                   s_zero_q;              // s_left_q == 0
   logic [Width-1:0]       s_dm_q;                // the chunk's bytes
   logic [Width/8-1:0]     s_cm_q;                // ... its slots (padded to 8)
   // ... and the chunk after it, ready for when this one goes (go_q).
-  logic [LenW-1:0]        s_lw_q;                // s_left_q - Width
+  logic [11:0]            lw_lo_q;               // s_left_q - Width: bits 11:0, their borrow, the rest without and with it
+  logic                   lw_b_q;
+  logic [LenW-1:12]       lw_h0_q, lw_h1_q;
+  logic [LenW-1:0]        s_lw;
   logic                   s_last_q, s_l2_q;      // s_left_q <= Width, <= 2 Width
   // s_left_q in Width units (s_left_q >> LW) is 1, is 2 or more: set with
   // s_left_q, so the chunk masks compare only its low LW bits. A chunk
@@ -294,6 +355,10 @@ module recv_schema
   logic [8:1]             c_av_q, c_rem_q;       // avail_i >= k, rem_i >= k
   /* verilator lint_on UNUSEDSIGNAL */
   logic [LenW-1:0]        c_remm4_q, c_pos_q;    // rem_i - 4, pos_i
+  logic [11:0]            c_p1lo_q, c_p2lo_q, c_p4lo_q;   // pos_i + 1, 2, 4: bits 11:0
+  logic [11:3]            c_nplo_q;              // a string length + 7: bits 11:3
+  logic                   c_npc_q;
+  logic                   c_p1c_q, c_p2c_q, c_p4c_q;      // and their carries
   logic                   c_z0_q, c_b1_q, c_sk0_q, c_sk1_q;   // byte 0 is 0, is 1, a type Apache skips; byte 1 too
   logic                   c_nz1_q, c_nz2_q;      // bytes 1-4, 2-5 are not 0 (a list's, a map's count)
   // Capture stage 2: what they mean.
@@ -363,7 +428,10 @@ module recv_schema
 
   // Views of the top frame, a cycle late (fok_q: the steps
   // that read them wait two cycles after a change).
-  logic [AW-1:0]          inc_q, cnext_q;        // a kept container's item size; its next item's address
+  logic [AW-1:0]          inc_q;                 // a kept container's item size
+  logic [11:0]            cn_lo_q;               // its next item's address: bits 11:0, their carry, the rest
+  logic                   cn_c_q;
+  logic [AW-1:12]         cn_hi_q;
   logic                   left_z_q;              // f_q.left == 0
   logic [16:0]            left_m1_q;             // f_q.left - 1
   logic [63:0]            poh_q, soh_q;          // the presence bit a pop sets below, a value sets in f_q
@@ -374,6 +442,32 @@ module recv_schema
   logic [TypeIdxW-1:0]    a_elem_q, a_key_q;     // type_elem, type_key of v_ti_q
   logic [4:0]             a_elemw_q, a_keyw_q;   // ... their wire types
   logic [AW-1:0]          a_esz_q, a_ksz_q;      // ... their sizes
+  // The lookups (tables above) of v_ti2_q, fi and f_q.st.
+  logic [NT-1:0]  t_oh;
+  logic [NFd-1:0] fl_oh;
+  logic [NS-1:0]  st_oh;
+  logic [TIW-1:0] t_info;
+  logic [FIW-1:0] fl_info;
+  logic [SIW-1:0] st_info;
+  always_comb begin
+    for (int i = 0; i < NT; i++)  t_oh[i]  = v_ti2_q == TypeIdxW'(i);
+    for (int i = 0; i < NFd; i++) fl_oh[i] = fi == FieldIdxW'(i);
+    for (int i = 0; i < NS; i++)  st_oh[i] = f_q.st == StructIdxW'(i);
+    for (int b = 0; b < TIW; b++) t_info[b]  = |(TTab[b*NT +: NT] & t_oh);
+    for (int b = 0; b < FIW; b++) fl_info[b] = |(FlTab[b*NFd +: NFd] & fl_oh);
+    for (int b = 0; b < SIW; b++) st_info[b] = |(STab[b*NS +: NS] & st_oh);
+  end
+  logic [AW-1:0]         t_rsz, t_unit, t_esz, t_ksz, fl_off;
+  logic [ZW-1:0]         t_zn;
+  logic [GW-1:0]         t_zlm;
+  logic [4:0]            t_ms, t_elemw, t_keyw, fl_wire;
+  logic [StructIdxW-1:0] t_st;
+  logic [TypeIdxW-1:0]   t_elem, t_key, fl_type;
+  logic [FieldIdxW:0]    st_first;
+  logic [63:0]           st_req;
+  assign {t_rsz, t_unit, t_zn, t_zlm, t_ms, t_st, t_elem, t_key, t_elemw, t_keyw, t_esz, t_ksz} = t_info;
+  assign {fl_type, fl_wire, fl_off} = fl_info;
+  assign {st_first, st_req} = st_info;
   logic  tk_now, tk_d, tv_d, fresh, f_ok;
   assign tk_now = th_q || tr_q || tv_q || go_q;  // a take shown this cycle
   assign fresh  = fresh_q && !go_q;              // k_* describe the window at the head
@@ -394,7 +488,7 @@ module recv_schema
   logic            d_fail_q, d_fix_q, d_str_q, d_sct_q, d_mul_q, d_cnt_q;
   logic            d_any_q, d_zl_q, d_res_q;                      // decided; a kept struct (a record zeroed); area reserved (a kept string or record)
   schema_code_e    d_code_q;
-  logic            d_o1_q, d_o2_q, d_o4_q;
+  logic            d_o1_q, d_o2_q, d_o4_q, d_oany_q;
   logic            sv_go_q;
   // One term per kind of value (v_fix_q, v_str_q, v_struct_q, v_cont_q
   // are exclusive; none of them: a UUID element, which the image cannot
@@ -441,7 +535,8 @@ module recv_schema
   logic x_args, x_args_fail, x_hdr_take, x_hdr_fail, x_req_take, x_miss3;
   logic x_elem, x_fix, x_arr, x_arr_fail, x_zero, str_end, x_popp, x_popd, x_done;
   logic x_fail, x_pset, x_res, x_zload, x_vload, f_ce_frame, f_ce_item, f_ce_pres;
-  logic s_popd, s_elem, s_push, s_pop, s_zero;
+  logic s_popd, s_elem, s_push, s_pop, s_zero, zs_a, ce_frame_q;
+  assign zs_a = state_q == SArgs0 || state_q == SArgs;
   assign s_popd      = state_q == SPopD;
   assign s_elem      = state_q == SElem;
   assign s_push      = state_q == SPush;
@@ -462,7 +557,7 @@ module recv_schema
   assign x_fix       = val && d_fix_q;
   assign x_arr       = state_q == SArr3 && go && !aovf_q;
   assign x_arr_fail  = state_q == SArr3 && go && aovf_q;
-  assign str_end     = state_q == SStr && go && !tv_q && !go_q && s_zero_q;  // (no other take shows in SStr)
+  assign str_end     = state_q == SStrE && go;   // (SStr's last chunk shown, SStrE stores the descriptor)
   assign x_popp      = state_q == SPopP && go;
   assign x_popd      = s_popd && go;
   assign x_done      = x_popd && sph_q[1];
@@ -474,7 +569,7 @@ module recv_schema
   assign x_vload     = state_q == SFld6 || x_elem;
   // The top frame changes in steps of their own, a cycle after the step
   // that decided (SPush, SPop, pset_q, el_q), with no take or store.
-  assign f_ce_frame  = s_push || s_pop || state_q == SArgs;
+  assign f_ce_frame  = ce_frame_q;                // s_push || s_pop || state_q == SArgs, decided a cycle ahead
   assign f_ce_item   = f_ce_frame || el_q;
   assign f_ce_pres   = f_ce_frame || pset_q;
 
@@ -483,6 +578,7 @@ module recv_schema
     state_d = state_q;
     unique case (state_q)
       SIdle:  ;
+      SArgsW: state_d = SArgs0;                    // af_*_q, then afit_q
       SArgs0: state_d = SArgs;
       SArgs:  if (afit_q) state_d = SZero; else if (go) state_d = SIdle;
       SZero:  if (go && zlast_q) state_d = SHdr;
@@ -515,13 +611,14 @@ module recv_schema
       SArr2:  state_d = SArr3;
       SArr3:  if (go) state_d = aovf_q ? SIdle : SPush;
       SPush:  state_d = (nf_q.kind != FStruct) ? SElem : nf_q.keep ? SZero : SHdr;
-      SStr:   if (str_end) state_d = item;
+      SStr:   if (!tv_q && !go_q && s_zero_q) state_d = SStrE;   // (no other take shows in SStr)
+      SStrE:  if (go) state_d = item;
       SPopP:  if (go) state_d = SPopD;
       SPopD:  if (go) state_d = sph_q[1] ? SIdle : SPop;
       SPop:   state_d = (fb_q.kind == FStruct) ? SHdr : SElem;
       default: ;
     endcase
-    if (start_i) state_d = SArgs0;
+    if (start_i) state_d = SArgsW;
   end
 
   // The actions shown at the next edge, and the result.
@@ -540,7 +637,7 @@ module recv_schema
     endcase
     unique case (state_q)
       SVal:    std_d = k_fix_q;
-      SStr:    std_d = {8'(0), s_len_q, 10'(0), s_base_q};
+      SStrE:   std_d = {8'(0), s_len_q, 10'(0), s_base_q};
       SPopP:   std_d = f_q.pres;
       SPopD:   std_d = {8'(0), f_q.dlen, 10'(0), f_q.doff};
       default: std_d = '0;                       // SZero
@@ -560,9 +657,8 @@ module recv_schema
         SArgs, SArr3: code_d = ScAreaOverflow;
         default:      code_d = ScNone;
       endcase
-      off_d = ({LenW{s_popd}} & pos_i) | ({LenW{state_q == SVal && d_o1_q}} & k_pos1_q) |
-              ({LenW{state_q == SVal && d_o2_q}} & k_pos2_q) | ({LenW{state_q == SVal && d_o4_q}} & k_pos4_q) |
-              ({LenW{!s_popd && !(state_q == SVal && (d_o1_q || d_o2_q || d_o4_q))}} & k_pos_q);
+      off_d = ({LenW{s_popd}} & pos_i) | ({LenW{d_o1_q}} & k_pos1_q) | ({LenW{d_o2_q}} & k_pos2_q) |
+              ({LenW{d_o4_q}} & k_pos4_q) | ({LenW{!s_popd && !d_oany_q}} & k_pos_q);
       aend_d  = (state_q == SArgs) ? AW'(SchemaAreaStart) : ptr_q;
       depth_d = (state_q == SArgs || s_popd) ? '0 : sp_count(sph_q);
       {mst_d, mid_d} = (state_q == SMiss3) ? {16'(f_q.st), mid_n_q} : '0;
@@ -573,7 +669,7 @@ module recv_schema
   // The area's pointer: a reservation adds psrc_q (its choice made a cycle
   // earlier from registers that hold while the step waits), a cycle later.
   always_comb begin
-    rw_d  = x_res ? 4'b1111 : rw_q >> 1;
+    rw_d  = x_res ? 5'b11111 : rw_q >> 1;
     ptr_d = ptr_q + psrc_q;
   end
 
@@ -583,7 +679,7 @@ module recv_schema
     {zaddr_d, zn_d, zlast_d, zlm_d} = {zaddr_q, zn_q, zlast_q, zlm_q};
     if (x_zero || x_zload) begin
       zaddr_d = (s_zero ? zaddr_q : zs_addr_q) + (s_zero ? AW'(Width) : '0);
-      zn_d    = s_zero ? zn_q - 1'b1 : zs_zn_q;
+      zn_d    = s_zero ? ZW'(dec_lut(8'(zn_q))) : zs_zn_q;
       zlast_d = s_zero ? zn_q == ZW'(1) : zs_last_q;
       zlm_d   = s_zero ? zlm_q : zs_zlm_q;
     end
@@ -606,7 +702,7 @@ module recv_schema
         v_keep_d   = l_keep_q;
         v_inline_d = 1'b0;
         v_prec_d   = 1'b1;
-        v_dest_d   = dsum_q;
+        v_dest_d   = {ds_c_q ? ds_h1_q : ds_h0_q, ds_lo_q};
         v_ti_d     = l_ti_q;
         v_wire_d   = h_typ_q;
       end
@@ -680,7 +776,7 @@ module recv_schema
     end
     if (f_ce_item)
       {f_n.left, f_n.isval, f_n.cur} = s_pop ? {fb_q.left, fb_q.isval, fb_q.cur} :
-        el_q ? {left_m1_q, f_q.kind == FMap && !f_q.isval, cnext_q} : {nf_q.left, nf_q.isval, nf_q.cur};
+        el_q ? {left_m1_q, f_q.kind == FMap && !f_q.isval, cn_hi_q, cn_lo_q} : {nf_q.left, nf_q.isval, nf_q.cur};
     if (f_ce_pres)
       f_n.pres = s_pop ? (fb_q.pres | poh_q) : pset_q ? (f_q.pres | soh_q) : nf_q.pres;
   end
@@ -727,12 +823,15 @@ module recv_schema
     f_chg_q <= f_ce_item || f_ce_pres;
     fok_q   <= !(f_ce_item || f_ce_pres) && !f_chg_q;
     pset_q  <= x_pset;
+    // SPush, SPop or SArgs next: SVal's push, SArr3's, SPopD's pop, SArgs0.
+    ce_frame_q <= !start_i && ((sv_go_q && go && (d_sct_q || d_cnt_q)) || (state_q == SArr3 && go && !aovf_q) ||
+                               (s_popd && go && !sph_q[1]) || state_q == SArgs0);
     el_q    <= x_elem;
     pa_q    <= (x_popp || s_popd) ? f_q.dest : f_q.rec;
-    ns_a_q  <= start_i || state_q == SArgs0 || state_q == SArgs;
-    ns_s_q  <= !(start_i || state_q == SArgs0 || state_q == SArgs) && v_struct_q;
-    ns_k_q  <= !(start_i || state_q == SArgs0 || state_q == SArgs) && !v_struct_q && v_keep_q;
-    ns_c_q  <= !(start_i || state_q == SArgs0 || state_q == SArgs) && !v_struct_q && !v_keep_q;
+    ns_a_q  <= start_i || state_q == SArgsW || state_q == SArgs0 || state_q == SArgs;
+    ns_s_q  <= !(start_i || state_q == SArgsW || state_q == SArgs0 || state_q == SArgs) && v_struct_q;
+    ns_k_q  <= !(start_i || state_q == SArgsW || state_q == SArgs0 || state_q == SArgs) && !v_struct_q && v_keep_q;
+    ns_c_q  <= !(start_i || state_q == SArgsW || state_q == SArgs0 || state_q == SArgs) && !v_struct_q && !v_keep_q;
     if (start_i) begin
       a_zn_q  <= ZW'(zero_more(AW'(struct_size(method_args(MethodIdxW'(method_i))))));
       a_zlm_q <= zero_last(LW'(struct_size(method_args(MethodIdxW'(method_i)))));
@@ -741,26 +840,36 @@ module recv_schema
       ar_q    <= AW'(struct_size(method_args(MethodIdxW'(method_i))));
       cap64_q <= cap_i - AW'(SchemaAreaStart);
     end
-    afit_q  <= ar_q <= cap64_q;
-    room_q  <= cap_q - ptr_q;
+    af_gt_q <= cap64_q[AW-1:12] > ar_q[AW-1:12];
+    af_eq_q <= cap64_q[AW-1:12] == ar_q[AW-1:12];
+    af_lo_q <= cap64_q[11:0] >= ar_q[11:0];
+    afit_q  <= af_gt_q || (af_eq_q && af_lo_q);
+    // (Two halves, the high one a cycle later: rw_q waits for both.)
+    {rm_b_q, rm_lo_q} <= {1'b0, cap_q[11:0]} - {1'b0, ptr_q[11:0]};
+    room_q  <= {(AW-12)'(({cap_q[AW-1:12], !rm_b_q} + {~ptr_q[AW-1:12], 1'b1}) >> 1), rm_lo_q};
     if (state_q == SArgs0) ptr_q <= AW'(SchemaAreaStart);
     else if (res_q)        ptr_q <= ptr_d;
     res_q   <= x_res;
     psrc_q  <= (state_q == SArgs0 || state_q == SArgs) ? ar_q :
                (state_q == SArr2 || state_q == SArr3) ? acc_q[AW-1:0] : v_str_q ? k_npad_q : v_rsz_q;
     {zaddr_q, zn_q, zlast_q, zlm_q} <= {zaddr_d, zn_d, zlast_d, zlm_d};
-    if (state_q == SArgs0 || state_q == SArgs)
-      {zs_addr_q, zs_zn_q, zs_last_q, zs_zlm_q} <= {AW'(SchemaAreaStart), a_zn_q, a_zn_q == '0, a_zlm_q};
-    else
-      {zs_addr_q, zs_zn_q, zs_last_q, zs_zlm_q} <= {v_inline_q ? v_dest_q : ptr_q, v_zn_q, v_zn_q == '0, v_zlm_q};
+    // (ANDed, not muxed: the constant would become resets of zs_addr_q.)
+    zs_addr_q <= ({AW{zs_a}} & AW'(SchemaAreaStart)) | ({AW{!zs_a && v_inline_q}} & v_dest_q) |
+                 ({AW{!zs_a && !v_inline_q}} & ptr_q);
+    zs_zn_q   <= ({ZW{zs_a}} & a_zn_q) | ({ZW{!zs_a}} & v_zn_q);
+    zs_last_q <= (zs_a && a_zn_q == '0) || (!zs_a && v_zn_q == '0);
+    zs_zlm_q  <= ({GW{zs_a}} & a_zlm_q) | ({GW{!zs_a}} & v_zlm_q);
     // The top frame's views.
-    f_first_q <= (FieldIdxW+1)'(struct_first(f_q.st));
+    f_first_q <= st_first;
     inc_q     <= (f_q.kind == FMap && !f_q.isval) ? f_q.ksz : f_q.esz;
-    cnext_q   <= f_q.cur + inc_q;
+    // (In two halves, the high one with the low one's carry a cycle later:
+    // current when fok_q is.)
+    {cn_c_q, cn_lo_q} <= {1'b0, f_q.cur[11:0]} + {1'b0, (f_q.kind == FMap && !f_q.isval) ? f_q.ksz[11:0] : f_q.esz[11:0]};
+    cn_hi_q   <= f_q.cur[AW-1:12] + inc_q[AW-1:12] + (AW-12)'(cn_c_q);
     left_z_q  <= f_q.left == '0;
     left_m1_q <= f_q.left - 1'b1;
-    poh_q     <= (f_q.keep && f_q.hasprec) ? 64'd1 << f_q.pbit : '0;
-    miss_q    <= req_mask(f_q.st) & ~f_q.pres;
+    for (int k = 0; k < 64; k++) poh_q[k] <= f_q.keep && f_q.hasprec && f_q.pbit == 6'(k);   // (a decode: no resets)
+    miss_q    <= st_req & ~f_q.pres;
     miss_nz_q <= miss_q != '0;
     low_q     <= lowest(miss_q);
     mid_n_q   <= field_id(FieldIdxW'(32'(f_first_q) + 32'(low_q)));
@@ -771,11 +880,13 @@ module recv_schema
     for (int i = 0; i < NumFields; i++) hit_q[i] <= f_q.st == field_owner(FieldIdxW'(i)) && h_id_q == field_id(FieldIdxW'(i));
     hp_q    <= hit_parts(hit_q);
     found_q <= hit_index(hp_q);
-    l_ti_q   <= field_type(fi);
-    l_keep_q <= f_q.keep && found_q[FieldIdxW] && field_wire(fi) == h_typ_q;
+    l_ti_q   <= fl_type;
+    l_keep_q <= f_q.keep && found_q[FieldIdxW] && fl_wire == h_typ_q;
     l_pbit_q <= 6'(32'(fi) - 32'(f_first_q));
-    slot_q   <= AW'(field_offset(fi));
-    dsum_q   <= f_q.rec + slot_q;
+    slot_q   <= fl_off;
+    {ds_c_q, ds_lo_q} <= {1'b0, f_q.rec[11:0]} + {1'b0, slot_q[11:0]};
+    ds_h0_q  <= f_q.rec[AW-1:12] + slot_q[AW-1:12];
+    ds_h1_q  <= (AW-12)'(({f_q.rec[AW-1:12], 1'b1} + {slot_q[AW-1:12], 1'b1}) >> 1);   // (+ 1 in the chain)
     // The operand registers, and what the tables say of them.
     {v_keep_q, v_inline_q, v_prec_q, v_ti_q, v_wire_q, v_dest_q, v_pbit_q} <=
       {v_keep_d, v_inline_d, v_prec_d, v_ti_d, v_wire_d, v_dest_d, v_pbit_d};
@@ -794,17 +905,9 @@ module recv_schema
     v_none_q   <= !(schema_fixed_size(8'(v_wire_q)) != '0 || v_wire_q == WireString || v_wire_q == WireStruct ||
                     v_wire_q == WireList || v_wire_q == WireSet || v_wire_q == WireMap);
     v_kp_q     <= v_keep_q && v_prec_q;
-    soh_q      <= (v_keep_q && v_prec_q) ? 64'd1 << v_pbit_q : '0;
-    v_rsz_q    <= AW'(type_record_size(v_ti2_q));
-    v_unit_q   <= AW'(type_array_unit(v_ti2_q));
-    v_zn_q     <= ZW'(type_zn(v_ti2_q));
-    v_zlm_q    <= type_zlm(v_ti2_q);
-    v_ms_q     <= type_msteps(v_ti2_q);
-    v_st_q     <= type_struct(v_ti2_q);
-    {a_elem_q, a_key_q}   <= {type_elem(v_ti2_q), type_key(v_ti2_q)};
-    {a_elemw_q, a_keyw_q} <= {type_wire(type_elem(v_ti2_q)), type_wire(type_key(v_ti2_q))};
-    a_esz_q   <= AW'(type_elem_size(type_elem(v_ti2_q)));
-    a_ksz_q   <= AW'(type_elem_size(type_key(v_ti2_q)));
+    for (int k = 0; k < 64; k++) soh_q[k] <= v_keep_q && v_prec_q && v_pbit_q == 6'(k);
+    {v_rsz_q, v_unit_q, v_zn_q, v_zlm_q, v_ms_q, v_st_q} <= {t_rsz, t_unit, t_zn, t_zlm, t_ms, t_st};
+    {a_elem_q, a_key_q, a_elemw_q, a_keyw_q, a_esz_q, a_ksz_q} <= {t_elem, t_key, t_elemw, t_keyw, t_esz, t_ksz};
     // A kept container's count and shift-and-add: loaded outside SMul and
     // SArr*, so no enable waits for SVal's decision; a step a cycle in
     // SMul, its addend added a cycle later.
@@ -818,7 +921,7 @@ module recv_schema
       mb_q   <= mb_q << 1;
       mbig_q <= mbig_q || mb_q[AW];
       mu_q   <= mu_q >> 1;
-      mc_q   <= mc_q - 1'b1;
+      mc_q   <= 5'(dec_lut(8'(mc_q)));
     end
     add_q    <= (state_q == SMul && mu_q[0]) ? mb_q : '0;
     addbig_q <= state_q == SMul && mu_q[0] && mbig_q;
@@ -831,16 +934,21 @@ module recv_schema
     d_any_q  <= !d_wait;
     d_tk_q   <= d_fix || d_str || d_cnt;
     t_amt_q  <= v_fix_q ? v_size_q : v_str_q ? 4'd4 : v_map_q ? 4'd6 : 4'd5;
-    {d_code_q, d_o1_q, d_o2_q, d_o4_q} <= {d_code, d_o1, d_o2, d_o4};
+    // (The offsets' picks only in SVal: off_d then needs no state term.)
+    d_code_q <= d_code;
+    {d_o1_q, d_o2_q, d_o4_q} <= {3{state_q == SVal}} & {d_o1, d_o2, d_o4};
+    d_oany_q <= state_q == SVal && (d_o1 || d_o2 || d_o4);
     // A string: outside SStr its registers follow the k_* stage and ptr_q
     // (SVal's string goes to SStr with them, no decision behind); in SStr
     // a chunk taken last cycle (go_q) moves them on.
     {s_left_q, s_len_q, s_ptr_q, s_base_q} <= {s_left_d, s_len_d, s_ptr_d, s_base_d};
     {s_u1_q, s_u2_q, s_u3_q} <= {s_u1_d, s_u2_d, s_u3_d};
-    s_pn_q   <= s_ptr_q + AW'(Width);
+    {pn_c_q, pn_lo_q} <= {1'b0, s_ptr_q[11:0]} + 13'(Width);
+    pn_h0_q  <= s_ptr_q[AW-1:12];
+    pn_h1_q  <= s_ptr_q[AW-1:12] + 1'b1;
     s_zero_q <= s_zero_d;
     if (go_q) begin                              // from the chunk after
-      s_chunk_q <= s_l2_q ? 8'(s_lw_q) : 8'(Width);
+      s_chunk_q <= s_l2_q ? 8'(lw_lo_q) : 8'(Width);
       s_dm_q    <= s_l2_q ? s_dm2_q : '1;
       s_cm_q    <= s_l2_q ? s_cm2_q : '1;
     end else begin                               // from the flags and the low bits
@@ -848,7 +956,9 @@ module recv_schema
       for (int k = 0; k < Width; k++) s_dm_q[k] <= s_u1_q || s_u2_q || s_left_q[LW-1:0] > LW'(k);
       for (int k = 0; k < Width / 8; k++) s_cm_q[k] <= s_u1_q || s_u2_q || s_left_q[LW-1:0] > LW'(8 * k);
     end
-    s_lw_q   <= s_left_q - LenW'(Width);
+    {lw_b_q, lw_lo_q} <= {1'b0, s_left_q[11:0]} - 13'(Width);
+    lw_h0_q  <= s_left_q[LenW-1:12];
+    lw_h1_q  <= s_left_q[LenW-1:12] - 1'b1;
     s_last_q <= !s_u2_q && (!s_u1_q || s_left_q[LW-1:0] == '0);
     s_l2_q   <= !s_u2_q || (!s_u3_q && s_left_q[LW-1:0] == '0);
     s_ue2_q  <= s_left_q[LenW-1:LW] == (LenW-LW)'(2);
@@ -872,6 +982,12 @@ module recv_schema
     c_nz1_q   <= win_i[39:8] != '0;
     c_nz2_q   <= win_i[47:16] != '0;
     c_pos_q   <= pos_i;
+    // A string length + 7 (padded to 8 in stage 2): bits 11:3 and the carry.
+    {c_npc_q, c_nplo_q} <= 10'(({1'b0, win_i[19:16], win_i[31:24]} + 13'd7) >> 3);
+    // pos_i + 1, 2, 4: the low 12 bits and their carry here, the rest in stage 2.
+    {c_p1c_q, c_p1lo_q} <= {1'b0, pos_i[11:0]} + 13'd1;
+    {c_p2c_q, c_p2lo_q} <= {1'b0, pos_i[11:0]} + 13'd2;
+    {c_p4c_q, c_p4lo_q} <= {1'b0, pos_i[11:0]} + 13'd4;
     // Capture stage 2.
     {k_av4_q, k_rem4_q} <= {c_av_q[4], c_rem_q[4]};
     k_av4p_q  <= k_av4_q;
@@ -902,7 +1018,7 @@ module recv_schema
     k_nu1_q   <= LenW'(be_at(c_win_q, 0)) >> LW == LenW'(1);
     k_nu2_q   <= LenW'(be_at(c_win_q, 0)) >> (LW + 1) != '0;
     k_nu3_q   <= LenW'(be_at(c_win_q, 0)) >> (LW + 2) != '0 || (slen[LW+1] && slen[LW]);
-    k_npad_q  <= (AW'(be_at(c_win_q, 0)) + AW'(7)) & ~AW'(7);
+    k_npad_q  <= {slen[AW-1:12] + (AW-12)'(c_npc_q), c_nplo_q, 3'b000};
     k_hok_q   <= v_map_q ? c_rem_q[6] : c_rem_q[5];
     k_hav_q   <= v_map_q ? c_av_q[6] : c_av_q[5];
     k_cneg_q  <= v_map_q ? c_win_q[23] : c_win_q[15];
@@ -916,13 +1032,14 @@ module recv_schema
     sovf      <= k_shi_q || k_ogh_q || (k_oeq_q && k_ogl_q);
     fresh_p_q <= fresh;
     k_pos_q   <= c_pos_q;
-    k_pos1_q  <= c_pos_q + LenW'(1);
-    k_pos2_q  <= c_pos_q + LenW'(2);
-    k_pos4_q  <= c_pos_q + LenW'(4);
+    k_pos1_q  <= {c_pos_q[LenW-1:12] + (LenW-12)'(c_p1c_q), c_p1lo_q};
+    k_pos2_q  <= {c_pos_q[LenW-1:12] + (LenW-12)'(c_p2c_q), c_p2lo_q};
+    k_pos4_q  <= {c_pos_q[LenW-1:12] + (LenW-12)'(c_p4c_q), c_p4lo_q};
     {sta_q, std_q, stm_q} <= {sta_d, std_d, stm_d};
     {off_q, aend_q, asize_q, depth_q, mst_q, mid_q} <= {off_d, aend_d, asize_d, depth_d, mst_d, mid_d};
   end
   assign fi = found_q[FieldIdxW-1:0];
+  assign s_lw = {lw_b_q ? lw_h1_q : lw_h0_q, lw_lo_q};
   logic [23:0] slen;                             // a string length's low 24 bits
   assign slen = {c_win_q[15:8], c_win_q[23:16], c_win_q[31:24]};
 
@@ -931,18 +1048,18 @@ module recv_schema
   always_comb begin
     {s_left_d, s_len_d, s_ptr_d, s_base_d} = {s_left_q, s_len_q, s_ptr_q, s_base_q};
     {s_u1_d, s_u2_d, s_u3_d} = {s_u1_q, s_u2_q, s_u3_q};
-    if (!(state_q == SStr)) begin
+    if (!(state_q == SStr || state_q == SStrE)) begin
       s_left_d = k_n0_q;
       s_len_d  = k_n0_q;
       s_ptr_d  = ptr_q;
       s_base_d = ptr_q;
       {s_u1_d, s_u2_d, s_u3_d} = {k_nu1_q, k_nu2_q, k_nu3_q};
     end else if (go_q) begin
-      s_left_d = s_last_q ? '0 : s_lw_q;
+      s_left_d = s_last_q ? '0 : s_lw;
       s_u1_d   = !s_last_q && s_ue2_q;
       s_u2_d   = !s_last_q && s_ug3_q;
       s_u3_d   = !s_last_q && s_ug4_q;
-      s_ptr_d  = s_pn_q;
+      s_ptr_d  = {pn_c_q ? pn_h1_q : pn_h0_q, pn_lo_q};
     end
   end
 
@@ -972,8 +1089,10 @@ module recv_schema
   if (FW != $bits(frame_t) || SW != $bits(f_sk)) begin : g_check_fw
     $error("recv_schema: FW is %0d, frame_t has %0d bits; SW is %0d", FW, $bits(frame_t), SW);
   end
-  // A kept value above the kept levels would lose its frame.
+  // A kept value above the kept levels would lose its frame. The frame's
+  // enable, decided a cycle ahead, is its steps.
   always_ff @(posedge clk_i) begin
+    if (rst_ni && state_q != SIdle) assert (ce_frame_q == (s_push || s_pop || state_q == SArgs)) else $error("recv_schema: ce_frame_q %b", ce_frame_q);
     if (state_q == SPush && nf_q.keep) assert (sph_q[Depth:Kept] == '0) else $error("recv_schema: a kept value at level %0d, above the service's %0d", sp_count(sph_q) + 1, Kept);
   end
   initial begin
