@@ -260,6 +260,10 @@ module recv_schema
   logic [AW-1:0]          ar_q, cap64_q;         // the args record's size, the area's
   logic                   afit_q;                // ar_q <= cap64_q (SArgs reads it)
   logic                   af_gt_q, af_eq_q, af_lo_q;   // its halves (SArgs0)
+  logic [AW-12:0]         af_hd;
+  logic [12:0]            af_ld;
+  assign af_hd = {1'b0, ar_q[AW-1:12]} - {1'b0, cap64_q[AW-1:12]};
+  assign af_ld = {1'b0, cap64_q[11:0]} - {1'b0, ar_q[11:0]};
   logic [AW-1:0]          ptr_q, ptr_d;          // the area's next free byte (a multiple of 8)
   logic                   res_q;                 // a reservation last cycle: ptr_q moves by psrc_q
   logic [AW-1:0]          psrc_q;                // what a reservation now would add
@@ -267,7 +271,12 @@ module recv_schema
   // A record being zeroed: where, stores after this one, zn_q is 0, the
   // last store's mask; zs_*: what a struct's or the args' reservation now
   // would load into them.
-  logic [AW-1:0]          zaddr_q, zaddr_d, zs_addr_q;
+  logic [AW-1:0]          zs_addr_q;
+  // zaddr in halves: bits 11:0 step with their carry (zc_q), the rest takes
+  // zhp_q (itself + 1) in a cycle of its own after a carry (zfix: no store).
+  logic [11:0]            zlo_q, zlo_d;
+  logic                   zc_q, zc_d, zstep_q, zfix;
+  logic [AW-1:12]         zhi_q, zhp_q;
   logic [ZW-1:0]          zn_q, zn_d, zs_zn_q;
   logic                   zlast_q, zlast_d, zs_last_q;
   logic [GW-1:0]          zlm_q, zlm_d, zs_zlm_q;
@@ -354,7 +363,10 @@ module recv_schema
   /* verilator lint_off UNUSEDSIGNAL */      // (k = 7: no step reads it)
   logic [8:1]             c_av_q, c_rem_q;       // avail_i >= k, rem_i >= k
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [LenW-1:0]        c_remm4_q, c_pos_q;    // rem_i - 4, pos_i
+  logic [LenW-1:0]        c_pos_q;               // pos_i
+  logic [11:0]            c_rlo_q;               // rem_i - 4: bits 11:0, their borrow, bits 23:12 without and with it
+  logic                   c_rb_q;
+  logic [LenW-1:12]       c_rhi_q, c_rhim_q;
   logic [11:0]            c_p1lo_q, c_p2lo_q, c_p4lo_q;   // pos_i + 1, 2, 4: bits 11:0
   logic [11:3]            c_nplo_q;              // a string length + 7: bits 11:3
   logic                   c_npc_q;
@@ -374,6 +386,7 @@ module recv_schema
   // ... past the message (its top and low halves above rem_i - 4, or the
   // top equal) and past the area (the same against room_q).
   logic                   k_tgh_q, k_teq_q, k_tgl_q, k_ogh_q, k_oeq_q, k_ogl_q;
+  logic                   k_tgh1_q, k_teq1_q, k_rb_q;   // the top against rem_i's less one (k_rb_q: the low half borrows)
   logic                   strunc, sovf;          // a stage later (SVal waits a cycle more for a string)
   logic                   fresh_p_q;             // fresh last cycle
   logic [LenW-1:0]        k_n0_q;
@@ -431,7 +444,7 @@ module recv_schema
   logic [AW-1:0]          inc_q;                 // a kept container's item size
   logic [11:0]            cn_lo_q;               // its next item's address: bits 11:0, their carry, the rest
   logic                   cn_c_q;
-  logic [AW-1:12]         cn_hi_q;
+  logic [AW-1:12]         cn_h0_q, cn_h1_q;
   logic                   left_z_q;              // f_q.left == 0
   logic [16:0]            left_m1_q;             // f_q.left - 1
   logic [63:0]            poh_q, soh_q;          // the presence bit a pop sets below, a value sets in f_q
@@ -536,6 +549,7 @@ module recv_schema
   logic x_elem, x_fix, x_arr, x_arr_fail, x_zero, str_end, x_popp, x_popd, x_done;
   logic x_fail, x_pset, x_res, x_zload, x_vload, f_ce_frame, f_ce_item, f_ce_pres;
   logic s_popd, s_elem, s_push, s_pop, s_zero, zs_a, ce_frame_q;
+  logic str_q;                                   // SStr or SStrE, a register (the string registers' enable)
   assign zs_a = state_q == SArgs0 || state_q == SArgs;
   assign s_popd      = state_q == SPopD;
   assign s_elem      = state_q == SElem;
@@ -544,7 +558,8 @@ module recv_schema
   assign s_zero      = state_q == SZero;
   assign x_args      = state_q == SArgs && afit_q;
   assign x_args_fail = state_q == SArgs && go && !afit_q;
-  assign x_zero      = s_zero && go;
+  assign zfix        = zc_q && zstep_q;
+  assign x_zero      = s_zero && go && !zfix;
   assign hdr         = state_q == SHdr && go && fresh;
   assign x_hdr_take  = hdr && kh_take_q;
   assign x_hdr_fail  = hdr && kh_fail_q;
@@ -581,7 +596,7 @@ module recv_schema
       SArgsW: state_d = SArgs0;                    // af_*_q, then afit_q
       SArgs0: state_d = SArgs;
       SArgs:  if (afit_q) state_d = SZero; else if (go) state_d = SIdle;
-      SZero:  if (go && zlast_q) state_d = SHdr;
+      SZero:  if (x_zero && zlast_q) state_d = SHdr;
       SHdr:   if (hdr) begin
         if (kh_take_q)      state_d = SFld1;
         else if (kh_stop_q) state_d = SReq;
@@ -631,7 +646,7 @@ module recv_schema
                          (x_popp && f_q.keep && f_q.kind == FStruct) || (x_popd && f_q.keep && f_q.hasdest));
     // What is stored, chosen by the state alone (stv_d says whether).
     unique case (state_q)
-      SZero:        sta_d = zaddr_q;
+      SZero:        sta_d = {zhi_q, zlo_q};
       SPopP, SPopD: sta_d = pa_q;
       default:      sta_d = v_dest_q;            // SVal, SStr
     endcase
@@ -676,9 +691,11 @@ module recv_schema
   // A record's zeroing: a store a cycle in SZero; loaded from zs_* by SArgs
   // or a kept struct's push (the address's choice before its sum).
   always_comb begin
-    {zaddr_d, zn_d, zlast_d, zlm_d} = {zaddr_q, zn_q, zlast_q, zlm_q};
+    {zlo_d, zn_d, zlast_d, zlm_d} = {zlo_q, zn_q, zlast_q, zlm_q};
+    // (Every cycle, so that zc_d is the carry out of a chain, no LUT after.)
+    {zc_d, zlo_d} = {1'b0, s_zero ? zlo_q : zs_addr_q[11:0]} + (s_zero ? 13'(Width) : '0);
+    if (!(x_zero || x_zload)) zlo_d = zlo_q;
     if (x_zero || x_zload) begin
-      zaddr_d = (s_zero ? zaddr_q : zs_addr_q) + (s_zero ? AW'(Width) : '0);
       zn_d    = s_zero ? ZW'(dec_lut(8'(zn_q))) : zs_zn_q;
       zlast_d = s_zero ? zn_q == ZW'(1) : zs_last_q;
       zlm_d   = s_zero ? zlm_q : zs_zlm_q;
@@ -776,7 +793,7 @@ module recv_schema
     end
     if (f_ce_item)
       {f_n.left, f_n.isval, f_n.cur} = s_pop ? {fb_q.left, fb_q.isval, fb_q.cur} :
-        el_q ? {left_m1_q, f_q.kind == FMap && !f_q.isval, cn_hi_q, cn_lo_q} : {nf_q.left, nf_q.isval, nf_q.cur};
+        el_q ? {left_m1_q, f_q.kind == FMap && !f_q.isval, cn_c_q ? cn_h1_q : cn_h0_q, cn_lo_q} : {nf_q.left, nf_q.isval, nf_q.cur};
     if (f_ce_pres)
       f_n.pres = s_pop ? (fb_q.pres | poh_q) : pset_q ? (f_q.pres | soh_q) : nf_q.pres;
   end
@@ -823,6 +840,7 @@ module recv_schema
     f_chg_q <= f_ce_item || f_ce_pres;
     fok_q   <= !(f_ce_item || f_ce_pres) && !f_chg_q;
     pset_q  <= x_pset;
+    str_q   <= !start_i && ((val && d_str_q) || state_q == SStr || (state_q == SStrE && !go));
     // SPush, SPop or SArgs next: SVal's push, SArr3's, SPopD's pop, SArgs0.
     ce_frame_q <= !start_i && ((sv_go_q && go && (d_sct_q || d_cnt_q)) || (state_q == SArr3 && go && !aovf_q) ||
                                (s_popd && go && !sph_q[1]) || state_q == SArgs0);
@@ -840,9 +858,9 @@ module recv_schema
       ar_q    <= AW'(struct_size(method_args(MethodIdxW'(method_i))));
       cap64_q <= cap_i - AW'(SchemaAreaStart);
     end
-    af_gt_q <= cap64_q[AW-1:12] > ar_q[AW-1:12];
+    af_gt_q <= af_hd[AW-12];                     // (borrows: carry chains, no LUT after)
     af_eq_q <= cap64_q[AW-1:12] == ar_q[AW-1:12];
-    af_lo_q <= cap64_q[11:0] >= ar_q[11:0];
+    af_lo_q <= !af_ld[12];
     afit_q  <= af_gt_q || (af_eq_q && af_lo_q);
     // (Two halves, the high one a cycle later: rw_q waits for both.)
     {rm_b_q, rm_lo_q} <= {1'b0, cap_q[11:0]} - {1'b0, ptr_q[11:0]};
@@ -852,7 +870,12 @@ module recv_schema
     res_q   <= x_res;
     psrc_q  <= (state_q == SArgs0 || state_q == SArgs) ? ar_q :
                (state_q == SArr2 || state_q == SArr3) ? acc_q[AW-1:0] : v_str_q ? k_npad_q : v_rsz_q;
-    {zaddr_q, zn_q, zlast_q, zlm_q} <= {zaddr_d, zn_d, zlast_d, zlm_d};
+    {zlo_q, zn_q, zlast_q, zlm_q} <= {zlo_d, zn_d, zlast_d, zlm_d};
+    zc_q    <= zc_d;
+    zstep_q <= x_zero;
+    zhp_q   <= zhi_q + 1'b1;                     // (current by a carry: the first step is a cycle after a load)
+    if (x_zload)   zhi_q <= zs_addr_q[AW-1:12];
+    else if (zfix) zhi_q <= zhp_q;
     // (ANDed, not muxed: the constant would become resets of zs_addr_q.)
     zs_addr_q <= ({AW{zs_a}} & AW'(SchemaAreaStart)) | ({AW{!zs_a && v_inline_q}} & v_dest_q) |
                  ({AW{!zs_a && !v_inline_q}} & ptr_q);
@@ -862,10 +885,10 @@ module recv_schema
     // The top frame's views.
     f_first_q <= st_first;
     inc_q     <= (f_q.kind == FMap && !f_q.isval) ? f_q.ksz : f_q.esz;
-    // (In two halves, the high one with the low one's carry a cycle later:
-    // current when fok_q is.)
-    {cn_c_q, cn_lo_q} <= {1'b0, f_q.cur[11:0]} + {1'b0, (f_q.kind == FMap && !f_q.isval) ? f_q.ksz[11:0] : f_q.esz[11:0]};
-    cn_hi_q   <= f_q.cur[AW-1:12] + inc_q[AW-1:12] + (AW-12)'(cn_c_q);
+    // (In halves, the high one without and with the low one's carry.)
+    {cn_c_q, cn_lo_q} <= {1'b0, f_q.cur[11:0]} + {1'b0, inc_q[11:0]};
+    cn_h0_q   <= f_q.cur[AW-1:12] + inc_q[AW-1:12];
+    cn_h1_q   <= (AW-12)'(({f_q.cur[AW-1:12], 1'b1} + {inc_q[AW-1:12], 1'b1}) >> 1);
     left_z_q  <= f_q.left == '0;
     left_m1_q <= f_q.left - 1'b1;
     for (int k = 0; k < 64; k++) poh_q[k] <= f_q.keep && f_q.hasprec && f_q.pbit == 6'(k);   // (a decode: no resets)
@@ -974,7 +997,10 @@ module recv_schema
       c_av_q[k]  <= avail_i[7:3] != '0 || (k < 8 && avail_i[2:0] >= 3'(k % 8));
       c_rem_q[k] <= rem_i[LenW-1:3] != '0 || (k < 8 && rem_i[2:0] >= 3'(k % 8));
     end
-    c_remm4_q <= rem_i - LenW'(4);
+    // rem_i - 4: bits 11:0 and their borrow; the rest, and the rest less one.
+    {c_rb_q, c_rlo_q} <= {1'b0, rem_i[11:0]} - 13'd4;
+    c_rhi_q   <= rem_i[LenW-1:12];
+    c_rhim_q  <= rem_i[LenW-1:12] - 1'b1;
     c_z0_q    <= win_i[7:0] == 8'd0;
     c_b1_q    <= win_i[7:0] == 8'd1;
     c_sk0_q   <= schema_skippable(win_i[7:0]);
@@ -1008,9 +1034,12 @@ module recv_schema
                  ({64{v_wi64_q}} & {be_at(c_win_q, 0), be_at(c_win_q, 4)});
     k_sneg_q  <= c_win_q[7];
     k_shi_q   <= !c_z0_q;
-    k_tgh_q   <= slen[23:12] > c_remm4_q[23:12];
-    k_teq_q   <= slen[23:12] == c_remm4_q[23:12];
-    k_tgl_q   <= slen[11:0] > c_remm4_q[11:0];
+    k_tgh_q   <= slen[23:12] > c_rhi_q;
+    k_teq_q   <= slen[23:12] == c_rhi_q;
+    k_tgh1_q  <= slen[23:12] > c_rhim_q;
+    k_teq1_q  <= slen[23:12] == c_rhim_q;
+    k_rb_q    <= c_rb_q;
+    k_tgl_q   <= slen[11:0] > c_rlo_q;
     k_ogh_q   <= slen[23:12] > 12'(room_q[AW-1:12]);
     k_oeq_q   <= slen[23:12] == 12'(room_q[AW-1:12]);
     k_ogl_q   <= slen[11:0] > room_q[11:0];      // room_q is a multiple of 8
@@ -1028,7 +1057,7 @@ module recv_schema
     k_badk_q  <= v_map_q && !c_sk0_q;
     k_bade_q  <= v_map_q ? !c_sk1_q : !c_sk0_q;
     k_rovf_q  <= v_rsz_q > room_q;
-    strunc    <= k_shi_q || k_tgh_q || (k_teq_q && k_tgl_q);
+    strunc    <= k_shi_q || (k_rb_q ? k_tgh1_q || (k_teq1_q && k_tgl_q) : k_tgh_q || (k_teq_q && k_tgl_q));
     sovf      <= k_shi_q || k_ogh_q || (k_oeq_q && k_ogl_q);
     fresh_p_q <= fresh;
     k_pos_q   <= c_pos_q;
@@ -1048,7 +1077,7 @@ module recv_schema
   always_comb begin
     {s_left_d, s_len_d, s_ptr_d, s_base_d} = {s_left_q, s_len_q, s_ptr_q, s_base_q};
     {s_u1_d, s_u2_d, s_u3_d} = {s_u1_q, s_u2_q, s_u3_q};
-    if (!(state_q == SStr || state_q == SStrE)) begin
+    if (!str_q) begin
       s_left_d = k_n0_q;
       s_len_d  = k_n0_q;
       s_ptr_d  = ptr_q;
@@ -1093,6 +1122,7 @@ module recv_schema
   // enable, decided a cycle ahead, is its steps.
   always_ff @(posedge clk_i) begin
     if (rst_ni && state_q != SIdle) assert (ce_frame_q == (s_push || s_pop || state_q == SArgs)) else $error("recv_schema: ce_frame_q %b", ce_frame_q);
+    if (rst_ni && state_q != SIdle) assert (str_q == (state_q == SStr || state_q == SStrE)) else $error("recv_schema: str_q %b", str_q);
     if (state_q == SPush && nf_q.keep) assert (sph_q[Depth:Kept] == '0) else $error("recv_schema: a kept value at level %0d, above the service's %0d", sp_count(sph_q) + 1, Kept);
   end
   initial begin
