@@ -224,7 +224,7 @@ module recv_schema
   // SFld*, SMiss1-2, SElem, SMul, SArr1-2, SPush, SPop) skip stall_i.
   typedef enum logic [4:0] {
     SIdle, SArgsW, SArgs0, SArgs, SZero, SHdr, SFld1, SFld2, SFld3, SFld4, SFld5, SFld6, SReq, SMiss1, SMiss2, SMiss3,
-    SVal, SMul, SArr1, SArr2, SArr3, SPush, SElem, SStr, SStrE, SPopP, SPopD, SPop
+    SVal, SMul, SArr1, SArr2, SArr2b, SArr3, SPush, SElem, SStr, SStrE, SPopP, SPopD, SPop
   } walk_e;
 
   walk_e                 state_q, state_d;
@@ -259,15 +259,17 @@ module recv_schema
   logic                   rm_b_q;
   logic [AW-1:0]          ar_q, cap64_q;         // the args record's size, the area's
   logic                   afit_q;                // ar_q <= cap64_q (SArgs reads it)
-  logic                   af_gt_q, af_eq_q, af_lo_q;   // its halves (SArgs0)
+  logic                   af_gt_q, af_eq_q, af_lt_q;   // its halves (SArgs0)
   logic [AW-12:0]         af_hd;
   logic [12:0]            af_ld;
   assign af_hd = {1'b0, ar_q[AW-1:12]} - {1'b0, cap64_q[AW-1:12]};
   assign af_ld = {1'b0, cap64_q[11:0]} - {1'b0, ar_q[11:0]};
-  logic [AW-1:0]          ptr_q, ptr_d;          // the area's next free byte (a multiple of 8)
-  logic                   res_q;                 // a reservation last cycle: ptr_q moves by psrc_q
+  logic [AW-1:0]          ptr_q;                 // the area's next free byte (a multiple of 8)
+  logic                   res_q, res2_q;         // a reservation last cycle: ptr_q moves by psrc_q (bits 11:0, then the rest)
+  logic                   ptr_c_q;
+  logic [AW-1:12]         psh_q;                 // psrc_q's bits AW-1:12, for res2_q
   logic [AW-1:0]          psrc_q;                // what a reservation now would add
-  logic [4:0]             rw_q, rw_d;            // cycles until room_q, k_* and sovf_q follow ptr_q (a thermometer)
+  logic [5:0]             rw_q, rw_d;            // cycles until room_q, k_* and sovf_q follow ptr_q (a thermometer)
   // A record being zeroed: where, stores after this one, zn_q is 0, the
   // last store's mask; zs_*: what a struct's or the args' reservation now
   // would load into them.
@@ -311,7 +313,8 @@ module recv_schema
   logic [FieldIdxW:0]     found_q;
   logic [FieldIdxW-1:0]   fi;
   logic [TypeIdxW-1:0]    l_ti_q;                // the found field's type, kept, place, slot, address
-  logic                   l_keep_q;
+  logic                   l_keep_q, l_hit_q;
+  logic [4:0]             l_wire_q;
   logic [5:0]             l_pbit_q;
   logic [AW-1:0]          slot_q;
   logic [11:0]            ds_lo_q;               // record + slot: bits 11:0, their carry, the rest without and with it
@@ -326,6 +329,7 @@ module recv_schema
   // and whether it fits.
   logic [15:0]            n_q;
   logic [AW+1:0]          acc_q;
+  logic                   acc_c_q;               // its bits 11:0's carry, added to the rest a cycle later
   logic [AW:0]            mb_q, add_q;
   logic                   ovf_q, mbig_q, addbig_q, aovf_q;
   logic [AW-1:0]          mu_q;
@@ -372,7 +376,8 @@ module recv_schema
   logic                   c_npc_q;
   logic                   c_p1c_q, c_p2c_q, c_p4c_q;      // and their carries
   logic                   c_z0_q, c_b1_q, c_sk0_q, c_sk1_q;   // byte 0 is 0, is 1, a type Apache skips; byte 1 too
-  logic                   c_nz1_q, c_nz2_q;      // bytes 1-4, 2-5 are not 0 (a list's, a map's count)
+  logic [5:1]             c_nzb_q;
+  logic                   c_nuhz_q;              // a string length's bits 23:LW+2 are 0               // bytes 1 to 5 are not 0 (a list's count is bytes 1-4, a map's 2-5)
   // Capture stage 2: what they mean.
   logic                   k_av4_q, k_rem4_q;     // c_av_q[4], c_rem_q[4]
   logic                   k_av4p_q;              // k_av4_q a cycle late: the window strunc and sovf were taken from held the length
@@ -444,7 +449,7 @@ module recv_schema
   logic [AW-1:0]          inc_q;                 // a kept container's item size
   logic [11:0]            cn_lo_q;               // its next item's address: bits 11:0, their carry, the rest
   logic                   cn_c_q;
-  logic [AW-1:12]         cn_h0_q, cn_h1_q;
+  logic [AW-1:12]         cn_h0_q, cn_h1_q, incn_q;   // incn_q: ~inc_q[AW-1:12]
   logic                   left_z_q;              // f_q.left == 0
   logic [16:0]            left_m1_q;             // f_q.left - 1
   logic [63:0]            poh_q, soh_q;          // the presence bit a pop sets below, a value sets in f_q
@@ -502,7 +507,7 @@ module recv_schema
   logic            d_any_q, d_zl_q, d_res_q;                      // decided; a kept struct (a record zeroed); area reserved (a kept string or record)
   schema_code_e    d_code_q;
   logic            d_o1_q, d_o2_q, d_o4_q, d_oany_q;
-  logic            sv_go_q;
+  logic            sv_go_q, sv_go_d;
   // One term per kind of value (v_fix_q, v_str_q, v_struct_q, v_cont_q
   // are exclusive; none of them: a UUID element, which the image cannot
   // hold). A value fails unless it acts or waits.
@@ -549,7 +554,7 @@ module recv_schema
   logic x_elem, x_fix, x_arr, x_arr_fail, x_zero, str_end, x_popp, x_popd, x_done;
   logic x_fail, x_pset, x_res, x_zload, x_vload, f_ce_frame, f_ce_item, f_ce_pres;
   logic s_popd, s_elem, s_push, s_pop, s_zero, zs_a, ce_frame_q;
-  logic str_q;                                   // SStr or SStrE, a register (the string registers' enable)
+  logic str_q, zlv_q;                                   // SStr or SStrE, a register (the string registers' enable)
   assign zs_a = state_q == SArgs0 || state_q == SArgs;
   assign s_popd      = state_q == SPopD;
   assign s_elem      = state_q == SElem;
@@ -569,6 +574,8 @@ module recv_schema
   assign elem        = s_elem && f_ok;
   assign x_elem      = elem && !left_z_q;
   assign val         = sv_go_q && go;            // sv_go_q is set only in SVal
+  assign sv_go_d     = state_q == SVal && fresh && (!v_str_q || fresh_p_q) && !v_new_q && !v_new2_q && !v_new3_q &&
+                       !rw_q[0] && !start_i && !(val && d_any_q);
   assign x_fix       = val && d_fix_q;
   assign x_arr       = state_q == SArr3 && go && !aovf_q;
   assign x_arr_fail  = state_q == SArr3 && go && aovf_q;
@@ -579,7 +586,7 @@ module recv_schema
   assign x_fail      = x_args_fail || x_hdr_fail || x_miss3 || (val && d_fail_q) || x_arr_fail;
   assign x_pset      = (x_fix || str_end) && v_kp_q;
   assign x_res       = (x_args || (val && d_res_q && d_any_q) || x_arr) && !start_i;
-  assign x_zload     = state_q == SArgs || (val && d_zl_q);
+  assign x_zload     = state_q == SArgs || (zlv_q && go);   // (zlv_q: sv_go_q && d_zl_q)
   assign tk_d        = th_d || tr_d || tv_d;
   assign x_vload     = state_q == SFld6 || x_elem;
   // The top frame changes in steps of their own, a cycle after the step
@@ -623,7 +630,8 @@ module recv_schema
       end
       SMul:   if (mc_q == 5'd1) state_d = SArr1;
       SArr1:  state_d = SArr2;
-      SArr2:  state_d = SArr3;
+      SArr2:  state_d = SArr2b;                    // the sum's high half
+      SArr2b: state_d = SArr3;
       SArr3:  if (go) state_d = aovf_q ? SIdle : SPush;
       SPush:  state_d = (nf_q.kind != FStruct) ? SElem : nf_q.keep ? SZero : SHdr;
       SStr:   if (!tv_q && !go_q && s_zero_q) state_d = SStrE;   // (no other take shows in SStr)
@@ -684,8 +692,7 @@ module recv_schema
   // The area's pointer: a reservation adds psrc_q (its choice made a cycle
   // earlier from registers that hold while the step waits), a cycle later.
   always_comb begin
-    rw_d  = x_res ? 5'b11111 : rw_q >> 1;
-    ptr_d = ptr_q + psrc_q;
+    rw_d  = x_res ? 6'b111111 : rw_q >> 1;
   end
 
   // A record's zeroing: a store a cycle in SZero; loaded from zs_* by SArgs
@@ -729,14 +736,10 @@ module recv_schema
 
   // The stack pointer (one-hot): SPush moves it up, SPop down.
   always_comb begin
+    // (SArgs, SPush and SPop are ce_frame_q: the enable is one LUT.)
     sph_d = sph_q;
-    unique case (state_q)
-      SArgs0:  sph_d = (Depth+1)'(1);
-      SArgs:   sph_d = (Depth+1)'(2);
-      SPush:   sph_d = sph_q << 1;
-      SPop:    sph_d = sph_q >> 1;
-      default: ;
-    endcase
+    if (state_q == SArgs0)  sph_d = (Depth+1)'(1);
+    else if (ce_frame_q)    sph_d = s_pop ? sph_q >> 1 : s_push ? sph_q << 1 : (Depth+1)'(2);
   end
 
   // The frame a push or SArgs puts on top, from registers that hold while
@@ -810,6 +813,7 @@ module recv_schema
       go_q    <= 1'b0;
       rw_q    <= '0;
       sv_go_q <= 1'b0;
+      zlv_q   <= 1'b0;
     end else begin
       state_q <= state_d;
       done_q  <= done_d;
@@ -822,7 +826,8 @@ module recv_schema
       push_q  <= s_push;
       go_q    <= go_d;
       rw_q    <= rw_d;
-      sv_go_q <= state_q == SVal && fresh && (!v_str_q || fresh_p_q) && !v_new_q && !v_new2_q && !v_new3_q && !rw_q[0] && !start_i && !(val && d_any_q);
+      sv_go_q <= sv_go_d;
+      zlv_q   <= sv_go_d && v_struct_q && v_keep_q;
     end
   end
   always_ff @(posedge clk_i) begin
@@ -860,16 +865,24 @@ module recv_schema
     end
     af_gt_q <= af_hd[AW-12];                     // (borrows: carry chains, no LUT after)
     af_eq_q <= cap64_q[AW-1:12] == ar_q[AW-1:12];
-    af_lo_q <= !af_ld[12];
-    afit_q  <= af_gt_q || (af_eq_q && af_lo_q);
+    af_lt_q <= af_ld[12];
+    afit_q  <= af_gt_q || (af_eq_q && !af_lt_q);
     // (Two halves, the high one a cycle later: rw_q waits for both.)
     {rm_b_q, rm_lo_q} <= {1'b0, cap_q[11:0]} - {1'b0, ptr_q[11:0]};
     room_q  <= {(AW-12)'(({cap_q[AW-1:12], !rm_b_q} + {~ptr_q[AW-1:12], 1'b1}) >> 1), rm_lo_q};
-    if (state_q == SArgs0) ptr_q <= AW'(SchemaAreaStart);
-    else if (res_q)        ptr_q <= ptr_d;
+    // A reservation moves bits 11:0 (with their carry), then the rest.
+    if (state_q == SArgs0) begin
+      ptr_q  <= AW'(SchemaAreaStart);
+      res2_q <= 1'b0;
+    end else begin
+      if (res_q) {ptr_c_q, ptr_q[11:0]} <= {1'b0, ptr_q[11:0]} + {1'b0, psrc_q[11:0]};
+      if (res2_q) ptr_q[AW-1:12] <= (AW-12)'(({ptr_q[AW-1:12], ptr_c_q} + {psh_q, ptr_c_q}) >> 1);
+      res2_q <= res_q;
+    end
+    psh_q   <= psrc_q[AW-1:12];
     res_q   <= x_res;
     psrc_q  <= (state_q == SArgs0 || state_q == SArgs) ? ar_q :
-               (state_q == SArr2 || state_q == SArr3) ? acc_q[AW-1:0] : v_str_q ? k_npad_q : v_rsz_q;
+               (state_q == SArr2b || state_q == SArr3) ? acc_q[AW-1:0] : v_str_q ? k_npad_q : v_rsz_q;
     {zlo_q, zn_q, zlast_q, zlm_q} <= {zlo_d, zn_d, zlast_d, zlm_d};
     zc_q    <= zc_d;
     zstep_q <= x_zero;
@@ -888,7 +901,10 @@ module recv_schema
     // (In halves, the high one without and with the low one's carry.)
     {cn_c_q, cn_lo_q} <= {1'b0, f_q.cur[11:0]} + {1'b0, inc_q[11:0]};
     cn_h0_q   <= f_q.cur[AW-1:12] + inc_q[AW-1:12];
-    cn_h1_q   <= (AW-12)'(({f_q.cur[AW-1:12], 1'b1} + {inc_q[AW-1:12], 1'b1}) >> 1);
+    // cur + inc + 1 as cur - ~inc, from an inverted copy of inc_q's bits:
+    // its first LUTs are not cn_h0_q's (a shared LUT would be routed).
+    cn_h1_q   <= f_q.cur[AW-1:12] - incn_q;
+    incn_q    <= ~((f_q.kind == FMap && !f_q.isval) ? f_q.ksz[AW-1:12] : f_q.esz[AW-1:12]);
     left_z_q  <= f_q.left == '0;
     left_m1_q <= f_q.left - 1'b1;
     for (int k = 0; k < 64; k++) poh_q[k] <= f_q.keep && f_q.hasprec && f_q.pbit == 6'(k);   // (a decode: no resets)
@@ -904,7 +920,9 @@ module recv_schema
     hp_q    <= hit_parts(hit_q);
     found_q <= hit_index(hp_q);
     l_ti_q   <= fl_type;
-    l_keep_q <= f_q.keep && found_q[FieldIdxW] && fl_wire == h_typ_q;
+    l_wire_q <= fl_wire;
+    l_hit_q  <= found_q[FieldIdxW];
+    l_keep_q <= f_q.keep && l_hit_q && l_wire_q == h_typ_q;   // (SFld5: the lookup, then the compare)
     l_pbit_q <= 6'(32'(fi) - 32'(f_first_q));
     slot_q   <= fl_off;
     {ds_c_q, ds_lo_q} <= {1'b0, f_q.rec[11:0]} + {1'b0, slot_q[11:0]};
@@ -948,7 +966,13 @@ module recv_schema
     end
     add_q    <= (state_q == SMul && mu_q[0]) ? mb_q : '0;
     addbig_q <= state_q == SMul && mu_q[0] && mbig_q;
-    acc_q <= (state_q == SVal) ? '0 : {1'b0, acc_q[AW:0]} + {1'b0, add_q};
+    // (In halves: bits 11:0 with their carry, the rest a cycle later.)
+    if (state_q == SVal) begin
+      {acc_c_q, acc_q} <= '0;
+    end else begin
+      {acc_c_q, acc_q[11:0]} <= {1'b0, acc_q[11:0]} + {1'b0, add_q[11:0]};
+      acc_q[AW+1:12] <= (AW-10)'(({1'b0, acc_q[AW:12], acc_c_q} + {1'b0, add_q[AW:12], acc_c_q}) >> 1);
+    end
     ovf_q <= !(state_q == SVal) && (ovf_q || addbig_q || acc_q[AW+1]);
     aovf_q  <= {ovf_q || acc_q[AW+1], acc_q[AW:0]} > (AW+2)'(room_q);
     {d_fail_q, d_fix_q, d_str_q, d_sct_q, d_mul_q, d_cnt_q} <= {d_fail, d_fix, d_str, d_sct, d_mul, d_cnt};
@@ -1005,8 +1029,8 @@ module recv_schema
     c_b1_q    <= win_i[7:0] == 8'd1;
     c_sk0_q   <= schema_skippable(win_i[7:0]);
     c_sk1_q   <= schema_skippable(win_i[15:8]);
-    c_nz1_q   <= win_i[39:8] != '0;
-    c_nz2_q   <= win_i[47:16] != '0;
+    for (int k = 1; k <= 5; k++) c_nzb_q[k] <= win_i[8*k +: 8] != '0;
+    c_nuhz_q  <= 24'({win_i[15:8], win_i[23:16], win_i[31:24]}) >> (LW + 2) == '0;
     c_pos_q   <= pos_i;
     // A string length + 7 (padded to 8 in stage 2): bits 11:3 and the carry.
     {c_npc_q, c_nplo_q} <= 10'(({1'b0, win_i[19:16], win_i[31:24]} + 13'd7) >> 3);
@@ -1044,15 +1068,15 @@ module recv_schema
     k_oeq_q   <= slen[23:12] == 12'(room_q[AW-1:12]);
     k_ogl_q   <= slen[11:0] > room_q[11:0];      // room_q is a multiple of 8
     k_n0_q    <= LenW'(be_at(c_win_q, 0));
-    k_nu1_q   <= LenW'(be_at(c_win_q, 0)) >> LW == LenW'(1);
-    k_nu2_q   <= LenW'(be_at(c_win_q, 0)) >> (LW + 1) != '0;
-    k_nu3_q   <= LenW'(be_at(c_win_q, 0)) >> (LW + 2) != '0 || (slen[LW+1] && slen[LW]);
+    k_nu1_q   <= c_nuhz_q && slen[LW+1:LW] == 2'b01;
+    k_nu2_q   <= !c_nuhz_q || slen[LW+1];
+    k_nu3_q   <= !c_nuhz_q || (slen[LW+1] && slen[LW]);
     k_npad_q  <= {slen[AW-1:12] + (AW-12)'(c_npc_q), c_nplo_q, 3'b000};
     k_hok_q   <= v_map_q ? c_rem_q[6] : c_rem_q[5];
     k_hav_q   <= v_map_q ? c_av_q[6] : c_av_q[5];
     k_cneg_q  <= v_map_q ? c_win_q[23] : c_win_q[15];
-    k_cbig_q  <= v_map_q ? (c_win_q[23:16] != '0 || c_win_q[31:24] != '0) : (c_win_q[15:8] != '0 || c_win_q[23:16] != '0);
-    k_cnz_q   <= v_map_q ? c_nz2_q : c_nz1_q;
+    k_cbig_q  <= v_map_q ? c_nzb_q[2] || c_nzb_q[3] : c_nzb_q[1] || c_nzb_q[2];
+    k_cnz_q   <= v_map_q ? c_nzb_q[5:2] != '0 : c_nzb_q[4:1] != '0;
     k_cn_q    <= v_map_q ? {c_win_q[39:32], c_win_q[47:40]} : {c_win_q[31:24], c_win_q[39:32]};
     k_badk_q  <= v_map_q && !c_sk0_q;
     k_bade_q  <= v_map_q ? !c_sk1_q : !c_sk0_q;
@@ -1123,6 +1147,7 @@ module recv_schema
   always_ff @(posedge clk_i) begin
     if (rst_ni && state_q != SIdle) assert (ce_frame_q == (s_push || s_pop || state_q == SArgs)) else $error("recv_schema: ce_frame_q %b", ce_frame_q);
     if (rst_ni && state_q != SIdle) assert (str_q == (state_q == SStr || state_q == SStrE)) else $error("recv_schema: str_q %b", str_q);
+    if (rst_ni && state_q != SIdle) assert (zlv_q == (sv_go_q && d_zl_q)) else $error("recv_schema: zlv_q %b", zlv_q);
     if (state_q == SPush && nf_q.keep) assert (sph_q[Depth:Kept] == '0) else $error("recv_schema: a kept value at level %0d, above the service's %0d", sp_count(sph_q) + 1, Kept);
   end
   initial begin
