@@ -113,6 +113,7 @@ var StateAllowances = []Allowance{
 	{"recv_schema", "v_ti_q", "unused", "read only for a struct, list, set or map: unused where the args have none (Memcached)"},
 	{"recv_schema", "mst_q", "constant", "a struct's index (0 unless a required field is missing): the bits above the service's StructIdxW stay 0"},
 	{"recv_schema", "mid_q", "constant", "a field id (0 unless a required field is missing), one of the service's: bits that none sets apart"},
+	{"recv_schema", "l_wire_q", "constant", "a found field's wire type, one of the service's: bits that none sets apart"},
 	{"recv_schema", "f_first_q", "constant", "a struct's first field, one of the service's: bits that none sets apart"},
 	{"recv_schema", "v_st_q", "constant", "a value type's struct, one of the service's: bits that none sets apart (all where no value is a struct)"},
 	{"recv_schema", "a_elem_q", "constant", "a container type's element type, one of the service's: bits that none sets apart (all where no value is a container)"},

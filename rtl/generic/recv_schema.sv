@@ -124,6 +124,12 @@ module recv_schema
   function automatic logic [7:0] dec_lut(input logic [7:0] x);
     for (int k = 0; k < 8; k++) dec_lut[k] = x[k] ^ ((x & 8'((1 << k) - 1)) == '0);
   endfunction
+  // a > b as the borrow of b - a: a carry chain's end, no LUT after it.
+  function automatic logic gt12(input logic [11:0] a, input logic [11:0] b);
+    logic [12:0] d;
+    d = {1'b0, b} - {1'b0, a};
+    gt12 = d[12];
+  endfunction
   // How many frames a one-hot stack pointer says.
   function automatic logic [3:0] sp_count(input logic [Depth:0] sph);
     sp_count = '0;
@@ -245,6 +251,7 @@ module recv_schema
   frame_t                 f_q, f_n;              // the top frame; f_n: its next value (enables applied)
   frame_t                 nf, nf_q;              // the frame a push or SArgs puts on top
   frame_t                 fb_q;                  // the frame below it, read ahead for a pop
+  logic                   fbs_q;                 // ... it is a struct
   logic                   push_q;                // a push last cycle: the frame it replaced, and where it goes
   logic [KW-1:0]          p_kb_q;
   logic [SW-1:0]          p_sk_q;
@@ -491,7 +498,8 @@ module recv_schema
   assign fresh  = fresh_q && !go_q;              // k_* describe the window at the head
   assign f_ok   = fok_q;                         // f_q's views are current
   walk_e item;                                   // the top frame's next item
-  assign item = (f_q.kind == FStruct) ? SHdr : SElem;
+  logic  item_s_q;                               // f_q.kind == FStruct, a cycle late
+  assign item = item_s_q ? SHdr : SElem;          // (f_q.kind stands still around a value's end)
 
   // SVal's decision, made a cycle before its action (d_*_q, one-hot, and
   // the fail code): from registers that hold while a value waits at the
@@ -504,7 +512,7 @@ module recv_schema
   schema_code_e    d_code;
   logic            d_o1, d_o2, d_o4;                            // the fault's offset: k_pos1_q, k_pos2_q, k_pos4_q (else k_pos_q)
   logic            d_fail_q, d_fix_q, d_str_q, d_sct_q, d_mul_q, d_cnt_q;
-  logic            d_any_q, d_zl_q, d_res_q;                      // decided; a kept struct (a record zeroed); area reserved (a kept string or record)
+  logic            d_any_q, d_res_q;                              // decided; area reserved (a kept string or record)
   schema_code_e    d_code_q;
   logic            d_o1_q, d_o2_q, d_o4_q, d_oany_q;
   logic            sv_go_q, sv_go_d;
@@ -586,7 +594,7 @@ module recv_schema
   assign x_fail      = x_args_fail || x_hdr_fail || x_miss3 || (val && d_fail_q) || x_arr_fail;
   assign x_pset      = (x_fix || str_end) && v_kp_q;
   assign x_res       = (x_args || (val && d_res_q && d_any_q) || x_arr) && !start_i;
-  assign x_zload     = state_q == SArgs || (zlv_q && go);   // (zlv_q: sv_go_q && d_zl_q)
+  assign x_zload     = state_q == SArgs || (zlv_q && go);   // (zlv_q: SVal's decision is a kept struct's: a record zeroed)
   assign tk_d        = th_d || tr_d || tv_d;
   assign x_vload     = state_q == SFld6 || x_elem;
   // The top frame changes in steps of their own, a cycle after the step
@@ -638,7 +646,7 @@ module recv_schema
       SStrE:  if (go) state_d = item;
       SPopP:  if (go) state_d = SPopD;
       SPopD:  if (go) state_d = sph_q[1] ? SIdle : SPop;
-      SPop:   state_d = (fb_q.kind == FStruct) ? SHdr : SElem;
+      SPop:   state_d = fbs_q ? SHdr : SElem;
       default: ;
     endcase
     if (start_i) state_d = SArgsW;
@@ -841,6 +849,8 @@ module recv_schema
     f_q  <= f_n;
     nf_q <= nf;
     fb_q <= {b_sk[30:28], b_kb[KW-1 -: KA], b_sk[27:10], b_kb[KB+KC-1 -: KB], b_sk[9:0], b_kb[KC-1:0]};
+    fbs_q    <= fkind_e'(b_sk[30:29]) == FStruct;
+    item_s_q <= f_q.kind == FStruct;
     sph_q   <= sph_d;
     f_chg_q <= f_ce_item || f_ce_pres;
     fok_q   <= !(f_ce_item || f_ce_pres) && !f_chg_q;
@@ -976,7 +986,6 @@ module recv_schema
     ovf_q <= !(state_q == SVal) && (ovf_q || addbig_q || acc_q[AW+1]);
     aovf_q  <= {ovf_q || acc_q[AW+1], acc_q[AW:0]} > (AW+2)'(room_q);
     {d_fail_q, d_fix_q, d_str_q, d_sct_q, d_mul_q, d_cnt_q} <= {d_fail, d_fix, d_str, d_sct, d_mul, d_cnt};
-    d_zl_q   <= v_struct_q && v_keep_q;
     d_res_q  <= v_keep_q && (v_str_q || (v_struct_q && !v_inline_q));
     d_any_q  <= !d_wait;
     d_tk_q   <= d_fix || d_str || d_cnt;
@@ -1058,13 +1067,13 @@ module recv_schema
                  ({64{v_wi64_q}} & {be_at(c_win_q, 0), be_at(c_win_q, 4)});
     k_sneg_q  <= c_win_q[7];
     k_shi_q   <= !c_z0_q;
-    k_tgh_q   <= slen[23:12] > c_rhi_q;
+    k_tgh_q   <= gt12(slen[23:12], c_rhi_q);
     k_teq_q   <= slen[23:12] == c_rhi_q;
-    k_tgh1_q  <= slen[23:12] > c_rhim_q;
+    k_tgh1_q  <= gt12(slen[23:12], c_rhim_q);
     k_teq1_q  <= slen[23:12] == c_rhim_q;
     k_rb_q    <= c_rb_q;
     k_tgl_q   <= slen[11:0] > c_rlo_q;
-    k_ogh_q   <= slen[23:12] > 12'(room_q[AW-1:12]);
+    k_ogh_q   <= gt12(slen[23:12], 12'(room_q[AW-1:12]));
     k_oeq_q   <= slen[23:12] == 12'(room_q[AW-1:12]);
     k_ogl_q   <= slen[11:0] > room_q[11:0];      // room_q is a multiple of 8
     k_n0_q    <= LenW'(be_at(c_win_q, 0));
@@ -1118,7 +1127,13 @@ module recv_schema
 
   // A chunk goes when the window holds it: gpre_q (from registers a cycle
   // earlier) and, this cycle, no chunk shown, no stall and avail_i.
-  assign go_d = gpre_q && !go_q && go && !start_i && avail_i >= s_chunk_q;
+  // (One carry chain: {ok, avail_i} >= {1, s_chunk_q} as the sign of
+  // {1, s_chunk_q} - {ok, avail_i} - 1, ok's LUT the chain's last.)
+  logic       go_ok;
+  logic [9:0] go_sum;
+  assign go_ok  = gpre_q && !go_q && go && !start_i;
+  assign go_sum = {1'b0, 1'b1, s_chunk_q} + ~{1'b0, go_ok, avail_i};
+  assign go_d   = go_sum[9];
   assign s_zero_d = go_q ? s_last_q : !s_u1_q && !s_u2_q && s_left_q[LW-1:0] == '0;
 
   // The actions: the step's registers, or a string chunk's.
@@ -1147,7 +1162,6 @@ module recv_schema
   always_ff @(posedge clk_i) begin
     if (rst_ni && state_q != SIdle) assert (ce_frame_q == (s_push || s_pop || state_q == SArgs)) else $error("recv_schema: ce_frame_q %b", ce_frame_q);
     if (rst_ni && state_q != SIdle) assert (str_q == (state_q == SStr || state_q == SStrE)) else $error("recv_schema: str_q %b", str_q);
-    if (rst_ni && state_q != SIdle) assert (zlv_q == (sv_go_q && d_zl_q)) else $error("recv_schema: zlv_q %b", zlv_q);
     if (state_q == SPush && nf_q.keep) assert (sph_q[Depth:Kept] == '0) else $error("recv_schema: a kept value at level %0d, above the service's %0d", sp_count(sph_q) + 1, Kept);
   end
   initial begin
