@@ -125,10 +125,10 @@ module recv_schema
     for (int k = 0; k < 8; k++) dec_lut[k] = x[k] ^ ((x & 8'((1 << k) - 1)) == '0);
   endfunction
   // a > b as the borrow of b - a: a carry chain's end, no LUT after it.
-  function automatic logic gt12(input logic [11:0] a, input logic [11:0] b);
-    logic [12:0] d;
+  function automatic logic gt14(input logic [13:0] a, input logic [13:0] b);
+    logic [14:0] d;
     d = {1'b0, b} - {1'b0, a};
-    gt12 = d[12];
+    gt14 = d[14];
   endfunction
   // How many frames a one-hot stack pointer says.
   function automatic logic [3:0] sp_count(input logic [Depth:0] sph);
@@ -251,7 +251,6 @@ module recv_schema
   frame_t                 f_q, f_n;              // the top frame; f_n: its next value (enables applied)
   frame_t                 nf, nf_q;              // the frame a push or SArgs puts on top
   frame_t                 fb_q;                  // the frame below it, read ahead for a pop
-  logic                   fbs_q;                 // ... it is a struct
   logic                   push_q;                // a push last cycle: the frame it replaced, and where it goes
   logic [KW-1:0]          p_kb_q;
   logic [SW-1:0]          p_sk_q;
@@ -395,10 +394,12 @@ module recv_schema
   logic                   k_rok_q, k_aok_q;      // a fixed value: in the message, in the window
   logic [63:0]            k_fix_q;               // ... as its slot holds it
   logic                   k_sneg_q, k_shi_q;     // a string length: negative, 2^24 or more
-  // ... past the message (its top and low halves above rem_i - 4, or the
-  // top equal) and past the area (the same against room_q).
-  logic                   k_tgh_q, k_teq_q, k_tgl_q, k_ogh_q, k_oeq_q, k_ogl_q;
-  logic                   k_tgh1_q, k_teq1_q, k_rb_q;   // the top against rem_i's less one (k_rb_q: the low half borrows)
+  // The length's low half against rem_i - 4's and room_q's (k_tgl_q,
+  // k_ogl_q), its high half (k_lh_q) and rem_i - 4's (k_rh_q): strunc and
+  // sovf are each one compare of {2^24 or more, high half, low half's
+  // verdict} (a carry chain's end).
+  logic                   k_tgl_q, k_ogl_q;
+  logic [11:0]            k_lh_q, k_rh_q;
   logic                   strunc, sovf;          // a stage later (SVal waits a cycle more for a string)
   logic                   fresh_p_q;             // fresh last cycle
   logic [LenW-1:0]        k_n0_q;
@@ -414,6 +415,7 @@ module recv_schema
   logic                   gpre_q;                // in SStr with bytes left and no take shown but a chunk's: a chunk may go
   logic                   s_zero_d;
   logic                   f_chg_q, fok_q;        // f_q changed a cycle ago; not in the last two
+  logic                   el_ok_q;               // fok_q and items left (left_z_q is 0)
   logic                   pset_q;                // a value's presence bit to set in f_q now
   logic                   el_q;                  // SElem took an item: f_q moves to the next one now
   logic [AW-1:0]          pa_q;                  // SPopP's store address (the record), then SPopD's (the descriptor)
@@ -580,7 +582,7 @@ module recv_schema
   assign x_req_take  = req && !(f_q.keep && miss_nz_q);
   assign x_miss3     = state_q == SMiss3 && go;
   assign elem        = s_elem && f_ok;
-  assign x_elem      = elem && !left_z_q;
+  assign x_elem      = s_elem && el_ok_q;          // (el_ok_q: f_ok && !left_z_q)
   assign val         = sv_go_q && go;            // sv_go_q is set only in SVal
   assign sv_go_d     = state_q == SVal && fresh && (!v_str_q || fresh_p_q) && !v_new_q && !v_new2_q && !v_new3_q &&
                        !rw_q[0] && !start_i && !(val && d_any_q);
@@ -646,7 +648,7 @@ module recv_schema
       SStrE:  if (go) state_d = item;
       SPopP:  if (go) state_d = SPopD;
       SPopD:  if (go) state_d = sph_q[1] ? SIdle : SPop;
-      SPop:   state_d = fbs_q ? SHdr : SElem;
+      SPop:   state_d = (fb_q.kind == FStruct) ? SHdr : SElem;
       default: ;
     endcase
     if (start_i) state_d = SArgsW;
@@ -849,11 +851,11 @@ module recv_schema
     f_q  <= f_n;
     nf_q <= nf;
     fb_q <= {b_sk[30:28], b_kb[KW-1 -: KA], b_sk[27:10], b_kb[KB+KC-1 -: KB], b_sk[9:0], b_kb[KC-1:0]};
-    fbs_q    <= fkind_e'(b_sk[30:29]) == FStruct;
     item_s_q <= f_q.kind == FStruct;
     sph_q   <= sph_d;
     f_chg_q <= f_ce_item || f_ce_pres;
     fok_q   <= !(f_ce_item || f_ce_pres) && !f_chg_q;
+    el_ok_q <= !(f_ce_item || f_ce_pres) && !f_chg_q && f_q.left != '0;
     pset_q  <= x_pset;
     str_q   <= !start_i && ((val && d_str_q) || state_q == SStr || (state_q == SStrE && !go));
     // SPush, SPop or SArgs next: SVal's push, SArr3's, SPopD's pop, SArgs0.
@@ -1067,14 +1069,9 @@ module recv_schema
                  ({64{v_wi64_q}} & {be_at(c_win_q, 0), be_at(c_win_q, 4)});
     k_sneg_q  <= c_win_q[7];
     k_shi_q   <= !c_z0_q;
-    k_tgh_q   <= gt12(slen[23:12], c_rhi_q);
-    k_teq_q   <= slen[23:12] == c_rhi_q;
-    k_tgh1_q  <= gt12(slen[23:12], c_rhim_q);
-    k_teq1_q  <= slen[23:12] == c_rhim_q;
-    k_rb_q    <= c_rb_q;
+    k_lh_q    <= slen[23:12];
+    k_rh_q    <= c_rb_q ? c_rhim_q : c_rhi_q;
     k_tgl_q   <= slen[11:0] > c_rlo_q;
-    k_ogh_q   <= gt12(slen[23:12], 12'(room_q[AW-1:12]));
-    k_oeq_q   <= slen[23:12] == 12'(room_q[AW-1:12]);
     k_ogl_q   <= slen[11:0] > room_q[11:0];      // room_q is a multiple of 8
     k_n0_q    <= LenW'(be_at(c_win_q, 0));
     k_nu1_q   <= c_nuhz_q && slen[LW+1:LW] == 2'b01;
@@ -1090,8 +1087,8 @@ module recv_schema
     k_badk_q  <= v_map_q && !c_sk0_q;
     k_bade_q  <= v_map_q ? !c_sk1_q : !c_sk0_q;
     k_rovf_q  <= v_rsz_q > room_q;
-    strunc    <= k_shi_q || (k_rb_q ? k_tgh1_q || (k_teq1_q && k_tgl_q) : k_tgh_q || (k_teq_q && k_tgl_q));
-    sovf      <= k_shi_q || k_ogh_q || (k_oeq_q && k_ogl_q);
+    strunc    <= gt14({k_shi_q, k_lh_q, k_tgl_q}, {1'b0, k_rh_q, 1'b0});
+    sovf      <= gt14({k_shi_q, k_lh_q, k_ogl_q}, {1'b0, 12'(room_q[AW-1:12]), 1'b0});
     fresh_p_q <= fresh;
     k_pos_q   <= c_pos_q;
     k_pos1_q  <= {c_pos_q[LenW-1:12] + (LenW-12)'(c_p1c_q), c_p1lo_q};
