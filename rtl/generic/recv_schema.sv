@@ -250,6 +250,7 @@ module recv_schema
   logic [Depth*SW-1:0]    sk_q;
   frame_t                 f_q, f_n;              // the top frame; f_n: its next value (enables applied)
   frame_t                 nf, nf_q;              // the frame a push or SArgs puts on top
+  logic                   np_hdr_q;              // nf_q is a skipped struct's
   frame_t                 fb_q;                  // the frame below it, read ahead for a pop
   logic                   push_q;                // a push last cycle: the frame it replaced, and where it goes
   logic [KW-1:0]          p_kb_q;
@@ -315,6 +316,18 @@ module recv_schema
   logic [4:0]             h_typ_q;
   logic [15:0]            h_id_q;
   logic [NumFields-1:0]   hit_q;                 // the comparator: field i has the struct and the id
+  logic [NumStructs-1:0]  st_m_q;                // f_q.st decoded, a cycle late
+  // The id compares by 6, 6 and 4 bits, a LUT each: kept, or abc maps a
+  // field's compare as one wide LUT (LUT6 and MUXF7/F8), too slow here.
+  function automatic logic [16*NumFields-1:0] id_table(input int n);
+    for (int i = 0; i < n; i++) id_table[16*i +: 16] = field_id(FieldIdxW'(i));
+  endfunction
+  localparam logic [16*NumFields-1:0] FIds = id_table(NumFields);
+  (* keep *) logic [3*NumFields-1:0] hk;
+  always_comb
+    for (int i = 0; i < NumFields; i++)
+      {hk[3*i+2], hk[3*i+1], hk[3*i]} = {h_id_q[15:12] == FIds[16*i+12 +: 4], h_id_q[11:6] == FIds[16*i+6 +: 6],
+                                         h_id_q[5:0] == FIds[16*i +: 6]};
   logic [(FieldIdxW+1)*NG-1:0] hp_q;           // the encoder's first step
   logic [FieldIdxW:0]     found_q;
   logic [FieldIdxW-1:0]   fi;
@@ -388,6 +401,7 @@ module recv_schema
   logic                   k_av4_q, k_rem4_q;     // c_av_q[4], c_rem_q[4]
   logic                   k_av4p_q;              // k_av4_q a cycle late: the window strunc and sovf were taken from held the length
   logic                   kh_take_q, kh_stop_q, kh_fail_q;  // a field header: its take, a STOP, a fault
+  logic                   kh_any_q;                         // ... one of them
   schema_code_e           kh_code_q;
   logic [4:0]             k_typ_q, k_typ1_q;     // bytes 0 and 1 as wire types
   logic [15:0]            k_id_q;                // bytes 1-2: a field header's id
@@ -562,9 +576,9 @@ module recv_schema
   logic hdr, req, elem, val;
   logic x_args, x_args_fail, x_hdr_take, x_hdr_fail, x_req_take, x_miss3;
   logic x_elem, x_fix, x_arr, x_arr_fail, x_zero, str_end, x_popp, x_popd, x_done;
-  logic x_fail, x_pset, x_res, x_zload, x_vload, f_ce_frame, f_ce_item, f_ce_pres;
+  logic x_fail, x_pset, x_res, x_vload, f_ce_frame, f_ce_item, f_ce_pres;
   logic s_popd, s_elem, s_push, s_pop, s_zero, zs_a, ce_frame_q;
-  logic str_q, zlv_q;                                   // SStr or SStrE, a register (the string registers' enable)
+  logic str_q;                                   // SStr or SStrE, a register (the string registers' enable)
   assign zs_a = state_q == SArgs0 || state_q == SArgs;
   assign s_popd      = state_q == SPopD;
   assign s_elem      = state_q == SElem;
@@ -596,9 +610,10 @@ module recv_schema
   assign x_fail      = x_args_fail || x_hdr_fail || x_miss3 || (val && d_fail_q) || x_arr_fail;
   assign x_pset      = (x_fix || str_end) && v_kp_q;
   assign x_res       = (x_args || (val && d_res_q && d_any_q) || x_arr) && !start_i;
-  assign x_zload     = state_q == SArgs || (zlv_q && go);   // (zlv_q: SVal's decision is a kept struct's: a record zeroed)
   assign tk_d        = th_d || tr_d || tv_d;
-  assign x_vload     = state_q == SFld6 || x_elem;
+  // (Every SElem cycle loads the item at hand: only SVal, after x_elem,
+  // reads the operands, so the enable is two state bits.)
+  assign x_vload     = state_q == SFld6 || s_elem;
   // The top frame changes in steps of their own, a cycle after the step
   // that decided (SPush, SPop, pset_q, el_q), with no take or store.
   assign f_ce_frame  = ce_frame_q;                // s_push || s_pop || state_q == SArgs, decided a cycle ahead
@@ -614,10 +629,12 @@ module recv_schema
       SArgs0: state_d = SArgs;
       SArgs:  if (afit_q) state_d = SZero; else if (go) state_d = SIdle;
       SZero:  if (x_zero && zlast_q) state_d = SHdr;
-      SHdr:   if (hdr) begin
+      // (SHdr stays on kh_any_q alone: one of kh_take_q, kh_stop_q and
+      // kh_fail_q. SVal's d_*_q are one-hot: no priority between them.)
+      SHdr:   if (hdr && kh_any_q) begin
         if (kh_take_q)      state_d = SFld1;
         else if (kh_stop_q) state_d = SReq;
-        else if (kh_fail_q) state_d = SIdle;
+        else                state_d = SIdle;   // kh_fail_q
       end
       SFld1:  state_d = SFld2;
       SFld2:  state_d = SFld3;
@@ -631,19 +648,21 @@ module recv_schema
       SMiss3: if (go) state_d = SIdle;
       SElem:  if (elem) state_d = left_z_q ? SPopP : SVal;
       SVal:   if (val) begin
-        if (d_fail_q)      state_d = SIdle;
-        else if (d_fix_q)  state_d = item;
-        else if (d_str_q)  state_d = SStr;
-        else if (d_sct_q)  state_d = SPush;
-        else if (d_mul_q)  state_d = SMul;
-        else if (d_cnt_q)  state_d = SPush;
+        unique case (1'b1)                       // (one-hot: no priority terms)
+          d_fix_q:          state_d = item;
+          d_fail_q:         state_d = SIdle;
+          d_str_q:          state_d = SStr;
+          d_sct_q, d_cnt_q: state_d = SPush;
+          d_mul_q:          state_d = SMul;
+          default: ;
+        endcase
       end
       SMul:   if (mc_q == 5'd1) state_d = SArr1;
       SArr1:  state_d = SArr2;
       SArr2:  state_d = SArr2b;                    // the sum's high half
       SArr2b: state_d = SArr3;
       SArr3:  if (go) state_d = aovf_q ? SIdle : SPush;
-      SPush:  state_d = (nf_q.kind != FStruct) ? SElem : nf_q.keep ? SZero : SHdr;
+      SPush:  state_d = np_hdr_q ? SHdr : (nf_q.kind != FStruct) ? SElem : SZero;
       SStr:   if (!tv_q && !go_q && s_zero_q) state_d = SStrE;   // (no other take shows in SStr)
       SStrE:  if (go) state_d = item;
       SPopP:  if (go) state_d = SPopD;
@@ -705,14 +724,15 @@ module recv_schema
     rw_d  = x_res ? 6'b111111 : rw_q >> 1;
   end
 
-  // A record's zeroing: a store a cycle in SZero; loaded from zs_* by SArgs
-  // or a kept struct's push (the address's choice before its sum).
+  // A record's zeroing: a store a cycle in SZero. Outside SZero the
+  // registers follow zs_*, which hold from the reservation (SArgs, or a
+  // kept struct's SVal) to SZero: no enable waits for the decision.
   always_comb begin
     {zlo_d, zn_d, zlast_d, zlm_d} = {zlo_q, zn_q, zlast_q, zlm_q};
     // (Every cycle, so that zc_d is the carry out of a chain, no LUT after.)
     {zc_d, zlo_d} = {1'b0, s_zero ? zlo_q : zs_addr_q[11:0]} + (s_zero ? 13'(Width) : '0);
-    if (!(x_zero || x_zload)) zlo_d = zlo_q;
-    if (x_zero || x_zload) begin
+    if (s_zero && !x_zero) zlo_d = zlo_q;
+    if (!s_zero || x_zero) begin
       zn_d    = s_zero ? ZW'(dec_lut(8'(zn_q))) : zs_zn_q;
       zlast_d = s_zero ? zn_q == ZW'(1) : zs_last_q;
       zlm_d   = s_zero ? zlm_q : zs_zlm_q;
@@ -823,7 +843,6 @@ module recv_schema
       go_q    <= 1'b0;
       rw_q    <= '0;
       sv_go_q <= 1'b0;
-      zlv_q   <= 1'b0;
     end else begin
       state_q <= state_d;
       done_q  <= done_d;
@@ -837,7 +856,6 @@ module recv_schema
       go_q    <= go_d;
       rw_q    <= rw_d;
       sv_go_q <= sv_go_d;
-      zlv_q   <= sv_go_d && v_struct_q && v_keep_q;
     end
   end
   always_ff @(posedge clk_i) begin
@@ -850,6 +868,7 @@ module recv_schema
       if (push_q && p_ot_q[k]) sk_q[k*SW +: SW] <= p_sk_q;
     f_q  <= f_n;
     nf_q <= nf;
+    np_hdr_q <= nf.kind == FStruct && !nf.keep;  // SPush goes to SHdr
     fb_q <= {b_sk[30:28], b_kb[KW-1 -: KA], b_sk[27:10], b_kb[KB+KC-1 -: KB], b_sk[9:0], b_kb[KC-1:0]};
     item_s_q <= f_q.kind == FStruct;
     sph_q   <= sph_d;
@@ -898,8 +917,8 @@ module recv_schema
     {zlo_q, zn_q, zlast_q, zlm_q} <= {zlo_d, zn_d, zlast_d, zlm_d};
     zc_q    <= zc_d;
     zstep_q <= x_zero;
-    zhp_q   <= zhi_q + 1'b1;                     // (current by a carry: the first step is a cycle after a load)
-    if (x_zload)   zhi_q <= zs_addr_q[AW-1:12];
+    zhp_q   <= zhi_q + 1'b1;                     // (current by a carry: a carry comes a cycle after the first step)
+    if (!s_zero)   zhi_q <= zs_addr_q[AW-1:12];
     else if (zfix) zhi_q <= zhp_q;
     // (ANDed, not muxed: the constant would become resets of zs_addr_q.)
     zs_addr_q <= ({AW{zs_a}} & AW'(SchemaAreaStart)) | ({AW{!zs_a && v_inline_q}} & v_dest_q) |
@@ -928,7 +947,8 @@ module recv_schema
     // comparator (one compare per field of the service), its encoder, the
     // schema table and the address adder, a cycle each (SFld1 to SFld5).
     if (state_q == SHdr) {h_typ_q, h_id_q} <= {k_typ_q, k_id_q};
-    for (int i = 0; i < NumFields; i++) hit_q[i] <= f_q.st == field_owner(FieldIdxW'(i)) && h_id_q == field_id(FieldIdxW'(i));
+    for (int i = 0; i < NumFields; i++) hit_q[i] <= st_m_q[field_owner(FieldIdxW'(i))] && hk[3*i] && hk[3*i+1] && hk[3*i+2];
+    st_m_q  <= st_oh[NumStructs-1:0];            // (f_q.st stands still from SHdr to SFld1)
     hp_q    <= hit_parts(hit_q);
     found_q <= hit_index(hp_q);
     l_ti_q   <= fl_type;
@@ -1057,6 +1077,8 @@ module recv_schema
     kh_code_q <= (!c_rem_q[1] || !c_rem_q[3]) ? ScTruncated : ScBadType;
     kh_stop_q <= c_rem_q[1] && c_av_q[1] && c_z0_q;
     kh_take_q <= c_rem_q[1] && c_rem_q[3] && c_av_q[3] && !c_z0_q && c_sk0_q;
+    kh_any_q  <= !c_rem_q[1] || (c_av_q[1] && !c_z0_q && (!c_rem_q[3] || (c_av_q[3] && !c_sk0_q))) ||
+                 (c_rem_q[1] && c_av_q[1] && c_z0_q) || (c_rem_q[1] && c_rem_q[3] && c_av_q[3] && !c_z0_q && c_sk0_q);
     k_typ_q   <= c_win_q[4:0];
     k_typ1_q  <= c_win_q[12:8];
     k_id_q    <= {c_win_q[15:8], c_win_q[23:16]};
