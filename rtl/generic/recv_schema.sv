@@ -589,7 +589,7 @@ module recv_schema
   assign x_args_fail = state_q == SArgs && go && !afit_q;
   assign zfix        = zc_q && zstep_q;
   assign x_zero      = s_zero && go && !zfix;
-  assign hdr         = state_q == SHdr && go && fresh;
+  assign hdr         = state_q == SHdr && go && fresh_q;   // (fresh: no chunk shows in SHdr, asserted)
   assign x_hdr_take  = hdr && kh_take_q;
   assign x_hdr_fail  = hdr && kh_fail_q;
   assign req         = state_q == SReq && go && f_ok;
@@ -1181,6 +1181,7 @@ module recv_schema
   always_ff @(posedge clk_i) begin
     if (rst_ni && state_q != SIdle) assert (ce_frame_q == (s_push || s_pop || state_q == SArgs)) else $error("recv_schema: ce_frame_q %b", ce_frame_q);
     if (rst_ni && state_q != SIdle) assert (str_q == (state_q == SStr || state_q == SStrE)) else $error("recv_schema: str_q %b", str_q);
+    if (rst_ni && state_q == SHdr) assert (!go_q) else $error("recv_schema: a string chunk shown in SHdr");
     if (state_q == SPush && nf_q.keep) assert (sph_q[Depth:Kept] == '0) else $error("recv_schema: a kept value at level %0d, above the service's %0d", sp_count(sph_q) + 1, Kept);
   end
   initial begin
