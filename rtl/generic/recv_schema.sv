@@ -130,6 +130,11 @@ module recv_schema
     d = {1'b0, b} - {1'b0, a};
     gt14 = d[14];
   endfunction
+  function automatic logic gt_w(input logic [23:0] a, input logic [23:0] b);
+    logic [24:0] d;
+    d = {1'b0, b} - {1'b0, a};
+    gt_w = d[24];
+  endfunction
   // How many frames a one-hot stack pointer says.
   function automatic logic [3:0] sp_count(input logic [Depth:0] sph);
     sp_count = '0;
@@ -185,6 +190,18 @@ module recv_schema
   localparam logic [NT*TIW-1:0]  TTab  = t_table(NT);
   localparam logic [NFd*FIW-1:0] FlTab = fl_table(NFd);
   localparam logic [NS*SIW-1:0]  STab  = s_table(NS);
+  // A method: its args record's zeroing stores and last mask, its size.
+  localparam int unsigned NM = 2 ** MethodIdxW, MIW = ZW + GW + AW;
+  function automatic logic [NM*MIW-1:0] m_table(input int n);
+    logic [MIW-1:0] e;
+    m_table = '0;
+    for (int i = 0; i < n; i++) begin
+      e = {ZW'(zero_more(AW'(struct_size(method_args(MethodIdxW'(i)))))),
+           zero_last(LW'(struct_size(method_args(MethodIdxW'(i))))), AW'(struct_size(method_args(MethodIdxW'(i))))};
+      for (int b = 0; b < MIW; b++) m_table[b*NM + i] = e[b];
+    end
+  endfunction
+  localparam logic [NM*MIW-1:0]  MTab  = m_table(NM);
 
   // Big-endian words at window byte 0, 1 and 2 of a 64-bit capture.
   function automatic logic [31:0] be_at(input logic [63:0] w, input int unsigned b);
@@ -276,7 +293,7 @@ module recv_schema
   logic                   ptr_c_q;
   logic [AW-1:12]         psh_q;                 // psrc_q's bits AW-1:12, for res2_q
   logic [AW-1:0]          psrc_q;                // what a reservation now would add
-  logic [5:0]             rw_q, rw_d;            // cycles until room_q, k_* and sovf_q follow ptr_q (a thermometer)
+  logic [6:0]             rw_q, rw_d;            // cycles until room_q, k_* and sovf_q follow ptr_q (a thermometer)
   // A record being zeroed: where, stores after this one, zn_q is 0, the
   // last store's mask; zs_*: what a struct's or the args' reservation now
   // would load into them.
@@ -395,6 +412,15 @@ module recv_schema
   logic                   c_npc_q;
   logic                   c_p1c_q, c_p2c_q, c_p4c_q;      // and their carries
   logic                   c_z0_q, c_b1_q, c_sk0_q, c_sk1_q;   // byte 0 is 0, is 1, a type Apache skips; byte 1 too
+  // rem_i >= k as LUT-sized parts (kept, or abc maps each as one wide LUT
+  // with MUXF7/F8 after the port): bits 20:3 by six, and bits 23:21 with
+  // the low three's compare per k.
+  (* keep *) logic [2:0]  rg;
+  (* keep *) logic [8:1]  rgk;
+  always_comb begin
+    rg = {rem_i[20:15] != '0, rem_i[14:9] != '0, rem_i[8:3] != '0};
+    for (int k = 1; k <= 8; k++) rgk[k] = rem_i[LenW-1:21] != '0 || (k < 8 && rem_i[2:0] >= 3'(k % 8));
+  end
   logic [5:1]             c_nzb_q;
   logic                   c_nuhz_q;              // a string length's bits 23:LW+2 are 0               // bytes 1 to 5 are not 0 (a list's count is bytes 1-4, a map's 2-5)
   // Capture stage 2: what they mean.
@@ -424,6 +450,7 @@ module recv_schema
   logic [15:0]            k_cn_q;
   logic                   k_badk_q, k_bade_q;    // a skipped map's key type, a skipped container's element type: not skippable
   logic                   k_rovf_q;              // a struct's record does not fit
+  logic                   rm_hz_q;               // room_q's bits AW-1:12 are 0
   logic [LenW-1:0]        k_pos_q, k_pos1_q, k_pos2_q, k_pos4_q;
   logic                   tkp_q, fresh_q;        // a take shown last cycle; none but a chunk's shown in this one, none in the two before
   logic                   gpre_q;                // in SStr with bytes left and no take shown but a chunk's: a chunk may go
@@ -490,10 +517,14 @@ module recv_schema
   logic [TIW-1:0] t_info;
   logic [FIW-1:0] fl_info;
   logic [SIW-1:0] st_info;
+  logic [NM-1:0]  m_oh;
+  logic [MIW-1:0] m_info;
   always_comb begin
     for (int i = 0; i < NT; i++)  t_oh[i]  = v_ti2_q == TypeIdxW'(i);
     for (int i = 0; i < NFd; i++) fl_oh[i] = fi == FieldIdxW'(i);
     for (int i = 0; i < NS; i++)  st_oh[i] = f_q.st == StructIdxW'(i);
+    for (int i = 0; i < NM; i++)  m_oh[i]  = MethodIdxW'(method_i) == MethodIdxW'(i);
+    for (int b = 0; b < MIW; b++) m_info[b] = |(MTab[b*NM +: NM] & m_oh);
     for (int b = 0; b < TIW; b++) t_info[b]  = |(TTab[b*NT +: NT] & t_oh);
     for (int b = 0; b < FIW; b++) fl_info[b] = |(FlTab[b*NFd +: NFd] & fl_oh);
     for (int b = 0; b < SIW; b++) st_info[b] = |(STab[b*NS +: NS] & st_oh);
@@ -580,6 +611,8 @@ module recv_schema
   logic s_popd, s_elem, s_push, s_pop, s_zero, zs_a, ce_frame_q;
   logic str_q;                                   // SStr or SStrE, a register (the string registers' enable)
   assign zs_a = state_q == SArgs0 || state_q == SArgs;
+  logic ps_arr;                                  // a kept container's array is reserved (SArr2b, SArr3)
+  assign ps_arr = state_q == SArr2b || state_q == SArr3;
   assign s_popd      = state_q == SPopD;
   assign s_elem      = state_q == SElem;
   assign s_push      = state_q == SPush;
@@ -721,7 +754,7 @@ module recv_schema
   // The area's pointer: a reservation adds psrc_q (its choice made a cycle
   // earlier from registers that hold while the step waits), a cycle later.
   always_comb begin
-    rw_d  = x_res ? 6'b111111 : rw_q >> 1;
+    rw_d  = x_res ? 7'b1111111 : rw_q >> 1;
   end
 
   // A record's zeroing: a store a cycle in SZero. Outside SZero the
@@ -887,11 +920,9 @@ module recv_schema
     ns_k_q  <= !(start_i || state_q == SArgsW || state_q == SArgs0 || state_q == SArgs) && !v_struct_q && v_keep_q;
     ns_c_q  <= !(start_i || state_q == SArgsW || state_q == SArgs0 || state_q == SArgs) && !v_struct_q && !v_keep_q;
     if (start_i) begin
-      a_zn_q  <= ZW'(zero_more(AW'(struct_size(method_args(MethodIdxW'(method_i))))));
-      a_zlm_q <= zero_last(LW'(struct_size(method_args(MethodIdxW'(method_i)))));
+      {a_zn_q, a_zlm_q, ar_q} <= m_info;
       m_q     <= MethodIdxW'(method_i);
       cap_q   <= cap_i;
-      ar_q    <= AW'(struct_size(method_args(MethodIdxW'(method_i))));
       cap64_q <= cap_i - AW'(SchemaAreaStart);
     end
     af_gt_q <= af_hd[AW-12];                     // (borrows: carry chains, no LUT after)
@@ -912,8 +943,9 @@ module recv_schema
     end
     psh_q   <= psrc_q[AW-1:12];
     res_q   <= x_res;
-    psrc_q  <= (state_q == SArgs0 || state_q == SArgs) ? ar_q :
-               (state_q == SArr2b || state_q == SArr3) ? acc_q[AW-1:0] : v_str_q ? k_npad_q : v_rsz_q;
+    // (ANDed, not muxed: a service's constant bits would become resets.)
+    psrc_q  <= ({AW{zs_a}} & ar_q) | ({AW{ps_arr}} & acc_q[AW-1:0]) |
+               ({AW{!zs_a && !ps_arr && v_str_q}} & k_npad_q) | ({AW{!zs_a && !ps_arr && !v_str_q}} & v_rsz_q);
     {zlo_q, zn_q, zlast_q, zlm_q} <= {zlo_d, zn_d, zlast_d, zlm_d};
     zc_q    <= zc_d;
     zstep_q <= x_zero;
@@ -1006,7 +1038,7 @@ module recv_schema
       acc_q[AW+1:12] <= (AW-10)'(({1'b0, acc_q[AW:12], acc_c_q} + {1'b0, add_q[AW:12], acc_c_q}) >> 1);
     end
     ovf_q <= !(state_q == SVal) && (ovf_q || addbig_q || acc_q[AW+1]);
-    aovf_q  <= {ovf_q || acc_q[AW+1], acc_q[AW:0]} > (AW+2)'(room_q);
+    aovf_q  <= gt_w({ovf_q || acc_q[AW+1], acc_q[AW:0]}, (AW+2)'(room_q));
     {d_fail_q, d_fix_q, d_str_q, d_sct_q, d_mul_q, d_cnt_q} <= {d_fail, d_fix, d_str, d_sct, d_mul, d_cnt};
     d_res_q  <= v_keep_q && (v_str_q || (v_struct_q && !v_inline_q));
     d_any_q  <= !d_wait;
@@ -1050,7 +1082,7 @@ module recv_schema
     c_win_q <= win_i[63:0];
     for (int k = 1; k <= 8; k++) begin
       c_av_q[k]  <= avail_i[7:3] != '0 || (k < 8 && avail_i[2:0] >= 3'(k % 8));
-      c_rem_q[k] <= rem_i[LenW-1:3] != '0 || (k < 8 && rem_i[2:0] >= 3'(k % 8));
+      c_rem_q[k] <= rg != '0 || rgk[k];
     end
     // rem_i - 4: bits 11:0 and their borrow; the rest, and the rest less one.
     {c_rb_q, c_rlo_q} <= {1'b0, rem_i[11:0]} - 13'd4;
@@ -1108,7 +1140,10 @@ module recv_schema
     k_cn_q    <= v_map_q ? {c_win_q[39:32], c_win_q[47:40]} : {c_win_q[31:24], c_win_q[39:32]};
     k_badk_q  <= v_map_q && !c_sk0_q;
     k_bade_q  <= v_map_q ? !c_sk1_q : !c_sk0_q;
-    k_rovf_q  <= v_rsz_q > room_q;
+    // (A record is below 4,096 bytes: 64 fields at most. One chain, with
+    // room_q's high bits as one, registered a cycle ahead: rw_q waits.)
+    rm_hz_q   <= room_q[AW-1:12] == '0;
+    k_rovf_q  <= gt14({2'b00, v_rsz_q[11:0]}, {1'b0, !rm_hz_q, room_q[11:0]});
     strunc    <= gt14({k_shi_q, k_lh_q, k_tgl_q}, {1'b0, k_rh_q, 1'b0});
     sovf      <= gt14({k_shi_q, k_lh_q, k_ogl_q}, {1'b0, 12'(room_q[AW-1:12]), 1'b0});
     fresh_p_q <= fresh;
