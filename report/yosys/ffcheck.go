@@ -117,6 +117,8 @@ var StateAllowances = []Allowance{
 	{"recv_schema", "soh_q", "constant", "a value's presence bit, one-hot by its field's place: bits past the service's largest struct stay 0"},
 	{"recv_schema", "poh_q", "constant", "the presence bit a pop sets, one-hot by the field's place: bits past the service's largest struct stay 0"},
 	{"recv_schema", "st_m_q", "unused", "the top frame's struct decoded: a struct with no field (a void method's result) is no field's owner"},
+	{"recv_schema", "k_rovf_q", "unused", "a struct value's record past the area: unused where no value is a struct (Memcached)"},
+	{"recv_schema", "rm_hz_q", "unused", "room_q's high bits are 0, for k_rovf_q: unused where no value is a struct (Memcached)"},
 	{"recv_schema", "l_wire_q", "constant", "a found field's wire type, one of the service's: bits that none sets apart"},
 	{"recv_schema", "f_first_q", "constant", "a struct's first field, one of the service's: bits that none sets apart"},
 	{"recv_schema", "v_st_q", "constant", "a value type's struct, one of the service's: bits that none sets apart (all where no value is a struct)"},

@@ -130,11 +130,6 @@ module recv_schema
     d = {1'b0, b} - {1'b0, a};
     gt14 = d[14];
   endfunction
-  function automatic logic gt_w(input logic [23:0] a, input logic [23:0] b);
-    logic [24:0] d;
-    d = {1'b0, b} - {1'b0, a};
-    gt_w = d[24];
-  endfunction
   // How many frames a one-hot stack pointer says.
   function automatic logic [3:0] sp_count(input logic [Depth:0] sph);
     sp_count = '0;
@@ -367,7 +362,7 @@ module recv_schema
   logic [AW+1:0]          acc_q;
   logic                   acc_c_q;               // its bits 11:0's carry, added to the rest a cycle later
   logic [AW:0]            mb_q, add_q;
-  logic                   ovf_q, mbig_q, addbig_q, aovf_q;
+  logic                   ovf_q, mbig_q, addbig_q, aovf_q, ao_lgt_q;   // ao_lgt_q: acc_q's bits 11:0 above room_q's
   logic [AW-1:0]          mu_q;
   logic [4:0]             mc_q;                  // steps left
   // A string's bytes on their way: left, where the next chunk goes, where it began.
@@ -611,8 +606,7 @@ module recv_schema
   logic s_popd, s_elem, s_push, s_pop, s_zero, zs_a, ce_frame_q;
   logic str_q;                                   // SStr or SStrE, a register (the string registers' enable)
   assign zs_a = state_q == SArgs0 || state_q == SArgs;
-  logic ps_arr;                                  // a kept container's array is reserved (SArr2b, SArr3)
-  assign ps_arr = state_q == SArr2b || state_q == SArr3;
+  logic ps_a_q, ps_arr_q;                        // psrc_q's selects: SArgs0 or SArgs, SArr2b or SArr3
   assign s_popd      = state_q == SPopD;
   assign s_elem      = state_q == SElem;
   assign s_push      = state_q == SPush;
@@ -944,8 +938,11 @@ module recv_schema
     psh_q   <= psrc_q[AW-1:12];
     res_q   <= x_res;
     // (ANDed, not muxed: a service's constant bits would become resets.)
-    psrc_q  <= ({AW{zs_a}} & ar_q) | ({AW{ps_arr}} & acc_q[AW-1:0]) |
-               ({AW{!zs_a && !ps_arr && v_str_q}} & k_npad_q) | ({AW{!zs_a && !ps_arr && !v_str_q}} & v_rsz_q);
+    psrc_q  <= ({AW{ps_a_q}} & ar_q) | ({AW{ps_arr_q}} & acc_q[AW-1:0]) |
+               ({AW{!ps_a_q && !ps_arr_q && v_str_q}} & k_npad_q) | ({AW{!ps_a_q && !ps_arr_q && !v_str_q}} & v_rsz_q);
+    // Its selects, a cycle ahead: SArgs0 or SArgs next; SArr2b or SArr3 next.
+    ps_a_q   <= state_q == SArgsW || state_q == SArgs0;
+    ps_arr_q <= state_q == SArr2 || state_q == SArr2b || (state_q == SArr3 && !go);
     {zlo_q, zn_q, zlast_q, zlm_q} <= {zlo_d, zn_d, zlast_d, zlm_d};
     zc_q    <= zc_d;
     zstep_q <= x_zero;
@@ -1038,7 +1035,10 @@ module recv_schema
       acc_q[AW+1:12] <= (AW-10)'(({1'b0, acc_q[AW:12], acc_c_q} + {1'b0, add_q[AW:12], acc_c_q}) >> 1);
     end
     ovf_q <= !(state_q == SVal) && (ovf_q || addbig_q || acc_q[AW+1]);
-    aovf_q  <= gt_w({ovf_q || acc_q[AW+1], acc_q[AW:0]}, (AW+2)'(room_q));
+    // (Past room_q: the low halves compared in SArr2, when acc_q's are
+    // final, then one chain of {the top, the high half, that verdict}.)
+    ao_lgt_q <= acc_q[11:0] > room_q[11:0];
+    aovf_q   <= gt14({1'b0, ovf_q || acc_q[AW+1], acc_q[AW:12], ao_lgt_q}, {2'b00, 11'(room_q[AW-1:12]), 1'b0});
     {d_fail_q, d_fix_q, d_str_q, d_sct_q, d_mul_q, d_cnt_q} <= {d_fail, d_fix, d_str, d_sct, d_mul, d_cnt};
     d_res_q  <= v_keep_q && (v_str_q || (v_struct_q && !v_inline_q));
     d_any_q  <= !d_wait;
