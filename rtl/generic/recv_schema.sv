@@ -235,11 +235,14 @@ module recv_schema
   // (lengths, types, overflows, a field header's decision kh_*). It may
   // decide only when no take was shown in the last three cycles (fresh):
   // take_o and st_*_o are registers, shown the cycle after the step that
-  // decided them. Table lookups, sums and the frame's views (cnext_q,
+  // decided them. Table lookups, sums and the frame's views (cn_*_q,
   // left_z_q, miss_q, ...) are registers that follow their sources every
   // cycle; the steps that read them wait until they are current (the SFld
-  // chain, v_new*, fok_q). Steps with no take, store or result (SArgs0,
-  // SFld*, SMiss1-2, SElem, SMul, SArr1-2, SPush, SPop) skip stall_i.
+  // chain, v_new*, fok_q). Steps with no take, store or result (SArgsW,
+  // SArgs0, SFld*, SMiss1-2, SElem, SMul, SArr1-2b, SPush, SPop) skip
+  // stall_i. For the 20 % margin (docs/timing.md): sums in halves at bit
+  // 12, compares as a chain's borrow, lookups and constants ANDed in, and
+  // the enables that would be two levels deep decided a cycle ahead.
   typedef enum logic [4:0] {
     SIdle, SArgsW, SArgs0, SArgs, SZero, SHdr, SFld1, SFld2, SFld3, SFld4, SFld5, SFld6, SReq, SMiss1, SMiss2, SMiss3,
     SVal, SMul, SArr1, SArr2, SArr2b, SArr3, SPush, SElem, SStr, SStrE, SPopP, SPopD, SPop
