@@ -200,6 +200,8 @@ module resp_schema
   logic [7:0]            p1_any_q, p1_two_q, p1_hi_q;
   logic                  p_hi_q, p_zero_q, p_m1_q, p_m2_q, p_res_q, p_uni_q, p_void_q;   // p_m*: two bits set (in a byte, in two)
   logic                  p_bad_q, p_fail_q;
+  logic                  p_bad;                  // bits of no field, a result's or a union's count
+  assign p_bad = p_hi_q || (p_res_q && (p_m1_q || p_m2_q)) || (p_uni_q && (p_zero_q || p_m1_q || p_m2_q));
   // A block (record, array, string) its descriptor gives: where, how big, what.
   logic [31:0]           b_off_q, b_off_d;
   logic [NW-1:0]         b_size_q, b_size_d;
@@ -862,9 +864,8 @@ module resp_schema
     p_res_q   <= st_res;
     p_uni_q   <= st_uni;
     p_void_q  <= st_void;
-    p_bad_q   <= p_hi_q || (p_res_q && (p_m1_q || p_m2_q)) || (p_uni_q && (p_zero_q || p_m1_q || p_m2_q));
-    p_fail_q  <= p_hi_q || (p_res_q && (p_m1_q || p_m2_q)) || (p_uni_q && (p_zero_q || p_m1_q || p_m2_q)) ||
-                 (p_res_q && p_zero_q && !p_void_q);
+    p_bad_q   <= p_bad;
+    p_fail_q  <= p_bad || (p_res_q && p_zero_q && !p_void_q);
     {b_off_q, b_size_q, b_kind_q} <= {b_off_d, b_size_d, b_kind_d};
     // A block's checks over 19-bit words (offsets and sizes are multiples
     // of 8: an offset that is not fails, a size always is), then the verdict.
