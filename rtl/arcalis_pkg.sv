@@ -181,8 +181,7 @@ package arcalis_pkg;
     ScRequiredMissing = 8'h33,
     ScBadDescriptor   = 8'h34,
     ScOverlap         = 8'h35,
-    ScBadPresence     = 8'h36,
-    ScNoResult        = 8'h37
+    ScBadPresence     = 8'h36
   } schema_code_e;
   // ---- END GENERATED ----
 

@@ -38,7 +38,6 @@ const (
 	CodeBadDescriptor Code = 0x34 // a descriptor outside the area, not 8-aligned, or a record of the wrong size
 	CodeOverlap       Code = 0x35 // a descriptor points before the end of the last record, array or string read
 	CodeBadPresence   Code = 0x36 // a presence bit of no field, two result fields, a union without exactly one
-	CodeNoResult      Code = 0x37 // a non-void method's result record holds neither success nor an exception
 )
 
 var ownNames = map[Code]string{
@@ -49,7 +48,6 @@ var ownNames = map[Code]string{
 	CodeBadDescriptor:   "BAD_DESCRIPTOR",
 	CodeOverlap:         "OVERLAP",
 	CodeBadPresence:     "BAD_PRESENCE",
-	CodeNoResult:        "NO_RESULT",
 }
 
 // Codes returns every code Deserialize or Serialize can return, in
@@ -58,7 +56,7 @@ func Codes() []Code {
 	return []Code{CodeNone, CodeOK, CodeRespOK, CodeTruncated, CodeBadVersion, CodeBadMsgType, CodeUnknownMethod,
 		CodeBadLength, CodeBadType, CodeMsgTooLarge, CodeRespBadImage,
 		CodeDepthExceeded, CodeTooManyElements, CodeAreaOverflow, CodeRequiredMissing,
-		CodeBadDescriptor, CodeOverlap, CodeBadPresence, CodeNoResult}
+		CodeBadDescriptor, CodeOverlap, CodeBadPresence}
 }
 
 // String returns the code's name: golden's for the shared codes ("OK",

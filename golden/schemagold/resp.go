@@ -130,8 +130,6 @@ func (s *serializer) record(st, rec, depth int) bool {
 	switch {
 	case se.Kind == schema.KindResult && present > 1:
 		return s.fail(CodeBadPresence, rec)
-	case se.Kind == schema.KindResult && present == 0 && !RespVoid(s.t, st):
-		return s.fail(CodeNoResult, rec)
 	case se.Kind == schema.KindUnion && present != 1: // Apache's generated Write refuses it
 		return s.fail(CodeBadPresence, rec)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"slices"
 
 	"arcalis/thriftidl/schema"
 )
@@ -66,10 +65,12 @@ func respReserved(i int) bool {
 // BuildResp writes the App.Resp image with which an application answers a
 // call of method (an index in t.Methods) with seqid: result is the method's
 // result struct, holding at most one field (success, or one declared
-// exception; none: a void method's success). It is the inverse of ReadBack:
-// values are bool, int8, int16, int32, int64, float64, string (or []byte)
-// for the wire types of those names, []any for a list or set, []MapEntry for
-// a map and *Struct for a struct; a Struct's Name and a FieldValue's Name
+// exception; none: a void method's success, or a nil result, the result
+// struct with no field that Apache's Go server sends when a handler returns
+// a nil slice, map or struct). It is the inverse of ReadBack: values are
+// bool, int8, int16, int32, int64, float64, string (or []byte) for the wire
+// types of those names, []any for a list or set, []MapEntry for a map and
+// *Struct for a struct; a Struct's Name and a FieldValue's Name
 // may be "" (fields are matched by ID) and its fields may come in any order.
 //
 // The layout is the one Deserialize gives a message: the result record at
@@ -88,9 +89,6 @@ func BuildResp(t *schema.Table, method int, seqid int32, result *Struct) ([]byte
 	}
 	if result != nil && len(result.Fields) > 1 {
 		return nil, fmt.Errorf("schemagold: %s's result holds %d fields, at most one may be present", m.Name, len(result.Fields))
-	}
-	if (result == nil || len(result.Fields) == 0) && !RespVoid(t, m.Result) {
-		return nil, fmt.Errorf("schemagold: %s is not void: its result needs success or an exception", m.Name)
 	}
 	b := &builder{t: t, img: make([]byte, MinCapacity)}
 	size := RecordSize(t, m.Result)
@@ -317,12 +315,4 @@ func (b *builder) elem(ti, at int, v any, depth int) error {
 func (b *builder) descriptor(at, off, length int) {
 	binary.LittleEndian.PutUint32(b.img[at:], uint32(off))
 	binary.LittleEndian.PutUint32(b.img[at+4:], uint32(length))
-}
-
-// RespVoid reports whether result struct st belongs to a void method: it
-// has no field 0 "success" (the schema package adds that field first
-// unless the method is void).
-func RespVoid(t *schema.Table, st int) bool {
-	fs := t.StructFields(st)
-	return !slices.ContainsFunc(fs, func(f schema.Field) bool { return f.ID == 0 && f.Name == "success" })
 }

@@ -198,8 +198,8 @@ module resp_schema
   // A presence word's checks: per byte (from the answer), over the bytes, the verdict.
   logic [63:0]           mask_q;
   logic [7:0]            p1_any_q, p1_two_q, p1_hi_q;
-  logic                  p_hi_q, p_zero_q, p_m1_q, p_m2_q, p_res_q, p_uni_q, p_void_q;   // p_m*: two bits set (in a byte, in two)
-  logic                  p_bad_q, p_fail_q;
+  logic                  p_hi_q, p_zero_q, p_m1_q, p_m2_q, p_res_q, p_uni_q;   // p_m*: two bits set (in a byte, in two)
+  logic                  p_bad_q;
   logic                  p_bad;                  // bits of no field, a result's or a union's count
   assign p_bad = p_hi_q || (p_res_q && (p_m1_q || p_m2_q)) || (p_uni_q && (p_zero_q || p_m1_q || p_m2_q));
   // A block (record, array, string) its descriptor gives: where, how big, what.
@@ -293,8 +293,8 @@ module resp_schema
   localparam int unsigned TIW = StructIdxW + 2 * TypeIdxW + 2 * 5 + 4 * AW + FieldIdxW + 17 + TCW;
   // A field: wire type, id, type, requiredness, slot offset.
   localparam int unsigned FIW = 5 + 16 + TypeIdxW + 2 + AW - 3;
-  // A struct: presence mask, result, union, void.
-  localparam int unsigned SIW = 64 + 3;
+  // A struct: presence mask, result, union.
+  localparam int unsigned SIW = 64 + 2;
   // A method: its result struct, its first field and count, the pointer past its record.
   localparam int unsigned MIW = StructIdxW + FieldIdxW + 17 + AW;
   function automatic logic [TCW-1:0] t_class(input logic [TypeIdxW-1:0] i);
@@ -349,7 +349,7 @@ module resp_schema
     for (int i = 0; i < n; i++)
       begin
         e = {pres_mask(StructIdxW'(i)), struct_kind(StructIdxW'(i)) == KindResult,
-                               struct_kind(StructIdxW'(i)) == KindUnion, struct_void(StructIdxW'(i))};
+                               struct_kind(StructIdxW'(i)) == KindUnion};
         for (int b = 0; b < SIW; b++) s_table[b*NS + i] = e[b];
       end
   endfunction
@@ -413,8 +413,8 @@ module resp_schema
   logic [AW-1:3]         fl_off;                 // (offsets are multiples of 8)
   assign {fl_wire, fl_id, fl_type, fl_req, fl_off} = fl_info;
   logic [63:0]           st_mask;
-  logic                  st_res, st_uni, st_void;
-  assign {st_mask, st_res, st_uni, st_void} = st_info;
+  logic                  st_res, st_uni;
+  assign {st_mask, st_res, st_uni} = st_info;
 
   // The string's request side: the next request is the last one, the fifo has room.
   assign s_req  = !s_first_q && s_more_q && s_occ_q != 3'd4;   // (s_more_q: SStr's)
@@ -448,7 +448,7 @@ module resp_schema
     // The code a failure of this step reports (SFail), each step's ANDed
     // in (a mux with a constant default would become a reset of fc_q, a
     // level deeper than its D).
-    fc_d = schema_code_e'(({8{state_q == SPresD}} & 8'(p_bad_q ? ScBadPresence : ScNoResult)) |
+    fc_d = schema_code_e'(({8{state_q == SPresD}} & 8'(ScBadPresence)) |
                           ({8{state_q == SZero || state_q == SVal}} & 8'(d_deep_q ? ScDepthExceeded : ScBadType)) |
                           ({8{state_q == SValD}} & 8'(d_rec_q ? ScBadDescriptor : ScTooManyElements)) |
                           ({8{state_q == SBlk2}} & 8'((bb_out_q || bb_big_q) ? ScBadDescriptor : ScOverlap)) |
@@ -471,9 +471,9 @@ module resp_schema
       end
       SPresW: if (rd_valid_i) state_d = SPresK;     // f_d.pres: the answer's cycle is the last
       SPresK:  state_d = SPresK2;                     // p_hi_q, p_zero_q, p_m1_q, p_m2_q
-      SPresK2: state_d = SPresD;                      // p_bad_q, p_fail_q
+      SPresK2: state_d = SPresD;                      // p_bad_q
       SPresD: begin
-        state_d = p_fail_q ? SFail : SField;
+        state_d = p_bad_q ? SFail : SField;
       end
 
       // A struct's next field (ascending id order), or its STOP.
@@ -863,9 +863,7 @@ module resp_schema
     p_m2_q    <= two_of8(p1_any_q);
     p_res_q   <= st_res;
     p_uni_q   <= st_uni;
-    p_void_q  <= st_void;
     p_bad_q   <= p_bad;
-    p_fail_q  <= p_bad || (p_res_q && p_zero_q && !p_void_q);
     {b_off_q, b_size_q, b_kind_q} <= {b_off_d, b_size_d, b_kind_d};
     // A block's checks over 19-bit words (offsets and sizes are multiples
     // of 8: an offset that is not fails, a size always is), then the verdict.

@@ -53,8 +53,9 @@ func success(v any) *schemagold.Struct {
 	return &schemagold.Struct{Fields: []schemagold.FieldValue{{ID: 0, Value: v}}}
 }
 
-// void is a void method's result: no field.
-func void() *schemagold.Struct { return &schemagold.Struct{} }
+// none is a result with no field: a void method's success, or the nil
+// result Apache's Go server sends when a handler returns a nil []byte.
+func none() *schemagold.Struct { return &schemagold.Struct{} }
 
 // serviceException is a result struct holding the declared exception (field
 // 1, se, in every method of idl/'s DeathStarBench services).
@@ -102,17 +103,20 @@ func get(s *schemagold.Struct, name string) any {
 }
 
 // memcachedLogic is serve's store (memcached's item semantics). Get of a
-// missing key returns an empty value: the App.Resp image of a non-void
-// method must hold a result (schemagold's NO_RESULT).
+// missing key returns nil, as serve's Memcached handler does: a result with
+// no field, which Apache's Go client reads as a nil value.
 type memcachedLogic struct{ store *serve.Store }
 
 func (l *memcachedLogic) call(method string, a *schemagold.Struct) (*schemagold.Struct, error) {
 	switch method {
 	case "Set":
 		l.store.Set([]byte(argString(a, "key")), []byte(argString(a, "value")), argI32(a, "flags"), argI32(a, "exptime"))
-		return void(), nil
+		return none(), nil
 	case "Get":
-		it, _ := l.store.Lookup([]byte(argString(a, "key")))
+		it, ok := l.store.Lookup([]byte(argString(a, "key")))
+		if !ok {
+			return none(), nil
+		}
 		return success(string(it.Value)), nil
 	}
 	return nil, fmt.Errorf("no method %s", method)
@@ -179,7 +183,7 @@ func (l *postLogic) call(method string, a *schemagold.Struct) (*schemagold.Struc
 			return serviceException("StorePost without a post"), nil
 		}
 		l.posts[argI64(p, "post_id")] = p
-		return void(), nil
+		return none(), nil
 	case "ReadPost":
 		id := argI64(a, "post_id")
 		p, ok := l.posts[id]
@@ -223,7 +227,7 @@ func (l *timelineLogic) call(method string, a *schemagold.Struct) (*schemagold.S
 		u := argI64(a, "user_id")
 		l.writes++
 		l.lines[u] = append(l.lines[u], timelineEntry{argI64(a, "post_id"), argI64(a, "timestamp"), l.writes})
-		return void(), nil
+		return none(), nil
 	case "ReadUserTimeline":
 		u := argI64(a, "user_id")
 		line := slices.Clone(l.lines[u])

@@ -30,7 +30,7 @@ type script struct {
 }
 
 var scripts = map[string]script{
-	"MemcachedService":    {memcachedRound, map[string]int{"Set": 3, "Get": 4}, nil},
+	"MemcachedService":    {memcachedRound, map[string]int{"Set": 4, "Get": 5}, nil},
 	"UniqueIdService":     {uniqueIDRound, map[string]int{"ComposeUniqueId": 4}, nil},
 	"UrlShortenService":   {urlRound, map[string]int{"ComposeUrls": 3, "GetExtendedUrls": 2}, map[string]int{"GetExtendedUrls": 1}},
 	"PostStorageService":  {postRound, map[string]int{"StorePost": 3, "ReadPost": 3, "ReadPosts": 2}, map[string]int{"ReadPost": 1, "ReadPosts": 1}},
@@ -82,7 +82,14 @@ func memcachedRound(t *testing.T, tr thrift.TTransport, pf thrift.TProtocolFacto
 		t.Fatal(err)
 	}
 	get(k1, []byte("second"))
-	get([]byte("never-set"), []byte{}) // a missing key is an empty value
+	// A missing key is nil (no field 0), an empty value is not.
+	if v, err := c.Get(ctx, int64(r), []byte("never-set")); err != nil || v != nil {
+		t.Errorf("round %d: Get of a missing key = %q (nil %v), %v; want nil", r, v, v == nil, err)
+	}
+	if err := c.Set(ctx, 4, k2, []byte{}, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	get(k2, []byte{})
 }
 
 func uniqueIDRound(t *testing.T, tr thrift.TTransport, pf thrift.TProtocolFactory, r int) {

@@ -4,8 +4,8 @@
 // of the module with the service's generated schema package (make
 // schematx-model, into build/schematx-<stem>[-w<N>]) and runs App.Resp
 // images through it: images from schemagold.BuildResp for every method
-// with a reply (success, each declared exception, a void method's empty
-// result) with random values, strings and containers of three size
+// with a reply (success, each declared exception, the empty result: a void
+// method's success, another's nil result) with random values, strings and containers of three size
 // scales, and as many of them corrupted (the result's presence word, a bit,
 // a descriptor's offset or length half, a byte, the area end). Each runs
 // with a random read latency (1, 1 to 3, or 1 to 9 cycles, answers in

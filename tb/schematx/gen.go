@@ -22,7 +22,7 @@ type Image struct {
 
 // Images generates a case's images, each from (seed, its number) alone:
 // valid ones from schemagold.BuildResp for every method that has a reply
-// (success, each declared exception, void), then as many corrupted ones.
+// (success, each declared exception, none), then as many corrupted ones.
 func Images(t *schema.Table, seed uint64, valid, corrupt int) []Image {
 	var methods []int
 	for i, m := range t.Methods {
@@ -58,19 +58,12 @@ type gen struct {
 }
 
 // build returns a valid image answering method mi with seq: its result holds one
-// field picked at random (success or an exception) or, for a void method,
-// possibly none; it says which.
+// field picked at random (success or an exception) or none (a void method's
+// success, or a nil result); it says which.
 func (g *gen) build(mi int, seq int32) ([]byte, string) {
 	t := g.t
 	fields := t.StructFields(t.Methods[mi].Result)
-	void := true
-	for _, f := range fields {
-		void = void && !(f.ID == 0 && f.Name == "success")
-	}
-	choices := len(fields)
-	if void {
-		choices++ // none present: a void method's success
-	}
+	choices := len(fields) + 1
 	for try := 0; ; try++ {
 		// Sizes: small, medium or large strings and containers, smaller
 		// on each retry of a result too big for an image.
@@ -79,7 +72,7 @@ func (g *gen) build(mi int, seq int32) ([]byte, string) {
 		g.left = 2000 >> try
 		k := g.rng.IntN(choices)
 		res := &schemagold.Struct{}
-		what := "void"
+		what := "none"
 		if k < len(fields) && t.Types[fields[k].Type].Wire == schema.UUID {
 			return g.uuidResult(mi, seq, k), fields[k].Name + " (a UUID, by hand)"
 		}

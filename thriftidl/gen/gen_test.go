@@ -197,7 +197,6 @@ func checker(tab *schema.Table, breakOne bool) []byte {
 		check("struct_var_slots", sW, i, s.VarSlots)
 		check("struct_depth", sW, i, s.Depth)
 		check("struct_size", sW, i, schemagold.RecordSize(tab, i))
-		check("struct_void", sW, i, b2i(s.Kind == schema.KindResult && schemagold.RespVoid(tab, i)))
 		for k, f := range tab.StructFields(i) {
 			check("field_owner", fW, s.First+k, i)
 			check("field_offset", fW, s.First+k, schemagold.SlotOffset(tab, i, f))

@@ -178,11 +178,10 @@ func SV(t *schema.Table, o Options) []byte {
 	}
 	sizeW := width(maxSize)
 	w.printf("\n  localparam int SizeW = %d;  // bits of the sizes and offsets below\n", sizeW)
-	w.section("Layout of the images (golden/schemagold): a struct's record size,\n  // a field's offset in its struct's record, the struct it belongs to, and\n  // whether a result struct is a void method's.")
-	var sizes, voids, offsets, owners, rsz, esz, unit []entry
+	w.section("Layout of the images (golden/schemagold): a struct's record size,\n  // a field's offset in its struct's record, and the struct it belongs to.")
+	var sizes, offsets, owners, rsz, esz, unit []entry
 	for i, s := range t.Structs {
 		sizes = append(sizes, entry{lit(sizeW, schemagold.RecordSize(t, i)), s.Name})
-		voids = append(voids, entry{bit(s.Kind == schema.KindResult && schemagold.RespVoid(t, i)), s.Name})
 		for _, f := range t.StructFields(i) {
 			offsets = append(offsets, entry{lit(sizeW, schemagold.SlotOffset(t, i, f)), s.Name + "." + f.Name})
 			owners = append(owners, entry{lit(sW, i), s.Name + "." + f.Name})
@@ -198,7 +197,6 @@ func SV(t *schema.Table, o Options) []byte {
 		unit = append(unit, entry{lit(sizeW, schemagold.ArrayUnit(t, i)), typeString(t, i)})
 	}
 	w.table("struct_size", sizeW, sW, sizes)
-	w.table("struct_void", 1, sW, voids)
 	w.table("field_offset", sizeW, fW, offsets)
 	w.table("field_owner", sW, fW, owners)
 	w.section("Per wire type: the record of a struct type (else 0), the size of\n  // one value of the type in an element array, and a list's, set's or\n  // map's bytes per element (else 0).")
