@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -99,20 +98,32 @@ func readJob(r *bufio.Reader) (workerJob, error) {
 // workerReply is a worker's answer to one job: a line "R INDEX MATCH
 // CYCLES SECONDS JSON" on its stdout, JSON being the vector's line of
 // arcalis run --json, MATCH 1 or 0 as its "match", and CYCLES the cycles
-// simulated for it, commands included. Before any, a worker writes "READY"
-// once its model is open.
+// simulated for it, commands included; or "E INDEX MESSAGE", MESSAGE a Go
+// quoted string, when its engine failed on the vector (the worker then
+// ends). Before any, a worker writes "READY" once its model is open.
 type workerReply struct {
 	Result  *Result
 	Line    []byte // JSON, as the worker wrote it
 	Cycles  uint64
 	Seconds float64
+	Fail    string // the engine's error ("E"), with only Result.Index
 }
 
 // parseReply reads a reply line. The JSON is decoded only if full or the
 // vector failed: the summary needs nothing else of a vector that passed.
 func parseReply(line []byte, full bool) (workerReply, error) {
 	var rep workerReply
-	f := bytes.SplitN(bytes.TrimRight(line, "\n"), []byte(" "), 6)
+	line = bytes.TrimRight(line, "\n")
+	if f := bytes.SplitN(line, []byte(" "), 3); len(f) == 3 && string(f[0]) == "E" {
+		index, err1 := strconv.Atoi(string(f[1]))
+		msg, err2 := strconv.Unquote(string(f[2]))
+		if err1 != nil || err2 != nil || msg == "" {
+			return rep, errors.New("bad index or message")
+		}
+		rep.Result, rep.Fail = &Result{Index: index}, msg
+		return rep, nil
+	}
+	f := bytes.SplitN(line, []byte(" "), 6)
 	if len(f) != 6 || string(f[0]) != "R" {
 		return rep, errors.New("not a result line")
 	}
@@ -127,9 +138,11 @@ func parseReply(line []byte, full bool) (workerReply, error) {
 	rep.Line = f[5]
 	res := &Result{Index: index, Match: match, Status: "ok"}
 	if full || !match {
-		if err := json.Unmarshal(rep.Line, res); err != nil {
+		r, err := ParseResult(rep.Line)
+		if err != nil {
 			return rep, err
 		}
+		*res = r
 	} else if i := bytes.Index(rep.Line, []byte(`"status":"`)); i >= 0 {
 		st := rep.Line[i+10:]
 		if j := bytes.IndexByte(st, '"'); j >= 0 {

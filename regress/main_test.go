@@ -24,13 +24,14 @@ const (
 
 // TestMain makes this test binary a worker when workerEnv asks: the tests
 // of --jobs start it as their workers, so the fault hooks that test the
-// supervisor exist in the test binary only.
+// supervisor, and the fake kind of run (kind_test.go), exist in the test
+// binary only.
 func TestMain(m *testing.M) {
 	if os.Getenv(workerEnv) == "1" {
 		if f := os.Getenv(faultEnv); f != "" {
 			testFault = faultAt(f)
 		}
-		if err := Serve(os.Stdin, os.Stdout); err != nil {
+		if err := Serve(os.Stdin, os.Stdout, fakeKind); err != nil {
 			fmt.Fprintln(os.Stderr, "worker:", err)
 			os.Exit(2)
 		}

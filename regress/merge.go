@@ -2,7 +2,9 @@ package regress
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -42,7 +44,12 @@ func Merge(files []string) ([]Result, error) {
 				return nil, fmt.Errorf("%s: vector %d again (first in %s)", at, r.Index, prev)
 			}
 			where[r.Index] = at
-			r.Shard = ""
+			if r.Shard != "" {
+				if r.line, err = withoutKey(r.line, "shard"); err != nil {
+					return nil, fmt.Errorf("%s: %w", at, err)
+				}
+				r.Shard = ""
+			}
 			results = append(results, r)
 		}
 	}
@@ -85,10 +92,8 @@ func ReadResults(path string) ([]Result, error) {
 		if line == "" {
 			continue
 		}
-		var r Result
-		dec := json.NewDecoder(strings.NewReader(line))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&r); err != nil {
+		r, err := readLine([]byte(line))
+		if err != nil {
 			return nil, fmt.Errorf("%s:%d: not a line of `arcalis run --json`: %v", path, n, err)
 		}
 		if r.Config == "" || r.Total <= 0 {
@@ -103,4 +108,61 @@ func ReadResults(path string) ([]Result, error) {
 		return nil, fmt.Errorf("%s: no results", path)
 	}
 	return out, nil
+}
+
+// readLine reads a line of `arcalis run --json`: the Memcached engine's,
+// which has Result's fields and no others, or another engine's (run
+// --service), which has a "service" and fields of its own and is kept as
+// it is.
+func readLine(line []byte) (Result, error) {
+	var r Result
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&r)
+	if err == nil {
+		return r, nil
+	}
+	var other struct {
+		Service string `json:"service"`
+	}
+	if json.Unmarshal(line, &other) != nil || other.Service == "" {
+		return r, err
+	}
+	if r, err = ParseResult(line); err != nil {
+		return r, err
+	}
+	r.line = line
+	return r, nil
+}
+
+// withoutKey is the JSON object line without its top-level key, the
+// others as they were, in their order; nil stays nil.
+func withoutKey(line []byte, key string) ([]byte, error) {
+	if line == nil {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	out := []byte{'{'}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if t == key {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		k, _ := json.Marshal(t)
+		out = append(append(append(out, k...), ':'), v...)
+	}
+	return append(out, '}'), nil
 }

@@ -35,12 +35,7 @@ type Options struct {
 	Record        int    // run only this record of each file; -1: all
 	Model         string // the Verilated model library
 
-	Jobs    int           // worker processes; 0 or 1: run in this process
-	Timeout time.Duration // with workers: longest wait for one vector's result
-	Full    bool          // decode every worker result in full (JUnit needs all fields)
-	// WorkerCmd starts a worker: a program that calls Serve on its standard
-	// streams. Default: this executable with the argument "worker".
-	WorkerCmd []string
+	Pool // worker processes
 
 	Shard, Shards int // run shard Shard of Shards (1-based); 0/0: the whole run
 
@@ -85,6 +80,9 @@ type Result struct {
 	Shard       string          `json:"shard,omitempty"` // i/n, if this run was a shard
 
 	seconds float64 // wall time of the vector (JUnit only: not reproducible)
+	// line is the --json line ReadResults read, if it is another engine's
+	// (it has a "service"): the result is that line, not Result's own.
+	line []byte
 }
 
 // Vector is one vector of a run: its index in the whole run and its record.
@@ -206,8 +204,8 @@ type Stats struct {
 }
 
 // setup is what running a vector and describing its result need besides
-// the vector: the options and the run's stamps. A worker reads it as the
-// first line of its input.
+// the vector: the options and the run's stamps. The engine opens with it,
+// in a worker as the first line of its input.
 type setup struct {
 	Offset      int
 	CapLines    int
@@ -226,16 +224,14 @@ func (s *setup) runOptions() tb.RunOptions {
 	return tb.RunOptions{Offset: s.Offset, CapLines: s.CapLines, WaveDir: s.WaveDir}
 }
 
-// Run runs the plan's vectors and calls emit with each result in input
-// order, with, from a worker, its JSON line as the worker wrote it (nil
-// otherwise). Unless opt.Full, a passing vector's result from a worker holds
-// only its index, status and match; its line is complete. A vector that
-// disagrees is a result, not an error: errors say the run itself could not
-// be made (model, workers).
+// memcachedKind is the Memcached engine's kind of run, as a worker knows
+// it; Run adds the coordinator's part.
+var memcachedKind = Kind{Name: "memcached", Open: openEngine}
+
+// Run runs the plan's vectors through the Memcached engine (RunKind).
+// A vector that disagrees is a result, not an error: errors say the run
+// itself could not be made (model, workers).
 func Run(ctx context.Context, p *Plan, opt Options, emit func(r Result, line []byte)) (Stats, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	if opt.RunID == "" {
 		opt.RunID = NewRunID()
 	}
@@ -244,66 +240,63 @@ func Run(ctx context.Context, p *Plan, opt Options, emit func(r Result, line []b
 		Model: opt.Model, RunID: opt.RunID, ReplayModel: opt.ReplayModel,
 		Total: p.Total, Config: p.Config, Shard: p.Shard,
 	}
-	sel := p.Vectors
-	results := make([]Result, len(sel))
-	lines := make([][]byte, len(sel))
-	done := make([]bool, len(sel))
-	printed := 0
-	// put takes the result of sel[pos] and emits every result now complete
-	// in input order.
-	put := func(pos int, res Result, line []byte) {
-		results[pos], done[pos], lines[pos] = res, true, line
-		for printed < len(sel) && done[printed] {
-			if emit != nil {
-				emit(results[printed], lines[printed])
-			}
-			lines[printed] = nil
-			printed++
-		}
+	// A worker's working directory is ours, but a path that does not
+	// depend on it is one thing less to get wrong.
+	if abs, err := filepath.Abs(s.Model); err == nil && s.Model != "" {
+		s.Model = abs
 	}
-	var cycles uint64
-	var err error
-	if opt.Jobs <= 1 {
-		cycles, err = runHere(sel, s, put)
-	} else {
-		timeout := opt.Timeout
-		if timeout <= 0 {
-			timeout = 2 * time.Minute
-		}
-		cycles, err = runWorkers(ctx, sel, s, opt, timeout, put)
-	}
-	if err != nil {
-		return Stats{}, err
-	}
-	return Stats{Results: results, Cycles: cycles}, nil
+	k := memcachedKind
+	k.Setup, k.Lost = s, s.lost
+	return RunKind(ctx, p, k, opt.Pool, emit)
 }
 
 // testMemory, set only by this package's tests, changes the memory model's
 // configuration (a faulty memory makes vectors fail, for their waveforms).
 var testMemory func(*tb.MemConfig)
 
-// openAccel opens the model and programs the command window.
-func openAccel(s *setup) (*tb.Accel, error) {
-	mem := tb.MemConfig{Latency: s.Latency, Seed: s.Seed}
+// accelEngine is the Memcached engine's Engine: the accelerator's model
+// with its command window programmed.
+type accelEngine struct {
+	acc *tb.Accel
+	s   setup
+}
+
+func openEngine(b []byte) (Engine, error) {
+	e := &accelEngine{}
+	if err := json.Unmarshal(b, &e.s); err != nil {
+		return nil, fmt.Errorf("the run's setup: %w", err)
+	}
+	mem := tb.MemConfig{Latency: e.s.Latency, Seed: e.s.Seed}
 	if testMemory != nil {
 		testMemory(&mem)
 	}
-	return tb.OpenWindowed(s.Model, mem)
+	var err error
+	if e.acc, err = tb.OpenWindowed(e.s.Model, mem); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
-// runVector runs one vector on acc and describes it; recorded is the
-// record's reply hash (vectors.MetaReplySHA256), nil if it has none, and
-// replyMsg the recorded reply (vectors.MetaReply), which the application
-// then answers with.
-func runVector(acc *tb.Accel, index, record int, file, source string, msg, recorded, replyMsg []byte, s *setup) Result {
+func (e *accelEngine) Check(v Vector) (Checked, error) {
+	cyc := e.acc.Cycle()
+	res := runVector(e.acc, v, &e.s)
+	return Checked{Result: res, Cycles: e.acc.Cycle() - cyc}, nil
+}
+
+func (e *accelEngine) Close() { e.acc.Close() }
+
+// runVector runs one vector on acc and describes it; its recorded reply
+// hash (vectors.MetaReplySHA256), if any, is checked, and its recorded
+// reply (vectors.MetaReply), if any, is what the application answers.
+func runVector(acc *tb.Accel, v Vector, s *setup) Result {
 	ro := s.runOptions()
-	ro.WaveName = WaveName(file, record, index, s.RunID)
-	ro.RecordedReply = recorded
-	if replyMsg != nil {
-		ro.App = tb.ReplayApp(replyMsg)
+	ro.WaveName = WaveName(v.File, v.Rec.Index, v.Index, s.RunID)
+	ro.RecordedReply = v.Reply
+	if v.ReplyMsg != nil {
+		ro.App = tb.ReplayApp(v.ReplyMsg)
 	}
-	r := acc.RunVector(index, source, msg, ro)
-	res := describe(index, file, record, r, s)
+	r := acc.RunVector(v.Index, v.Rec.Source, v.Rec.Msg, ro)
+	res := describe(v.Index, v.File, v.Rec.Index, r, s)
 	res.replyFields(r)
 	return res
 }
@@ -319,23 +312,21 @@ func (res *Result) replyFields(r tb.Run) {
 	res.ReplyMatch = &match
 }
 
-// runHere runs the vectors on a model in this process and returns the
-// simulated cycles.
-func runHere(sel []Vector, s *setup, put func(int, Result, []byte)) (uint64, error) {
-	acc, err := openAccel(s)
-	if err != nil {
-		return 0, err
+// lost is the result of a vector whose worker crashed or hung: the
+// reference's status, and a replay line that runs it in one process.
+func (s *setup) lost(v Vector, status string, diffs []string) (Checked, error) {
+	img := make([]byte, capFor(s.CapLines, v.Rec.Msg)*tb.LineSize)
+	ref := golden.Deserialize(v.Rec.Msg, img)
+	res := Result{
+		Index: v.Index, File: v.File, Record: v.Rec.Index, Source: v.Rec.Source, Status: status,
+		Expected: statusName(ref.Code), Offset: s.Offset, Diffs: diffs,
+		Total: s.Total, Config: s.Config, Shard: s.Shard,
 	}
-	defer acc.Close()
-	var cycles uint64
-	for pos, v := range sel {
-		start, cyc := time.Now(), acc.Cycle()
-		res := runVector(acc, v.Index, v.Rec.Index, v.File, v.Rec.Source, v.Rec.Msg, v.Reply, v.ReplyMsg, s)
-		res.seconds = time.Since(start).Seconds()
-		cycles += acc.Cycle() - cyc
-		put(pos, res, nil)
+	if res.Offset < 0 {
+		res.Offset = v.Index % tb.LineSize
 	}
-	return cycles, nil
+	res.Replay = replayLine(v.Rec.Index, res.Offset, v.Index, v.File, s)
+	return Checked{Result: res}, nil
 }
 
 // describe turns a run into its JSON line: the RTL's own outputs, and whether
@@ -468,6 +459,9 @@ type StatusCount struct {
 
 // MarshalLine is r's JSON line, without the newline.
 func (r Result) MarshalLine() []byte {
+	if r.line != nil {
+		return r.line
+	}
 	b, _ := json.Marshal(r)
 	return b
 }

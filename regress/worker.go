@@ -9,39 +9,51 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
-
-	"arcalis/golden"
-	"arcalis/tb"
 )
 
 // testFault, set only by this package's tests, runs before a worker
 // simulates each job: it crashes or hangs the worker to test the supervisor.
 var testFault func(index int, out *bufio.Writer)
 
-// Serve is a worker: it reads the run's setup and then job frames from in,
-// runs each vector and writes its result line to out, until in ends.
-// The coordinator (Run with Jobs above 1) starts it and writes its input.
-func Serve(in io.Reader, out io.Writer) error {
+// workerHead is a worker's first input line: the kind of run and its
+// setup.
+type workerHead struct {
+	Kind  string          `json:"kind"`
+	Setup json.RawMessage `json:"setup"`
+}
+
+// Serve is a worker: it reads the run's kind and setup and then job frames
+// from in, runs each vector and writes its result line to out, until in
+// ends or the engine fails. It serves the Memcached engine's runs and those
+// of kinds. The coordinator (RunKind with Jobs above 1) starts it and
+// writes its input.
+func Serve(in io.Reader, out io.Writer, kinds ...Kind) error {
 	r := bufio.NewReaderSize(in, 1<<20)
-	head, err := r.ReadBytes('\n')
+	line, err := r.ReadBytes('\n')
 	if err != nil {
 		return fmt.Errorf("worker: reading the run's setup: %w", err)
 	}
-	var s setup
-	if err := json.Unmarshal(head, &s); err != nil {
+	var head workerHead
+	if err := json.Unmarshal(line, &head); err != nil {
 		return fmt.Errorf("worker: the run's setup: %w", err)
 	}
-	acc, err := openAccel(&s)
+	kinds = append([]Kind{memcachedKind}, kinds...)
+	i := slices.IndexFunc(kinds, func(k Kind) bool { return k.Name == head.Kind })
+	if i < 0 {
+		return fmt.Errorf("worker: the run's setup: kind %q: this worker serves %s", head.Kind, kindNames(kinds))
+	}
+	e, err := kinds[i].Open(head.Setup)
 	if err != nil {
 		return err
 	}
-	defer acc.Close()
+	defer e.Close()
 	// Results go out every workerWindow/4 and whenever no job is waiting:
 	// the coordinator tops the queue up as it sees them, before it runs dry.
 	w := bufio.NewWriterSize(out, 1<<16)
@@ -65,15 +77,30 @@ func Serve(in io.Reader, out io.Writer) error {
 		if testFault != nil {
 			testFault(j.Index, w)
 		}
-		start, cyc := time.Now(), acc.Cycle()
-		res := runVector(acc, j.Index, j.Record, j.File, j.Source, j.Msg, j.Reply, j.ReplyMsg, &s)
-		js, _ := json.Marshal(res)
-		fmt.Fprintf(w, "R %d %d %d %g ", j.Index, b2i(res.Match), acc.Cycle()-cyc, time.Since(start).Seconds())
-		w.Write(js)
+		v := j.vector()
+		ck, err := check(e, v)
+		if err != nil {
+			fmt.Fprintf(w, "E %d %q\n", j.Index, err.Error())
+			return errors.Join(fmt.Errorf("worker: %w", vectorError(v, err.Error())), w.Flush())
+		}
+		line := ck.Line
+		if line == nil {
+			line = ck.Result.MarshalLine()
+		}
+		fmt.Fprintf(w, "R %d %d %d %g ", j.Index, b2i(ck.Result.Match), ck.Cycles, ck.Result.seconds)
+		w.Write(line)
 		if err := w.WriteByte('\n'); err != nil {
 			return err
 		}
 	}
+}
+
+func kindNames(kinds []Kind) string {
+	var names []string
+	for _, k := range kinds {
+		names = append(names, strconv.Quote(k.Name))
+	}
+	return strings.Join(names, ", ")
 }
 
 func b2i(b bool) int {
@@ -96,11 +123,8 @@ type worker struct {
 
 // startWorker starts a worker, sends it the run's setup and waits until its
 // model is open.
-func startWorker(ctx context.Context, s *setup, argv []string) (*worker, error) {
-	head, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
+func startWorker(ctx context.Context, head []byte, argv []string) (*worker, error) {
+	var err error
 	w := &worker{cmd: exec.Command(argv[0], argv[1:]...), stderr: &tailBuffer{max: 4096}}
 	w.cmd.Stderr = w.stderr
 	if w.in, err = w.cmd.StdinPipe(); err != nil {
@@ -120,7 +144,7 @@ func startWorker(ctx context.Context, s *setup, argv []string) (*worker, error) 
 	}
 	w.pipe, w.out = pr, bufio.NewReaderSize(pr, 1<<20)
 	w.feed = make(chan []byte, workerWindow+1) // the setup, then batches
-	w.feed <- append(head, '\n')
+	w.feed <- head
 	go w.feedJobs()
 	stop := context.AfterFunc(ctx, func() { pr.SetReadDeadline(time.Now()) })
 	defer stop()
@@ -256,41 +280,52 @@ func (d *dispenser) take() (int, bool) {
 func (d *dispenser) giveBack(pos []int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.retry = append(d.retry, pos...)
+	for _, p := range pos {
+		if p < d.n {
+			d.retry = append(d.retry, p)
+		}
+	}
 }
 
-// runWorkers runs the jobs in n worker processes supervised by an errgroup
-// and returns the simulated cycles. Each worker has up to workerWindow
-// vectors queued and answers them in order. When a worker crashes or gives
-// no result for timeout, the vector it was running is reported as CRASH or
-// TIMEOUT, the ones queued behind it go back to the others, and a new worker
-// takes over; a worker that cannot start at all stops the run.
-func runWorkers(ctx context.Context, sel []Vector, s *setup, opt Options, timeout time.Duration, emit func(int, Result, []byte)) (uint64, error) {
-	ws := *s
-	s = &ws
-	if abs, err := filepath.Abs(s.Model); err == nil {
-		s.Model = abs
+// stopAt hands out no position from pos on: the run stops there.
+func (d *dispenser) stopAt(pos int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.n = min(d.n, pos)
+	d.retry = slices.DeleteFunc(d.retry, func(p int) bool { return p >= pos })
+}
+
+// runWorkers runs the jobs in pool.Jobs worker processes supervised by an
+// errgroup. Each worker has up to workerWindow vectors queued and answers
+// them in order. When a worker crashes or gives no result for
+// pool.Timeout, the vector it was running is reported as CRASH or TIMEOUT
+// (k.Lost), the ones queued behind it go back to the others, and a new
+// worker takes over; a worker that cannot start at all stops the run. An
+// engine's error stops the run at its vector: the workers finish those
+// before it, so that the results put are those of one process.
+func runWorkers(ctx context.Context, sel []Vector, k Kind, setup []byte, pool Pool, put func(int, Checked, error)) error {
+	head, err := json.Marshal(workerHead{Kind: k.Name, Setup: setup})
+	if err != nil {
+		return err
 	}
-	argv := opt.WorkerCmd
+	head = append(head, '\n')
+	argv := pool.WorkerCmd
 	if len(argv) == 0 {
 		exe, err := os.Executable()
 		if err != nil {
-			return 0, fmt.Errorf("finding the arcalis executable for the workers: %w", err)
+			return fmt.Errorf("finding the arcalis executable for the workers: %w", err)
 		}
 		argv = []string{exe, "worker"}
 	}
-	n, full := opt.Jobs, opt.Full
-	var mu sync.Mutex // emit and cycles
-	var cycles uint64
-	report := func(pos int, res Result, line []byte, cyc uint64) {
+	var mu sync.Mutex // put's state
+	report := func(pos int, ck Checked, fail error) {
 		mu.Lock()
 		defer mu.Unlock()
-		cycles += cyc
-		emit(pos, res, line)
+		put(pos, ck, fail)
 	}
 	jobs := &dispenser{n: len(sel)}
 	g, ctx := errgroup.WithContext(ctx)
-	for range min(n, len(sel)) {
+	for range min(pool.Jobs, len(sel)) {
 		g.Go(func() error {
 			var w *worker
 			var queued []int // positions sent to w, oldest first
@@ -309,14 +344,13 @@ func runWorkers(ctx context.Context, sel []Vector, s *setup, opt Options, timeou
 					if !ok {
 						break
 					}
-					j := sel[pos]
-					batch = append(batch, workerJob{j.Index, j.Rec.Index, j.File, j.Rec.Source, j.Rec.Msg, j.Reply, j.ReplyMsg})
+					batch = append(batch, sel[pos].job())
 					queued = append(queued, pos)
 				}
 				if len(batch) > 0 {
 					if w == nil {
 						var err error
-						if w, err = startWorker(ctx, s, argv); err != nil {
+						if w, err = startWorker(ctx, head, argv); err != nil {
 							return err
 						}
 					}
@@ -325,13 +359,17 @@ func runWorkers(ctx context.Context, sel []Vector, s *setup, opt Options, timeou
 				if len(queued) == 0 {
 					return nil
 				}
-				rep, err := w.next(ctx, timeout, full)
+				rep, err := w.next(ctx, pool.Timeout, pool.Full)
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
 				pos := queued[0]
 				if err != nil {
-					report(pos, lostVector(sel[pos], s, err, w.stderr.last()), nil, 0)
+					ck, err := lostVector(k, sel[pos], err, w.stderr.last())
+					if err != nil {
+						return err
+					}
+					report(pos, ck, nil)
 					jobs.giveBack(queued[1:])
 					w, queued = nil, nil // killed; a new worker takes the rest
 					continue
@@ -339,37 +377,35 @@ func runWorkers(ctx context.Context, sel []Vector, s *setup, opt Options, timeou
 				if rep.Result.Index != sel[pos].Index {
 					return fmt.Errorf("a worker answered vector %d for vector %d", rep.Result.Index, sel[pos].Index)
 				}
+				if rep.Fail != "" {
+					// The worker has ended; nothing after pos is needed.
+					jobs.stopAt(pos)
+					report(pos, Checked{}, vectorError(sel[pos], rep.Fail))
+					w.kill()
+					w, queued = nil, nil
+					continue
+				}
 				rep.Result.seconds = rep.Seconds
-				report(pos, *rep.Result, rep.Line, rep.Cycles)
+				report(pos, Checked{Result: *rep.Result, Line: rep.Line, Cycles: rep.Cycles}, nil)
 				queued = queued[1:]
 			}
 		})
 	}
-	err := g.Wait()
-	return cycles, err
+	return g.Wait()
 }
 
-// lostVector is the result of a vector whose worker crashed or hung.
-func lostVector(j Vector, s *setup, err error, stderr string) Result {
+// lostVector is the outcome of a vector whose worker crashed or hung, as
+// k describes it; the diffs say what happened to the worker.
+func lostVector(k Kind, v Vector, err error, stderr string) (Checked, error) {
 	status, _, _ := strings.Cut(err.Error(), ":")
 	if status != "CRASH" && status != "TIMEOUT" {
 		status = "CRASH"
 	}
-	img := make([]byte, capFor(s.CapLines, j.Rec.Msg)*tb.LineSize)
-	ref := golden.Deserialize(j.Rec.Msg, img)
-	res := Result{
-		Index: j.Index, File: j.File, Record: j.Rec.Index, Source: j.Rec.Source, Status: status,
-		Expected: statusName(ref.Code), Offset: s.Offset, Diffs: []string{err.Error()},
-		Total: s.Total, Config: s.Config, Shard: s.Shard,
-	}
-	if res.Offset < 0 {
-		res.Offset = j.Index % tb.LineSize
-	}
+	diffs := []string{err.Error()}
 	if stderr != "" {
-		res.Diffs = append(res.Diffs, "worker stderr: "+stderr)
+		diffs = append(diffs, "worker stderr: "+stderr)
 	}
-	res.Replay = replayLine(j.Rec.Index, res.Offset, j.Index, j.File, s)
-	return res
+	return k.Lost(v, status, diffs)
 }
 
 // tailBuffer keeps the last max bytes written to it.

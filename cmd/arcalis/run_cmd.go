@@ -34,8 +34,8 @@ func runCommand() *cli.Command {
 			"of the n shards into the unsharded result.\n\n" +
 			"--service NAME runs the records through the generic recvFunction of that\n" +
 			"service of idl/ (rtl/generic/recv_schema.sv, its model built with make\n" +
-			"schema-model) and compares them with schemagold; --mem-latency, --seed,\n" +
-			"--offset, --jobs, --shard and --timeout do not apply to it.",
+			"schema-model) and compares them with schemagold; --jobs, --shard and\n" +
+			"--timeout apply to it as above, --mem-latency, --seed and --offset do not.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "mem-latency", Value: 4, Usage: "memory latency in `CYCLES`"},
 			&cli.IntFlag{Name: "offset", Value: -1, DefaultText: "record index mod 64", Usage: "start offset of each message within its line (0..63)"},
@@ -63,9 +63,6 @@ func runOptions(c *cli.Context) (regress.Options, error) {
 		Latency:    c.Int("mem-latency"),
 		Seed:       c.Int64("seed"),
 		Record:     c.Int("record"),
-		Jobs:       c.Int("jobs"),
-		Timeout:    c.Duration("timeout"),
-		Full:       c.String("junit") != "",
 		RunID:      c.String("run-id"),
 	}
 	switch {
@@ -75,19 +72,39 @@ func runOptions(c *cli.Context) (regress.Options, error) {
 		return opt, fmt.Errorf("run: --cap-lines %d: want %d..65535", opt.CapLines, golden.MinCapacity/tb.LineSize)
 	case opt.Latency < 0 || opt.Latency > 1_000_000:
 		return opt, fmt.Errorf("run: --mem-latency %d: want 0..1000000", opt.Latency)
-	case opt.Jobs < 1 || opt.Jobs > 1024:
-		return opt, fmt.Errorf("run: --jobs %d: want 1..1024", opt.Jobs)
-	case opt.Timeout <= 0:
-		return opt, fmt.Errorf("run: --timeout %s: want more than 0", opt.Timeout)
 	}
 	var err error
-	if opt.Shard, opt.Shards, err = regress.ParseShard(c.String("shard")); err != nil {
-		return opt, fmt.Errorf("run: %w", err)
+	if opt.Pool, err = runPool(c); err != nil {
+		return opt, err
+	}
+	if opt.Shard, opt.Shards, err = runShard(c); err != nil {
+		return opt, err
 	}
 	if opt.Model, opt.ReplayModel, err = modelPath(c); err != nil {
 		return opt, err
 	}
 	return opt, nil
+}
+
+// runPool reads and checks run's flags of its worker processes, the same
+// with --service.
+func runPool(c *cli.Context) (regress.Pool, error) {
+	p := regress.Pool{Jobs: c.Int("jobs"), Timeout: c.Duration("timeout"), Full: c.String("junit") != ""}
+	switch {
+	case p.Jobs < 1 || p.Jobs > 1024:
+		return p, fmt.Errorf("run: --jobs %d: want 1..1024", p.Jobs)
+	case p.Timeout <= 0:
+		return p, fmt.Errorf("run: --timeout %s: want more than 0", p.Timeout)
+	}
+	return p, nil
+}
+
+// runShard reads run's --shard: shard i of n, 1 of 1 without it.
+func runShard(c *cli.Context) (i, n int, err error) {
+	if i, n, err = regress.ParseShard(c.String("shard")); err != nil {
+		return 0, 0, fmt.Errorf("run: %w", err)
+	}
+	return i, n, nil
 }
 
 func runVectors(c *cli.Context) error {
@@ -109,11 +126,20 @@ func runVectors(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
+	return printRun(c, "run", len(plan.Vectors), func(emit func(regress.Result, []byte)) (regress.Stats, error) {
+		return regress.Run(c.Context, plan, opt, emit)
+	})
+}
+
+// printRun prints the n results of run as run emits them (their JSON lines
+// with --json, else the failures), then the summary and the JUnit file;
+// cmd begins its errors.
+func printRun(c *cli.Context, cmd string, n int, run func(emit func(regress.Result, []byte)) (regress.Stats, error)) error {
 	asJSON := c.Bool("json")
 	out, diag := c.App.Writer, c.App.ErrWriter
 	progress := newTicker(diag, "run")
 	printed := 0
-	stats, err := regress.Run(c.Context, plan, opt, func(r regress.Result, line []byte) {
+	stats, err := run(func(r regress.Result, line []byte) {
 		if asJSON {
 			if line == nil {
 				line = r.MarshalLine()
@@ -123,10 +149,10 @@ func runVectors(c *cli.Context) error {
 			printFailure(out, r)
 		}
 		printed++
-		progress.maybe("%d/%d vectors", printed, len(plan.Vectors))
+		progress.maybe("%d/%d vectors", printed, n)
 	})
 	if err != nil {
-		return fmt.Errorf("run: %w", err)
+		return fmt.Errorf("%s: %w", cmd, err)
 	}
 	summary := out
 	if asJSON {
@@ -135,7 +161,7 @@ func runVectors(c *cli.Context) error {
 	failed := summarize(summary, stats.Results, stats.Cycles, time.Since(progress.start))
 	if f := c.String("junit"); f != "" {
 		if err := regress.WriteJUnit(f, stats.Results); err != nil {
-			return fmt.Errorf("run: %w", err)
+			return fmt.Errorf("%s: %w", cmd, err)
 		}
 	}
 	if failed > 0 {
@@ -145,7 +171,8 @@ func runVectors(c *cli.Context) error {
 }
 
 // workerCommand is the hidden `arcalis worker`: the process that runs
-// vectors for `arcalis run --jobs N`, one model per process.
+// vectors for `arcalis run --jobs N`, with or without --service, one model
+// per process.
 func workerCommand() *cli.Command {
 	return &cli.Command{
 		Name:   "worker",
@@ -155,7 +182,7 @@ func workerCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return fmt.Errorf("worker: unexpected argument %q: a worker reads its setup and jobs from stdin", c.Args().First())
 			}
-			return regress.Serve(c.App.Reader, c.App.Writer)
+			return regress.Serve(c.App.Reader, c.App.Writer, serviceKind)
 		},
 	}
 }

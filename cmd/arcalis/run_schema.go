@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,15 +21,11 @@ import (
 )
 
 // schemaRefused are run's flags that --service refuses, and why: the
-// generic recvFunction runs alone, without the FLR's memory and Net.Recv,
-// and in this one process.
+// generic recvFunction runs alone, without the FLR's memory and Net.Recv.
 var schemaRefused = []struct{ flag, why string }{
 	{"mem-latency", "recv_schema runs without the memory model"},
 	{"seed", "recv_schema runs without the memory model"},
 	{"offset", "recv_schema runs without Net.Recv's lines"},
-	{"jobs", "a --service run is one process with one model"},
-	{"shard", "a --service run is one process with one model"},
-	{"timeout", "it is for the workers of --jobs"},
 }
 
 // schemaLine is the --json line of one vector of `run --service`: the
@@ -58,28 +53,44 @@ type schemaLine struct {
 	Replay     string          `json:"replay,omitempty"`
 	Total      int             `json:"total"`
 	Config     string          `json:"config"`
+	Shard      string          `json:"shard,omitempty"`
 }
 
-// schemaRun is one `run --service`: the service, its model and images.
-type schemaRun struct {
-	name     string
-	js       *schemagold.JSONSchema
-	dut      schemarx.DUT
-	sc       schemarx.Case
-	table    *schema.Table
-	rtl, ref []byte // App.Recv images, the capacity long
-	capSet   bool   // --cap-lines was given: the replay line repeats it
-	waveDir  string
-	runID    string
-	model    string // --model, for the replay line; "" the checkout's
-	total    int
-	config   string
+// schemaSetup is what a `run --service` engine opens with, in this process
+// or, as its setup line, in a worker of --jobs.
+type schemaSetup struct {
+	Service  string
+	Root     string // the checkout, whose idl/ holds the service's IDL
+	Lib      string // the service's recv_schema model
+	Capacity int    // App.Recv's, in bytes
+	CapSet   bool   // --cap-lines was given: the replay line repeats it
+	WaveDir  string
+	RunID    string
+	Model    string // --model, for the replay line; "" the checkout's
+	Total    int
+	Config   string
+	Shard    string
 }
+
+// schemaRun is one `run --service`: its setup, the service's tables and,
+// in the process that checks vectors, its model and images.
+type schemaRun struct {
+	schemaSetup
+	sc       schemarx.Case
+	js       *schemagold.JSONSchema
+	table    *schema.Table
+	model    *schemarx.Model
+	rtl, ref []byte // App.Recv images, the capacity long
+}
+
+// serviceKind is the kind of run of `run --service` as its workers know
+// it: runSchemaVectors adds the coordinator's part.
+var serviceKind = regress.Kind{Name: "service", Open: openSchemaRun}
 
 // runSchemaVectors is `arcalis run --service NAME`: each record's args
 // walked by the generic recvFunction (rtl/generic/recv_schema.sv) with
 // schemarx.Drive and compared with schemagold.Deserialize
-// (schemarx.CheckDrive).
+// (schemarx.CheckDrive), in this process or in --jobs workers.
 func runSchemaVectors(c *cli.Context, files []string) error {
 	name := c.String("service")
 	sc, err := schemasvc.Lookup(name)
@@ -99,93 +110,139 @@ func runSchemaVectors(c *cli.Context, files []string) error {
 		}
 		capacity = n * 64
 	}
+	pool, err := runPool(c)
+	if err != nil {
+		return err
+	}
+	opt := regress.Options{Record: c.Int("record"), RunOptions: tb.RunOptions{CapLines: capacity / 64}}
+	if opt.Shard, opt.Shards, err = runShard(c); err != nil {
+		return err
+	}
 	// The vector files first: a damaged one is an input error before any build.
-	plan, err := regress.Load(files, regress.Options{Record: c.Int("record"), RunOptions: tb.RunOptions{CapLines: capacity / 64}})
+	plan, err := regress.Load(files, opt)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
-	root, table, err := schemaTables("run", sc)
+	root, _, err := schemaTables("run", sc)
 	if err != nil {
 		return err
-	}
-	prog, err := thriftidl.Load(filepath.Join(root, sc.IDL))
-	if err != nil {
-		return fmt.Errorf("run --service %s: %w", name, err)
-	}
-	js, err := schemagold.NewJSONSchema(prog, name, table)
-	if err != nil {
-		return fmt.Errorf("run --service %s: %w", name, err)
-	}
-	lib, err := schemaModel(c, "run", sc, root)
-	if err != nil {
-		return err
-	}
-	// The model belongs to this goroutine's OS thread (vpi.Open locks it).
-	model, err := schemarx.OpenModel(lib, sc.Width)
-	if err != nil {
-		return fmt.Errorf("run --service %s: model %s: %w", name, lib, err)
-	}
-	defer model.Close()
-	if err := model.Reset(); err != nil {
-		return fmt.Errorf("run --service %s: %w", name, err)
 	}
 	sum := sha256.Sum256([]byte("service=" + name + " " + plan.Config))
-	s := &schemaRun{
-		name: name, js: js, table: table, dut: model, sc: sc, rtl: make([]byte, capacity), ref: make([]byte, capacity),
-		capSet: c.IsSet("cap-lines"), waveDir: c.String("wave"), runID: c.String("run-id"), model: c.String("model"),
-		total: plan.Total, config: hex.EncodeToString(sum[:])[:16],
+	s := schemaSetup{
+		Service: name, Root: root, Capacity: capacity, CapSet: c.IsSet("cap-lines"),
+		WaveDir: c.String("wave"), RunID: c.String("run-id"), Model: c.String("model"),
+		Total: plan.Total, Config: hex.EncodeToString(sum[:])[:16], Shard: plan.Shard,
 	}
-	if s.runID == "" {
-		s.runID = regress.NewRunID()
+	if s.RunID == "" {
+		s.RunID = regress.NewRunID() // one for every worker's waveforms
 	}
+	// The coordinator's run, without a model: it describes lost vectors.
+	run, err := loadSchemaRun(s)
+	if err != nil {
+		return fmt.Errorf("run --service %s: %w", name, err)
+	}
+	if s.Lib, err = schemaModel(c, "run", sc, root); err != nil {
+		return err
+	}
+	k := serviceKind
+	k.Setup, k.Lost = s, run.lost
+	return printRun(c, "run --service "+name, len(plan.Vectors), func(emit func(regress.Result, []byte)) (regress.Stats, error) {
+		return regress.RunKind(c.Context, plan, k, pool, emit)
+	})
+}
 
-	asJSON := c.Bool("json")
-	out, diag := c.App.Writer, c.App.ErrWriter
-	progress := newTicker(diag, "run")
-	results := make([]regress.Result, 0, len(plan.Vectors))
-	var cycles uint64
-	for i, v := range plan.Vectors {
-		line, err := s.check(v)
-		if err != nil {
-			return fmt.Errorf("run --service %s: %s record %d: %w", name, v.File, v.Rec.Index, err)
-		}
-		cycles += uint64(line.Cycles)
-		res := regress.Result{Index: line.Index, File: line.File, Record: line.Record, Source: line.Source,
-			Status: line.Status, Match: line.Match, Expected: line.Expected, Diffs: line.Diffs, Wave: line.Wave, Replay: line.Replay}
-		results = append(results, res)
-		if asJSON {
-			b, err := json.Marshal(line)
-			if err != nil {
-				return fmt.Errorf("run: %w", err)
-			}
-			out.Write(append(b, '\n'))
-		} else if !line.Match {
-			printFailure(out, res)
-		}
-		progress.maybe("%d/%d vectors", i+1, len(plan.Vectors))
+// loadSchemaRun reads what s's run needs besides the model: the service's
+// tables and JSON schema, from the checkout's IDL.
+func loadSchemaRun(s schemaSetup) (*schemaRun, error) {
+	sc, err := schemasvc.Lookup(s.Service)
+	if err != nil {
+		return nil, err
 	}
-	summary := out
-	if asJSON {
-		summary = diag // stdout holds JSON lines only
+	table, err := sc.Table(s.Root)
+	if err != nil {
+		return nil, err
 	}
-	failed := summarize(summary, results, cycles, time.Since(progress.start))
-	if f := c.String("junit"); f != "" {
-		if err := regress.WriteJUnit(f, results); err != nil {
-			return fmt.Errorf("run: %w", err)
-		}
+	prog, err := thriftidl.Load(filepath.Join(s.Root, sc.IDL))
+	if err != nil {
+		return nil, err
 	}
-	if failed > 0 {
-		return findingsf("%d of %d vectors: RTL and reference disagree", failed, len(results))
+	js, err := schemagold.NewJSONSchema(prog, s.Service, table)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	return &schemaRun{schemaSetup: s, sc: sc, js: js, table: table}, nil
+}
+
+// openSchemaRun is serviceKind's Open: the run of the setup with its
+// model open and reset.
+func openSchemaRun(setup []byte) (regress.Engine, error) {
+	var s schemaSetup
+	if err := json.Unmarshal(setup, &s); err != nil {
+		return nil, fmt.Errorf("the run's setup: %w", err)
+	}
+	run, err := loadSchemaRun(s)
+	if err != nil {
+		return nil, err
+	}
+	// The model belongs to this goroutine's OS thread (vpi.Open locks it):
+	// the supervisor checks and closes on it.
+	if run.model, err = schemarx.OpenModel(s.Lib, run.sc.Width); err != nil {
+		return nil, fmt.Errorf("model %s: %w", s.Lib, err)
+	}
+	if err := run.model.Reset(); err != nil {
+		run.model.Close()
+		return nil, err
+	}
+	run.rtl, run.ref = make([]byte, s.Capacity), make([]byte, s.Capacity)
+	return run, nil
+}
+
+// Check is the Engine's: v's line and the Result it reads as.
+func (s *schemaRun) Check(v regress.Vector) (regress.Checked, error) {
+	l, err := s.check(v)
+	if err != nil {
+		return regress.Checked{}, err
+	}
+	return l.checked()
+}
+
+func (s *schemaRun) Close() { s.model.Close() }
+
+// lost is serviceKind's Lost: v's line when its worker crashed or hung,
+// with the reference's code and the line that replays it in one process.
+func (s *schemaRun) lost(v regress.Vector, status string, diffs []string) (regress.Checked, error) {
+	l := s.line(v)
+	l.Status, l.Diffs, l.Replay = status, diffs, s.replay(v)
+	ref := schemagold.Deserialize(s.table, v.Rec.Msg, make([]byte, s.Capacity))
+	l.Expected, l.Expect = statusOf(ref.Code), ref.Offset
+	return l.checked()
+}
+
+// line is v's line before it runs: what names it and the run's stamps.
+func (s *schemaRun) line(v regress.Vector) schemaLine {
+	return schemaLine{Index: v.Index, File: v.File, Record: v.Rec.Index, Source: v.Rec.Source, Service: s.Service,
+		Total: s.Total, Config: s.Config, Shard: s.Shard}
+}
+
+// checked is l as the run's outcome: the line, and the Result it reads
+// as, which is what the coordinator reads of a worker's line.
+func (l schemaLine) checked() (regress.Checked, error) {
+	b, err := json.Marshal(l)
+	if err != nil {
+		return regress.Checked{}, err
+	}
+	r, err := regress.ParseResult(b)
+	if err != nil {
+		return regress.Checked{}, err
+	}
+	return regress.Checked{Result: r, Line: b, Cycles: uint64(l.Cycles)}, nil
 }
 
 // check runs one vector and describes it. Its error is the simulator's or
 // the reference's: the run cannot go on.
 func (s *schemaRun) check(v regress.Vector) (schemaLine, error) {
-	l := schemaLine{Index: v.Index, File: v.File, Record: v.Rec.Index, Source: v.Rec.Source, Service: s.name,
-		Total: s.total, Config: s.config}
-	ck := schemarx.CheckDrive(s.dut, s.table, v.Rec.Msg, s.rtl, s.ref)
+	l := s.line(v)
+	ck := schemarx.CheckDrive(s.model, s.table, v.Rec.Msg, s.rtl, s.ref)
 	if ck.Err != nil && !schemarx.IsMismatch(ck.Err) {
 		return l, ck.Err
 	}
@@ -229,11 +286,11 @@ func (s *schemaRun) check(v regress.Vector) (schemaLine, error) {
 	l.Replay = s.replay(v)
 	// The module may be mid-message: reset it, and replay the vector
 	// traced for its waveform.
-	if err := s.dut.Reset(); err != nil {
+	if err := s.model.Reset(); err != nil {
 		return l, err
 	}
-	if s.waveDir != "" {
-		path := filepath.Join(s.waveDir, regress.WaveName(v.File, v.Rec.Index, v.Index, s.runID))
+	if s.WaveDir != "" {
+		path := filepath.Join(s.WaveDir, regress.WaveName(v.File, v.Rec.Index, v.Index, s.RunID))
 		if err := s.traced(v, path); err != nil {
 			return l, err
 		}
@@ -248,20 +305,20 @@ func (s *schemaRun) traced(v regress.Vector, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	if err := s.dut.TraceOn(path); err != nil {
+	if err := s.model.TraceOn(path); err != nil {
 		return err
 	}
-	if err := s.dut.Reset(); err != nil { // in the trace too
+	if err := s.model.Reset(); err != nil { // in the trace too
 		return err
 	}
-	ck := schemarx.CheckDrive(s.dut, s.table, v.Rec.Msg, s.rtl, s.ref)
-	if err := s.dut.TraceOff(); err != nil {
+	ck := schemarx.CheckDrive(s.model, s.table, v.Rec.Msg, s.rtl, s.ref)
+	if err := s.model.TraceOff(); err != nil {
 		return err
 	}
 	if ck.Err != nil && !schemarx.IsMismatch(ck.Err) {
 		return ck.Err
 	}
-	return s.dut.Reset()
+	return s.model.Reset()
 }
 
 // methodName is the name of the method the header's method byte names.
@@ -275,14 +332,14 @@ func (s *schemaRun) methodName(m uint8) string {
 // replay is the command that runs v alone as it ran.
 func (s *schemaRun) replay(v regress.Vector) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "arcalis run --service %s --record %d", s.name, v.Rec.Index)
-	if s.capSet {
-		fmt.Fprintf(&b, " --cap-lines %d", len(s.rtl)/64)
+	fmt.Fprintf(&b, "arcalis run --service %s --record %d", s.Service, v.Rec.Index)
+	if s.CapSet {
+		fmt.Fprintf(&b, " --cap-lines %d", s.Capacity/64)
 	}
-	if s.model != "" {
-		b.WriteString(" --model " + quoteArg(s.model))
+	if s.Model != "" {
+		b.WriteString(" --model " + quoteArg(s.Model))
 	}
-	wave := s.waveDir
+	wave := s.WaveDir
 	if wave == "" {
 		wave = "waves"
 	}
