@@ -1,5 +1,6 @@
-# The generic recvFunction (rtl/generic/recv_schema.sv, issue 17) and
-# respFunction (rtl/generic/resp_schema.sv) for one service of idl/: for
+# The generic recvFunction (rtl/generic/recv_schema.sv, issue 17), its
+# header check (rtl/generic/recv_header.sv) and the respFunction
+# (rtl/generic/resp_schema.sv) for one service of idl/: for
 # each, the schema package `arcalis idl compile` generates for the service,
 # a Verilated model of the module (for tb/schemarx, tb/schematx) and its
 # Yosys synthesis and timing estimate. Included by the top Makefile after
@@ -114,6 +115,10 @@ $(eval $(call schema_unit,SCHEMA,schema,recv_schema,gate))
 ## make schematx-report SERVICE=S  Yosys resources and the timing estimate of the generic respFunction alone for S: reports/schematx/S[-wN]/{flipflops,timing}.md (fails on timing findings: it meets the 20 % margin)
 $(eval $(call schema_unit,SCHEMATX,schematx,resp_schema,gate))
 
+## make schemahdr-model SERVICE=S  the message header's check and dispatch for service S of idl/ (build/schemahdr-S/libvmodel.so; WIDTH=N: build/schemahdr-S-wN)
+## make schemahdr-report SERVICE=S  Yosys resources and the timing estimate of that unit alone: reports/schemahdr/S[-wN]/{flipflops,timing}.md (fails on timing findings)
+$(eval $(call schema_unit,SCHEMAHDR,schemahdr,recv_header,gate))
+
 # Both units in one model for `arcalis serve --service` (VPI: one model per
 # process): rtl/generic/schema_pair.sv, a model only (no logic of its own
 # to report).
@@ -151,6 +156,8 @@ endef
 $(eval $(call schema_gate,SCHEMA,schema,recv_schema,SCHEMARX,TestRecvSchemaOne,schemarx))
 ## make schematx-gatesim SERVICE=S  the respFunction's netlist simulated against golden/schemagold on the images of go test ./tb/schematx
 $(eval $(call schema_gate,SCHEMATX,schematx,resp_schema,SCHEMATX,TestRespSchemaOne,schematx))
+## make schemahdr-gatesim SERVICE=S  the header check's netlist simulated against golden/schemagold on the messages of go test ./tb/schemahdr
+$(eval $(call schema_gate,SCHEMAHDR,schemahdr,recv_header,SCHEMAHDR,TestRecvHeaderOne,schemahdr))
 
 # Put back the VPI settings of whoever included vpi/build.mk before.
 VPI_OUT     := $(_sc_out)

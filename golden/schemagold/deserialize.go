@@ -77,58 +77,81 @@ func Deserialize(t *schema.Table, msg, img []byte) Result {
 	return w.r
 }
 
-// header checks the message header as golden does (docs/abi.md section 5,
-// steps 1 to 5), with the table's method names.
+// header runs CheckHeader into w.r; on OK the walk goes on at the args.
 func (w *walker) header() bool {
-	msg, n := w.msg, len(w.msg)
+	w.r = CheckHeader(w.t, w.msg)
+	w.p = int(w.r.Offset)
+	return w.r.Code == CodeOK
+}
+
+// CheckHeader checks msg's message header as golden does (docs/abi.md
+// section 5, steps 1 to 5), with t's method names: the step of Deserialize
+// before the args, and the reference of rtl/generic/recv_header.sv.
+//
+// On a good header the Result's Code is CodeOK, Offset 12 + the name's
+// length (where the args start), and MsgType, Method and SeqID are the
+// header's. On a fault Code and Offset are the fault's; MsgType is set once
+// the version passed (BAD_MSG_TYPE shows the bad type), Method once the name
+// matched (a TRUNCATED seqid shows it), SeqID stays 0. The other fields are
+// 0. A nil table gives Result{} (code NONE).
+func CheckHeader(t *schema.Table, msg []byte) Result {
+	var r Result
+	if t == nil {
+		return r
+	}
+	fail := func(c Code, off int) Result {
+		r.Code, r.Offset = c, uint32(off)
+		return r
+	}
+	n := len(msg)
 	be := binary.BigEndian
 	if n > MaxMessage {
-		return w.fail(CodeMsgTooLarge, 0)
+		return fail(CodeMsgTooLarge, 0)
 	}
 	if n < 4 {
-		return w.fail(CodeTruncated, 0)
+		return fail(CodeTruncated, 0)
 	}
 	ver := be.Uint32(msg)
 	if ver>>16 != 0x8001 || ver&0xFF00 != 0 {
-		return w.fail(CodeBadVersion, 0)
+		return fail(CodeBadVersion, 0)
 	}
-	w.r.MsgType = uint8(ver)
-	if w.r.MsgType != 1 && w.r.MsgType != 4 { // CALL, ONEWAY
-		return w.fail(CodeBadMsgType, 0)
+	r.MsgType = uint8(ver)
+	if r.MsgType != 1 && r.MsgType != 4 { // CALL, ONEWAY
+		return fail(CodeBadMsgType, 0)
 	}
 	if n < 8 {
-		return w.fail(CodeTruncated, 4)
+		return fail(CodeTruncated, 4)
 	}
 	l := int32(be.Uint32(msg[4:]))
 	if l < 0 {
-		return w.fail(CodeBadLength, 4)
+		return fail(CodeBadLength, 4)
 	}
 	lenUsed := false
-	for _, m := range w.t.Methods {
+	for _, m := range t.Methods {
 		lenUsed = lenUsed || len(m.Name) == int(l)
 	}
 	if !lenUsed {
-		return w.fail(CodeUnknownMethod, 4)
+		return fail(CodeUnknownMethod, 4)
 	}
 	if 8+int(l) > n {
-		return w.fail(CodeTruncated, 8)
+		return fail(CodeTruncated, 8)
 	}
 	name := msg[8 : 8+int(l)]
-	for i, m := range w.t.Methods {
+	for i, m := range t.Methods {
 		if m.Name == string(name) && i < MaxMethods {
-			w.r.Method = uint8(i + 1)
+			r.Method = uint8(i + 1)
 			break
 		}
 	}
-	if w.r.Method == 0 {
-		return w.fail(CodeUnknownMethod, 8)
+	if r.Method == 0 {
+		return fail(CodeUnknownMethod, 8)
 	}
 	if 12+int(l) > n {
-		return w.fail(CodeTruncated, 8+int(l))
+		return fail(CodeTruncated, 8+int(l))
 	}
-	w.r.SeqID = int32(be.Uint32(msg[8+int(l):]))
-	w.p = 12 + int(l)
-	return true
+	r.SeqID = int32(be.Uint32(msg[8+int(l):]))
+	r.Code, r.Offset = CodeOK, uint32(12+int(l))
+	return r
 }
 
 // args reserves the args record at AreaStart and pushes the args struct.

@@ -1,6 +1,6 @@
-// Package schemacase is the case plumbing tb/schemarx and tb/schematx
-// share: a service in a module of one width, its tables, and the build of
-// its Verilated model with mk/schema.mk.
+// Package schemacase is the case plumbing tb/schemarx, tb/schemahdr and
+// tb/schematx share: a service in a module of one width, its tables, and
+// the build of its Verilated model with mk/schema.mk.
 package schemacase
 
 import (

@@ -1,0 +1,36 @@
+package schemahdr
+
+import "arcalis/tb/schemacase"
+
+// Service is a service of idl/ with its committed default vectors.
+type Service = schemacase.Service
+
+// Services are the services of idl/: the header's rules depend only on
+// their method names.
+var Services = []Service{
+	{Name: "MemcachedService", IDL: "idl/memcached.thrift", Vectors: "vectors/default.vec"},
+	{Name: "UniqueIdService", IDL: "idl/unique_id.thrift", Vectors: "vectors/default-unique_id.vec"},
+	{Name: "UrlShortenService", IDL: "idl/url_shorten.thrift", Vectors: "vectors/default-url_shorten.vec"},
+	{Name: "PostStorageService", IDL: "idl/post_storage.thrift", Vectors: "vectors/default-post_storage.vec"},
+	{Name: "UserTimelineService", IDL: "idl/user_timeline.thrift", Vectors: "vectors/default-user_timeline.vec"},
+}
+
+// Widths are the module's Width parameter values (window bytes).
+var Widths = schemacase.Widths
+
+// Case is one model: a service's method names in a recv_header of one
+// width, built by make schemahdr-model into build/schemahdr-<stem>[-w<N>].
+type Case = schemacase.Case
+
+// Module is recv_header's make plumbing in mk/schema.mk.
+var Module = schemacase.Module{Target: "schemahdr", Vars: "SCHEMAHDR", TestDir: "schemahdr"}
+
+// ParseCase reads "<service>:<width>", the form of SCHEMAHDR_CASE.
+func ParseCase(s string) (Case, error) { return Module.ParseCase(s, Services) }
+
+// The module under test and the package it imports besides the schema's,
+// relative to the repository root.
+const (
+	RTLSource  = "rtl/generic/recv_header.sv"
+	RTLPackage = "rtl/arcalis_pkg.sv"
+)
