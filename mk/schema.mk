@@ -90,12 +90,17 @@ $$($(1)_NETLIST) &: $$($(1)_WORK)/$(3).sv $$($(1)_WORK)/synth.ys $$($(1)_SV) $(R
 	  --work $$($(1)_WORK) --out $$($(1)_REP) $(RTL_PKG) $$($(1)_SV) $$($(1)_WORK)/$(3).sv
 	cp $$($(1)_WORK)/stat.txt $$($(1)_REP)/stat.txt
 
-.PHONY: $(2)-report
+.PHONY: $(2)-lint $(2)-report
+# (-Wno-UNUSEDPARAM: arcalis_pkg's parameters that the unit does not use.)
+$(2)-lint: $$($(1)_SV)
+	verilator --lint-only -Wall -Wno-UNUSEDPARAM --top-module $(3) -GWidth=$(WIDTH) +define+SCHEMA_PKG=$$($(1)_PKG) \
+	  $(RTL_PKG) $$($(1)_SV) rtl/generic/$(3).sv
+
 $(2)-report: $$($(1)_NETLIST)
 	$(GO) run ./cmd/arcalis report timing --freq $(REPORT_FREQ) --netlist $$($(1)_WORK)/netlist.json --out $$($(1)_REP) \
 	  || { echo "$(2)-report: $(3) for $$($(1)_NAME) has timing findings (endpoints above the 20 % margin, below 280 MHz, or an input reaching an output): $$($(1)_REP)/timing.md"; $(if $(4),exit 1,true); }
 else
-$(2)-report:
+$(2)-report $(2)-lint:
 	$$(error make $$@: set SERVICE to a file stem of idl/: $$(foreach e,$$(IDL_SERVICES),$$(word 1,$$(subst =, ,$$(e)))))
 endif
 endef

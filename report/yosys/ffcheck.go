@@ -220,7 +220,6 @@ var StateAllowances = []Allowance{
 	{"resp_schema", "r1_ne_q", "unused", "a count against a record's size, read only for a struct value: unused where the service has none (Memcached)"},
 	{"resp_schema", "r1_big_q", "unused", "a count above MaxElements, read only for a list, set or map: unused where the service has none (Memcached)"},
 	{"resp_schema", "r_fail_q", "constant", "a struct's or container's descriptor fault: never where the service has neither (Memcached)"},
-	{"resp_schema", "r_mul_q", "constant", "a container with items: never where the service has none (Memcached)"},
 	{"resp_schema", NoName, "rom", "a schema table's lookup, registered, that Yosys turns into a ROM (proc_rom) with its register at the read port (memory_dff)"},
 	{"tx_engine", "km1_q", "constant", "at DataBytes=64 the prefix is one chunk"},
 	{"tx_engine", "ci_q", "constant", "at DataBytes=64 the prefix is one chunk"},

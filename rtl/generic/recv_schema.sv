@@ -126,7 +126,9 @@ module recv_schema
   endfunction
   // a > b as the borrow of b - a: a carry chain's end, no LUT after it.
   function automatic logic gt14(input logic [13:0] a, input logic [13:0] b);
+    /* verilator lint_off UNUSEDSIGNAL */  // (only the borrow is read)
     logic [14:0] d;
+    /* verilator lint_on UNUSEDSIGNAL */
     d = {1'b0, b} - {1'b0, a};
     gt14 = d[14];
   endfunction
@@ -283,7 +285,9 @@ module recv_schema
   logic                   afit_q;                // ar_q <= cap64_q (SArgs reads it)
   logic                   af_gt_q, af_eq_q, af_lt_q;   // its halves (SArgs0)
   logic [AW-12:0]         af_hd;
+  /* verilator lint_off UNUSEDSIGNAL */  // (only the borrow is read)
   logic [12:0]            af_ld;
+  /* verilator lint_on UNUSEDSIGNAL */
   assign af_hd = {1'b0, ar_q[AW-1:12]} - {1'b0, cap64_q[AW-1:12]};
   assign af_ld = {1'b0, cap64_q[11:0]} - {1'b0, ar_q[11:0]};
   logic [AW-1:0]          ptr_q;                 // the area's next free byte (a multiple of 8)
@@ -1187,7 +1191,9 @@ module recv_schema
   // (One carry chain: {ok, avail_i} >= {1, s_chunk_q} as the sign of
   // {1, s_chunk_q} - {ok, avail_i} - 1, ok's LUT the chain's last.)
   logic       go_ok;
+  /* verilator lint_off UNUSEDSIGNAL */  // (only the sign is read)
   logic [9:0] go_sum;
+  /* verilator lint_on UNUSEDSIGNAL */
   assign go_ok  = gpre_q && !go_q && go && !start_i;
   assign go_sum = {1'b0, 1'b1, s_chunk_q} + ~{1'b0, go_ok, avail_i};
   assign go_d   = go_sum[9];

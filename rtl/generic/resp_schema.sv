@@ -192,7 +192,7 @@ module resp_schema
   logic                  r1_nhi_q, r1_big_q, r1_bnz_q;   // bits at AW and above; above MaxElements; byte 0 not 0
   logic [11:3]           rp_lo_q;                // the count + 7, bits 11:3 (a string's words, rounded up)
   logic                  rp_c_q;                 // and its carry
-  logic                  r_fail_q, r_blk_q, r_mul_q, r_nx_q;   // r_nx_q: none of the three
+  logic                  r_fail_q, r_blk_q, r_nx_q;   // r_nx_q: no fault, no block, no container with items (SMul)
   logic [AW-3:0]         r_pad_q;                // the count's words (rounded up), carry at the top
   logic [63:0]           v_od_q;                 // the value's beat
   // A presence word's checks: per byte (from the answer), over the bytes, the verdict.
@@ -802,7 +802,6 @@ module resp_schema
     // SValD's way: a fault, a block, a beat then SMul, a beat then the next item.
     r_fail_q <= (d_rec_q && (r1_nhi_q || r1_ne_q != '0)) || (d_cont_q && r1_big_q);
     r_blk_q  <= (d_str_q && r1_z_q != '1) || d_rec_q;
-    r_mul_q  <= d_cont_q && r1_z_q != '1;
     r_nx_q   <= !d_rec_q && !(d_cont_q && (r1_big_q || r1_z_q != '1)) && !(d_str_q && r1_z_q != '1);
     r_pad_q  <= {{1'b0, n32[AW-1:12]} + (AW-11)'(rp_c_q), rp_lo_q};
     tl_q     <= (n32[2:0] == '0) ? 4'd8 : {1'b0, n32[2:0]};
