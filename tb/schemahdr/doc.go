@@ -19,8 +19,8 @@
 // other cycles it is random (don't-care), as are window bytes at or above
 // avail_i.
 //
-// The cases are the services of idl/ at 16 bytes a window,
-// PostStorageService at 8 and 64 too. Run them with
+// The cases are the services of idl/ at 16 bytes a window (other widths
+// on demand, with SCHEMAHDR_CASE below). Run them with
 //
 //	go test ./tb/schemahdr
 //

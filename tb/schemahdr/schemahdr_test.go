@@ -22,17 +22,14 @@ const (
 	envLib  = "SCHEMAHDR_MODEL" // a model library to use instead of building one
 )
 
-// cases: every service at 16 bytes a window, PostStorageService (the
-// names one of which is another's prefix) at 8 and 64 too.
+// cases: every service at 16 bytes a window (UserTimelineService's names
+// take two chunks). Other widths run on demand, SCHEMAHDR_CASE=
+// PostStorageService:8 or :64: each model costs CI a build, and CI is
+// near its time budget.
 var cases = func() []Case {
 	var cs []Case
 	for _, s := range Services {
 		cs = append(cs, Module.Case(s, 16))
-	}
-	for _, s := range Services {
-		if s.Name == "PostStorageService" {
-			cs = append(cs, Module.Case(s, 8), Module.Case(s, 64))
-		}
 	}
 	return cs
 }()
