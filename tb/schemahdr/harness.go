@@ -1,12 +1,12 @@
 package schemahdr
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 
 	"arcalis/golden/schemagold"
+	"arcalis/tb/schemacase"
 	"arcalis/thriftidl/schema"
 )
 
@@ -40,21 +40,15 @@ type Outcome struct {
 	Err    error             // how the module differed from the reference or broke the protocol
 }
 
-// Mismatch is a difference from the reference or a protocol violation.
-type Mismatch struct{ What string }
-
-func (m *Mismatch) Error() string { return m.What }
-
-func mismatchf(format string, args ...any) error {
-	return &Mismatch{What: fmt.Sprintf(format, args...)}
-}
+// Mismatch is a difference from the reference or a protocol violation
+// (schemacase's: one type for the units' harnesses).
+type Mismatch = schemacase.Mismatch
 
 // IsMismatch reports whether err is the module's fault rather than the
 // simulator's.
-func IsMismatch(err error) bool {
-	var m *Mismatch
-	return errors.As(err, &m)
-}
+func IsMismatch(err error) bool { return schemacase.IsMismatch(err) }
+
+func mismatchf(format string, args ...any) error { return schemacase.Mismatchf(format, args...) }
 
 // Full is m's bytes: Msg, or for a big message BigLen bytes starting
 // with Msg (valid until the next Full).

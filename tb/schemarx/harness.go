@@ -2,13 +2,13 @@ package schemarx
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 
 	"arcalis/golden/schemagold"
+	"arcalis/tb/schemacase"
 	"arcalis/thriftidl/schema"
 )
 
@@ -48,14 +48,15 @@ type Outcome struct {
 	Err        error             // how the module differed from the reference, or broke the protocol
 }
 
-// Mismatch is a difference from the reference or a protocol violation.
-type Mismatch struct{ What string }
+// Mismatch is a difference from the reference or a protocol violation
+// (schemacase's: one type for the units' harnesses).
+type Mismatch = schemacase.Mismatch
 
-func (m *Mismatch) Error() string { return m.What }
+// IsMismatch reports whether err is the module's fault rather than the
+// simulator's or the harness's.
+func IsMismatch(err error) bool { return schemacase.IsMismatch(err) }
 
-func mismatchf(format string, args ...any) error {
-	return &Mismatch{What: fmt.Sprintf(format, args...)}
-}
+func mismatchf(format string, args ...any) error { return schemacase.Mismatchf(format, args...) }
 
 // Check runs one message. An error that is not a *Mismatch in Outcome.Err
 // is the simulator's.
@@ -339,13 +340,6 @@ func fill(b []byte, v byte) {
 	for i := range b {
 		b[i] = v
 	}
-}
-
-// IsMismatch reports whether err is the module's fault rather than the
-// simulator's or the harness's.
-func IsMismatch(err error) bool {
-	var m *Mismatch
-	return errors.As(err, &m)
 }
 
 // Hex is msg as hex, for reports.

@@ -3,11 +3,10 @@ package schematx
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
-	"fmt"
 	"math/rand/v2"
 
 	"arcalis/golden/schemagold"
+	"arcalis/tb/schemacase"
 	"arcalis/thriftidl/schema"
 )
 
@@ -39,21 +38,15 @@ type Outcome struct {
 	Err        error // how the module differed from the reference or broke the protocol
 }
 
-// Mismatch is a difference from the reference or a protocol violation.
-type Mismatch struct{ What string }
-
-func (m *Mismatch) Error() string { return m.What }
-
-func mismatchf(format string, args ...any) error {
-	return &Mismatch{What: fmt.Sprintf(format, args...)}
-}
+// Mismatch is a difference from the reference or a protocol violation
+// (schemacase's: one type for the units' harnesses).
+type Mismatch = schemacase.Mismatch
 
 // IsMismatch reports whether err is the module's fault rather than the
 // simulator's.
-func IsMismatch(err error) bool {
-	var m *Mismatch
-	return errors.As(err, &m)
-}
+func IsMismatch(err error) bool { return schemacase.IsMismatch(err) }
+
+func mismatchf(format string, args ...any) error { return schemacase.Mismatchf(format, args...) }
 
 // headerOnly are the codes of Serialize's header step, which the
 // testbench does in place of the module.
