@@ -37,7 +37,7 @@ bench-services:
 	$(GO) run ./bench/services -out reports$(if $(WSUFFIX),/w$(WIDTH)) -width $(WIDTH)
 	$(if $(WSUFFIX),,$(MAKE) readme-services)
 
-## make readme-services rewrite README.md's services table from reports/ (bench-services.json, schema/, schematx/); go test ./bench/services checks it is current
+## make readme-services rewrite README.md's services table from reports/ (bench-services.json, schemahdr/, schema/, schematx/); go test ./bench/services checks it is current
 readme-services:
 	$(GO) run ./bench/services -readme
 

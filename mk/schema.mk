@@ -124,11 +124,11 @@ $(eval $(call schema_unit,SCHEMATX,schematx,resp_schema,gate))
 ## make schemahdr-report SERVICE=S  Yosys resources and the timing estimate of that unit alone: reports/schemahdr/S[-wN]/{flipflops,timing}.md (fails on timing findings)
 $(eval $(call schema_unit,SCHEMAHDR,schemahdr,recv_header,gate))
 
-# Both units in one model for `arcalis serve --service` (VPI: one model per
-# process): rtl/generic/schema_pair.sv, a model only (no logic of its own
-# to report).
-## make schema-pair-model SERVICE=S  recv_schema and resp_schema of service S of idl/ in one model, schema_pair (build/schema-pair-S/libvmodel.so; WIDTH=N: build/schema-pair-S-wN)
-$(eval $(call schema_model,SCHEMAPAIR,schema-pair,schema_pair,rtl/generic/recv_schema.sv rtl/generic/resp_schema.sv rtl/generic/schema_pair.sv))
+# The three units in one model for `arcalis run --service` and `serve
+# --service` (VPI: one model per process): rtl/generic/schema_pair.sv, a
+# model only (no logic of its own to report).
+## make schema-pair-model SERVICE=S  recv_header, recv_schema and resp_schema of service S of idl/ in one model, schema_pair (build/schema-pair-S/libvmodel.so; WIDTH=N: build/schema-pair-S-wN)
+$(eval $(call schema_model,SCHEMAPAIR,schema-pair,schema_pair,rtl/generic/recv_header.sv rtl/generic/recv_schema.sv rtl/generic/resp_schema.sv rtl/generic/schema_pair.sv))
 
 ifneq ($(SCHEMA_IDL),)
 verilate: $(SCHEMA_MODEL) $(SCHEMAPAIR_MODEL)

@@ -50,7 +50,7 @@ func (r *report) summaries() []summary {
 }
 
 // unitFigures are one unit's synthesis and timing estimate, from its
-// make schema-report / schematx-report directory.
+// make schemahdr-report / schema-report / schematx-report directory.
 type unitFigures struct {
 	luts, ffs int
 	fmax      float64
@@ -103,17 +103,16 @@ func readmeTable(root string) (string, error) {
 		paper[p.Name+"Service"] = p
 	}
 	var t strings.Builder
-	t.WriteString("| service | methods | max depth | LUTs (recv + resp) | FFs (recv + resp) | est. Fmax recv / resp | cycles per request | paper, Figure 19 |\n")
+	t.WriteString("| service | methods | max depth | LUTs (header + recv + resp) | FFs (header + recv + resp) | est. Fmax header / recv / resp | cycles per request | paper, Figure 19 |\n")
 	t.WriteString("|---|---|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range ss {
-		rx, err := readUnit(filepath.Join(root, "reports", "schema", s.Stem), "recv_schema")
-		if err != nil {
-			return "", err
+		var u [3]unitFigures
+		for i, r := range []struct{ dir, module string }{{"schemahdr", "recv_header"}, {"schema", "recv_schema"}, {"schematx", "resp_schema"}} {
+			if u[i], err = readUnit(filepath.Join(root, "reports", r.dir, s.Stem), r.module); err != nil {
+				return "", err
+			}
 		}
-		tx, err := readUnit(filepath.Join(root, "reports", "schematx", s.Stem), "resp_schema")
-		if err != nil {
-			return "", err
-		}
+		hd, rx, tx := u[0], u[1], u[2]
 		var cyc []string
 		for i, l := range s.Latencies {
 			cyc = append(cyc, fmt.Sprintf("%s at L=%d", rpt.Thousands(s.Median[i]), l))
@@ -122,9 +121,9 @@ func readmeTable(root string) (string, error) {
 		if p, ok := paper[s.Service]; ok {
 			fig = fmt.Sprintf("%s LUTs, %s FFs, %g mW", rpt.Thousands(p.LUTs), rpt.Thousands(p.FFs), p.DynamicW*1000)
 		}
-		fmt.Fprintf(&t, "| %s | %s | %d | %s + %s | %s + %s | %.0f / %.0f MHz | %s | %s |\n",
-			s.Service, s.Methods, s.MaxDepth, rpt.Thousands(rx.luts), rpt.Thousands(tx.luts), rpt.Thousands(rx.ffs), rpt.Thousands(tx.ffs),
-			rx.fmax, tx.fmax, strings.Join(cyc, ", "), fig)
+		fmt.Fprintf(&t, "| %s | %s | %d | %s + %s + %s | %s + %s + %s | %.0f / %.0f / %.0f MHz | %s | %s |\n",
+			s.Service, s.Methods, s.MaxDepth, rpt.Thousands(hd.luts), rpt.Thousands(rx.luts), rpt.Thousands(tx.luts),
+			rpt.Thousands(hd.ffs), rpt.Thousands(rx.ffs), rpt.Thousands(tx.ffs), hd.fmax, rx.fmax, tx.fmax, strings.Join(cyc, ", "), fig)
 	}
 	return t.String(), nil
 }

@@ -15,6 +15,8 @@ import (
 	"arcalis/regress"
 	"arcalis/serve/schemasvc"
 	"arcalis/tb"
+	"arcalis/tb/schemacase"
+	"arcalis/tb/schemahdr"
 	"arcalis/tb/schemarx"
 	"arcalis/thriftidl"
 	"arcalis/thriftidl/schema"
@@ -23,9 +25,9 @@ import (
 // schemaRefused are run's flags that --service refuses, and why: the
 // generic recvFunction runs alone, without the FLR's memory and Net.Recv.
 var schemaRefused = []struct{ flag, why string }{
-	{"mem-latency", "recv_schema runs without the memory model"},
-	{"seed", "recv_schema runs without the memory model"},
-	{"offset", "recv_schema runs without Net.Recv's lines"},
+	{"mem-latency", "recv_header and recv_schema run without the memory model"},
+	{"seed", "recv_header and recv_schema run without the memory model"},
+	{"offset", "recv_header and recv_schema run without Net.Recv's lines"},
 }
 
 // schemaLine is the --json line of one vector of `run --service`: the
@@ -48,6 +50,7 @@ type schemaLine struct {
 	Args       json.RawMessage `json:"args,omitempty"`
 	ArgsError  string          `json:"args_error,omitempty"`
 	Cycles     int             `json:"cycles"`
+	HdrCycles  int             `json:"header_cycles"`
 	Diffs      []string        `json:"diffs,omitempty"`
 	Wave       string          `json:"wave,omitempty"`
 	Replay     string          `json:"replay,omitempty"`
@@ -61,7 +64,7 @@ type schemaLine struct {
 type schemaSetup struct {
 	Service  string
 	Root     string // the checkout, whose idl/ holds the service's IDL
-	Lib      string // the service's recv_schema model
+	Lib      string // the service's schema_pair model
 	Capacity int    // App.Recv's, in bytes
 	CapSet   bool   // --cap-lines was given: the replay line repeats it
 	WaveDir  string
@@ -79,7 +82,8 @@ type schemaRun struct {
 	sc       schemarx.Case
 	js       *schemagold.JSONSchema
 	table    *schema.Table
-	model    *schemarx.Model
+	hd       *schemahdr.Model // recv_header and recv_schema, in one model
+	rx       *schemarx.Model
 	rtl, ref []byte // App.Recv images, the capacity long
 }
 
@@ -87,13 +91,14 @@ type schemaRun struct {
 // it: runSchemaVectors adds the coordinator's part.
 var serviceKind = regress.Kind{Name: "service", Open: openSchemaRun}
 
-// runSchemaVectors is `arcalis run --service NAME`: each record's args
-// walked by the generic recvFunction (rtl/generic/recv_schema.sv) with
-// schemarx.Drive and compared with schemagold.Deserialize
-// (schemarx.CheckDrive), in this process or in --jobs workers.
+// runSchemaVectors is `arcalis run --service NAME`: each record's header
+// checked by rtl/generic/recv_header.sv, then its args walked by the
+// generic recvFunction (rtl/generic/recv_schema.sv), both in schema_pair's
+// model, and compared with schemagold.Deserialize
+// (schemarx.CheckMessage), in this process or in --jobs workers.
 func runSchemaVectors(c *cli.Context, files []string) error {
 	name := c.String("service")
-	sc, err := schemasvc.Lookup(name)
+	sc, err := schemasvc.PairCase(name)
 	if err != nil {
 		return fmt.Errorf("run: --service: %v", err)
 	}
@@ -186,12 +191,20 @@ func openSchemaRun(setup []byte) (regress.Engine, error) {
 	}
 	// The model belongs to this goroutine's OS thread (vpi.Open locks it):
 	// the supervisor checks and closes on it.
-	if run.model, err = schemarx.OpenModel(s.Lib, run.sc.Width); err != nil {
+	sim, err := schemacase.Open(s.Lib, schemacase.PairTop+"clk_i", run.sc.Width)
+	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", s.Lib, err)
 	}
-	if err := run.model.Reset(); err != nil {
-		run.model.Close()
-		return nil, err
+	run.hd, err = schemahdr.OnSim(sim, schemacase.PairTop, schemacase.PairHd)
+	if err == nil {
+		run.rx, err = schemarx.OnSim(sim, schemacase.PairTop, schemacase.PairRx)
+	}
+	if err == nil {
+		err = run.rx.Reset() // both units
+	}
+	if err != nil {
+		sim.Close()
+		return nil, fmt.Errorf("model %s: %w", s.Lib, err)
 	}
 	run.rtl, run.ref = make([]byte, s.Capacity), make([]byte, s.Capacity)
 	return run, nil
@@ -206,7 +219,7 @@ func (s *schemaRun) Check(v regress.Vector) (regress.Checked, error) {
 	return l.checked()
 }
 
-func (s *schemaRun) Close() { s.model.Close() }
+func (s *schemaRun) Close() { s.rx.Close() }
 
 // lost is serviceKind's Lost: v's line when its worker crashed or hung,
 // with the reference's code and the line that replays it in one process.
@@ -242,30 +255,33 @@ func (l schemaLine) checked() (regress.Checked, error) {
 // the reference's: the run cannot go on.
 func (s *schemaRun) check(v regress.Vector) (schemaLine, error) {
 	l := s.line(v)
-	ck := schemarx.CheckDrive(s.model, s.table, v.Rec.Msg, s.rtl, s.ref)
+	ck := schemarx.CheckMessage(s.hd, s.rx, s.table, v.Rec.Msg, s.rtl, s.ref)
 	if ck.Err != nil && !schemarx.IsMismatch(ck.Err) {
 		return l, ck.Err
 	}
 	l.Expected, l.Expect = statusOf(ck.Ref.Code), ck.Ref.Offset
-	if ck.HeaderOnly {
-		// The header step is software's, the reference's: the RTL has
-		// nothing to walk, so its code is the result.
-		l.HeaderOnly, l.Match, l.Status, l.Offset, l.SeqID = true, true, l.Expected, ck.Ref.Offset, ck.Ref.SeqID
-		l.Method = s.methodName(ck.Ref.Method)
-		return l, nil
+	hdr, dr := ck.Header, ck.Driven
+	// The line's result is the last unit's that ran: recv_schema's if it
+	// walked the args (Head is where it started, at least the header's
+	// 12 bytes), else recv_header's.
+	walked := dr.Head != 0
+	got, ended := hdr.Result, hdr.Cycles > 0
+	if walked {
+		got, ended = dr.Result, dr.Result != (schemagold.Result{})
 	}
-	got := ck.Driven.Result
-	l.Method, l.SeqID, l.Offset, l.Cycles = s.methodName(got.Method), got.SeqID, got.Offset, ck.Driven.Cycles
+	l.HeaderOnly = ck.HeaderOnly
+	l.Method, l.SeqID, l.Offset = s.methodName(got.Method), got.SeqID, got.Offset
+	l.HdrCycles, l.Cycles = hdr.Cycles, hdr.Cycles+dr.Cycles
 	l.Match = ck.Err == nil
 	switch {
-	case ck.Err == nil || ck.Driven.Result != (schemagold.Result{}):
+	case ck.Err == nil || ended:
 		l.Status = statusOf(got.Code)
-	case strings.HasPrefix(ck.Err.Error(), "hang:"):
+	case strings.Contains(ck.Err.Error(), "hang: "):
 		l.Status = "HANG"
 	default:
 		l.Status = "PROTOCOL_VIOLATION" // a take or store the module must not make
 	}
-	if ck.Driven.Result != (schemagold.Result{}) && got.Code == schemagold.CodeOK {
+	if walked && ended && got.Code == schemagold.CodeOK {
 		// The args as the RTL's image holds them, not as the message does.
 		if a, err := s.js.ArgsJSON(s.rtl); err != nil {
 			l.ArgsError = err.Error()
@@ -284,9 +300,9 @@ func (s *schemaRun) check(v regress.Vector) (schemaLine, error) {
 		}
 	}
 	l.Replay = s.replay(v)
-	// The module may be mid-message: reset it, and replay the vector
+	// The units may be mid-message: reset them, and replay the vector
 	// traced for its waveform.
-	if err := s.model.Reset(); err != nil {
+	if err := s.rx.Reset(); err != nil {
 		return l, err
 	}
 	if s.WaveDir != "" {
@@ -305,20 +321,20 @@ func (s *schemaRun) traced(v regress.Vector, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	if err := s.model.TraceOn(path); err != nil {
+	if err := s.rx.TraceOn(path); err != nil {
 		return err
 	}
-	if err := s.model.Reset(); err != nil { // in the trace too
+	if err := s.rx.Reset(); err != nil { // in the trace too
 		return err
 	}
-	ck := schemarx.CheckDrive(s.model, s.table, v.Rec.Msg, s.rtl, s.ref)
-	if err := s.model.TraceOff(); err != nil {
+	ck := schemarx.CheckMessage(s.hd, s.rx, s.table, v.Rec.Msg, s.rtl, s.ref)
+	if err := s.rx.TraceOff(); err != nil {
 		return err
 	}
 	if ck.Err != nil && !schemarx.IsMismatch(ck.Err) {
 		return ck.Err
 	}
-	return s.model.Reset()
+	return s.rx.Reset()
 }
 
 // methodName is the name of the method the header's method byte names.
@@ -348,15 +364,20 @@ func (s *schemaRun) replay(v regress.Vector) string {
 }
 
 // diffLines splits a comparison's message into run's difference lines: one
-// per field of the header line that differs.
+// per port of recv_header's result or field of the header line that
+// differs.
 func diffLines(msg string) []string {
-	const hdr = "header line differs: "
-	if rest, ok := strings.CutPrefix(msg, hdr); ok {
-		var out []string
-		for _, f := range strings.Split(rest, "; ") {
-			out = append(out, "header line "+f)
+	for _, p := range []struct{ prefix, line string }{
+		{"header line differs: ", "header line "},
+		{"recv_header: ", "recv_header "},
+	} {
+		if rest, ok := strings.CutPrefix(msg, p.prefix); ok {
+			var out []string
+			for _, f := range strings.Split(rest, "; ") {
+				out = append(out, p.line+f)
+			}
+			return out
 		}
-		return out
 	}
 	return []string{msg}
 }

@@ -50,12 +50,12 @@ func lineMaps(t *testing.T, out string) []map[string]any {
 	return ls
 }
 
-// serviceLib builds the model of service name (make schema-model) and
+// serviceLib builds the model of service name (make schema-pair-model) and
 // returns its path: runs given it with --model skip make's own check, a
 // second or two each.
 func serviceLib(t *testing.T, name string) string {
 	t.Helper()
-	sc, err := schemasvc.Lookup(name)
+	sc, err := schemasvc.PairCase(name)
 	if err != nil {
 		t.Fatal(err)
 	}

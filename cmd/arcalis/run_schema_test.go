@@ -24,8 +24,9 @@ import (
 )
 
 // Tests of arcalis run --service. Each invocation is a process of its own
-// running one recv_schema model (VPI holds one per process); the command
-// builds the model with make schema-model in this checkout.
+// running one schema_pair model, recv_header then recv_schema (VPI holds
+// one model per process); the command builds the model with make
+// schema-pair-model in this checkout.
 
 // serviceVectors are the services of idl/ and their committed default
 // vectors, relative to the checkout.
@@ -86,6 +87,8 @@ type jsonLine struct {
 	SeqID      int32           `json:"seqid"`
 	Offset     uint32          `json:"offset"`
 	Args       json.RawMessage `json:"args"`
+	Cycles     int             `json:"cycles"`
+	HdrCycles  int             `json:"header_cycles"`
 	Total      int             `json:"total"`
 }
 
@@ -144,9 +147,15 @@ func TestRunServiceJSONMemcached(t *testing.T) {
 		if strings.HasPrefix(l.Status, "ok") != (l.Args != nil) {
 			t.Errorf("record %d: status %s with args %s: want args exactly when ok", i, l.Status, l.Args)
 		}
+		// Every record's header is recv_header's, before any args' walk.
+		if l.HdrCycles <= 0 || l.Cycles < l.HdrCycles || l.HeaderOnly == (l.Cycles > l.HdrCycles) {
+			t.Errorf("record %d: cycles %d, header_cycles %d, header_only %v: want header cycles, and more exactly when the args were walked",
+				i, l.Cycles, l.HdrCycles, l.HeaderOnly)
+		}
 		name, typ, _, want := apacheRead(recs[i].Msg)
 		// A strict CALL header (version 0x8001) naming a method the
-		// service does not have: the reference's UNKNOWN_METHOD, no RTL.
+		// service does not have: recv_header's UNKNOWN_METHOD, as the
+		// reference's, and no args walked.
 		strict := bytes.HasPrefix(recs[i].Msg, []byte{0x80, 0x01})
 		if strict && typ == thrift.CALL && name != "Set" && name != "Get" {
 			unknown++
@@ -295,11 +304,11 @@ func TestRunServiceJSONArgs(t *testing.T) {
 
 // TestRunServiceMismatch runs UniqueIdService's vectors on the model of
 // another service, whose tables differ: every record must fail with the
-// run's failure report (file, record, difference, waveform, replay line)
-// and exit status 1.
+// run's failure report (file, record, recv_header's ports that differ,
+// waveform, replay line) and exit status 1.
 func TestRunServiceMismatch(t *testing.T) {
 	root := checkout(t)
-	other, err := schemasvc.Lookup("PostStorageService")
+	other, err := schemasvc.PairCase("PostStorageService")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +326,8 @@ func TestRunServiceMismatch(t *testing.T) {
 	replay := fmt.Sprintf("replay:   arcalis run --service UniqueIdService --record 0 --model %s --wave %s %s", lib, waves, file)
 	for _, want := range []string{
 		"MISMATCH " + file + " record 0 (gen/UniqueIdService): RTL ",
-		"\n    read back: args", // the argument behind the image byte
+		// The other service's recv_header knows no UniqueIdService method.
+		"\n    recv_header code_o UNKNOWN_METHOD, want OK\n    recv_header offset_o 4, want 27\n",
 		"waveform: " + wave, replay, "FAIL 1 of 1 vectors disagree",
 	} {
 		if !strings.Contains(inv.stdout, want) {

@@ -55,8 +55,8 @@ func serveSchemaAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "serve: %s on %s (%s transport; model %s, recv_schema and resp_schema; receive: RTL; %s); SIGINT or SIGTERM stops it\n",
-		name, srv.Addr(), cfg.Transport, cfg.Model, schemasvc.ReplyPath)
+	fmt.Fprintf(c.App.ErrWriter, "serve: %s on %s (%s transport; model %s; %s; %s); SIGINT or SIGTERM stops it\n",
+		name, srv.Addr(), cfg.Transport, cfg.Model, schemasvc.ReceivePath, schemasvc.ReplyPath)
 	st, err := awaitStop(ctx, c, stop, srv.Shutdown)
 	if err != nil {
 		return err

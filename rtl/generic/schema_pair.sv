@@ -1,9 +1,11 @@
-// Both generic functions of one service, recv_schema (rx_ ports) and
-// resp_schema (tx_ ports), on one clock and reset, and nothing else: VPI
-// holds one Verilated model per process, so `arcalis serve --service`
-// needs both units in one model until they sit in arcalis_top. Wiring
-// only: no logic, timing or area of its own (the units' reports are
-// theirs). Compile with +define+SCHEMA_PKG=<pkg>, as the units.
+// The generic units of one service, recv_header (hd_ ports), recv_schema
+// (rx_ ports) and resp_schema (tx_ ports), on one clock and reset, and
+// nothing else: VPI holds one Verilated model per process, so `arcalis
+// run --service` and `serve --service` need the units in one model until
+// they sit in arcalis_top. The caller sequences them (the header's result
+// starts the args' walk at its offset). Wiring only: no logic, timing or
+// area of its own (the units' reports are theirs). Compile with
+// +define+SCHEMA_PKG=<pkg>, as the units.
 `ifndef SCHEMA_PKG
 `define SCHEMA_PKG define_SCHEMA_PKG_as_a_generated_schema_package
 `endif
@@ -16,6 +18,21 @@ module schema_pair
 ) (
   input  logic               clk_i,
   input  logic               rst_ni,
+
+  // recv_header
+  input  logic               hd_start_i,
+  input  logic               hd_big_i,
+  input  logic               hd_stall_i,
+  input  logic [Width*8-1:0] hd_win_i,
+  input  logic [7:0]         hd_avail_i,
+  input  logic [LenW-1:0]    hd_rem_i,
+  output logic [7:0]         hd_take_o,
+  output logic               hd_done_o,
+  output logic [7:0]         hd_code_o,
+  output logic [LenW-1:0]    hd_offset_o,
+  output logic [7:0]         hd_msg_type_o,
+  output logic [7:0]         hd_method_o,
+  output logic [31:0]        hd_seqid_o,
 
   // recv_schema
   input  logic               rx_start_i,
@@ -56,6 +73,24 @@ module schema_pair
   output logic [7:0]         tx_code_o,
   output logic [31:0]        tx_offset_o
 );
+
+  recv_header #(.Width(Width)) u_hd (
+    .clk_i,
+    .rst_ni,
+    .start_i    (hd_start_i),
+    .big_i      (hd_big_i),
+    .stall_i    (hd_stall_i),
+    .win_i      (hd_win_i),
+    .avail_i    (hd_avail_i),
+    .rem_i      (hd_rem_i),
+    .take_o     (hd_take_o),
+    .done_o     (hd_done_o),
+    .code_o     (hd_code_o),
+    .offset_o   (hd_offset_o),
+    .msg_type_o (hd_msg_type_o),
+    .method_o   (hd_method_o),
+    .seqid_o    (hd_seqid_o)
+  );
 
   recv_schema #(.Width(Width)) u_rx (
     .clk_i,

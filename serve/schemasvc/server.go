@@ -1,9 +1,11 @@
 // Package schemasvc is a Thrift server for any service of idl/ through
-// the generic recvFunction and respFunction, rtl/generic/recv_schema.sv
-// and resp_schema.sv, in one Verilated model (rtl/generic/schema_pair.sv:
-// VPI holds one model per process): the header of each request is checked
-// in software against the service's tables, recv_schema walks the args
-// into App.Recv (tb/schemarx.Drive), the business logic reads its
+// the generic recvFunction and respFunction, rtl/generic/recv_header.sv,
+// recv_schema.sv and resp_schema.sv, in one Verilated model
+// (rtl/generic/schema_pair.sv: VPI holds one model per process): Apache's
+// reader frames each request, recv_header checks its header
+// (tb/schemahdr.Drive, against schemagold.CheckHeader) and its result
+// dispatches the request, recv_schema walks the args from there into
+// App.Recv (tb/schemarx.Drive), the business logic reads its
 // arguments back from that image (schemagold.ReadBack) and writes its
 // result as an App.Resp image (schemagold.BuildResp), and resp_schema
 // serializes the reply from that image (tb/schematx.Drive), after the
@@ -30,6 +32,7 @@ import (
 	"arcalis/serve"
 	"arcalis/serve/conn"
 	"arcalis/tb/schemacase"
+	"arcalis/tb/schemahdr"
 	"arcalis/tb/schemarx"
 	"arcalis/tb/schematx"
 	"arcalis/thriftidl/schema"
@@ -66,7 +69,7 @@ type Server struct {
 type job struct {
 	conn   int
 	msg    []byte
-	hdr    header
+	hdr    header // Apache's reading, then the dispatch (engine.header)
 	framed bool
 }
 
@@ -159,12 +162,12 @@ func (s *Server) run(id int, req request, _ time.Time) conn.Outcome {
 	var o outcome
 	s.sim.Do(func() { o = s.eng.run(j) })
 	if o.Reply != nil {
-		o.Done = func(d time.Duration) { s.stats.latency(req.hdr.method, d) }
+		o.Done = func(d time.Duration) { s.stats.latency(j.hdr.method, d) }
 	}
 	return o
 }
 
-// open opens the model, binds both units' harnesses on it and resets it,
+// open opens the model, binds the three units' harnesses on it and resets it,
 // on the goroutine that owns it (conn.Own: VPI, one model per process,
 // used from the thread that opened it).
 func (s *Server) open(biz logic) (func() error, error) {
@@ -173,17 +176,25 @@ func (s *Server) open(biz logic) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	rx, err := schemarx.OnSim(sim, top, schemacase.PairRx)
+	hd, err := schemahdr.OnSim(sim, top, schemacase.PairHd)
+	var rx *schemarx.Model
+	if err == nil {
+		rx, err = schemarx.OnSim(sim, top, schemacase.PairRx)
+	}
 	var tx *schematx.Model
 	if err == nil {
 		tx, err = schematx.OnSim(sim, top, schemacase.PairTx)
 	}
 	if err == nil {
-		err = rx.Reset() // both units
+		err = rx.Reset() // every unit: rst_ni is the model's
 	}
 	if err != nil {
 		sim.Close()
 		return nil, err
+	}
+	var hdd schemahdr.DUT = hd
+	if testHd != nil {
+		hdd = testHd(hd)
 	}
 	var dut schemarx.DUT = rx
 	if testDUT != nil {
@@ -193,13 +204,14 @@ func (s *Server) open(biz logic) (func() error, error) {
 	if testTx != nil {
 		txd = testTx(tx)
 	}
-	s.eng = &engine{s: s, dut: dut, tx: txd, biz: biz, img: make([]byte, s.cfg.Capacity)}
+	s.eng = &engine{s: s, hd: hdd, dut: dut, tx: txd, biz: biz, img: make([]byte, s.cfg.Capacity)}
 	return sim.Close, nil
 }
 
-// testDUT and testTx, set only by this package's tests, wrap the units
-// (to alter what they store or write).
+// testHd, testDUT and testTx, set only by this package's tests, wrap the
+// units (to alter what they find, store or write).
 var (
+	testHd  func(schemahdr.DUT) schemahdr.DUT
 	testDUT func(schemarx.DUT) schemarx.DUT
 	testTx  func(schematx.DUT) schematx.DUT
 )
@@ -208,20 +220,22 @@ var (
 // owns the model.
 type engine struct {
 	s   *Server
-	dut schemarx.DUT // recv_schema
-	tx  schematx.DUT // resp_schema, in the same model
+	hd  schemahdr.DUT // recv_header
+	dut schemarx.DUT  // recv_schema, in the same model
+	tx  schematx.DUT  // resp_schema, in the same model
 	biz logic
 	img []byte // App.Recv
 	n   int    // requests run so far
 }
 
-// run walks one request's args through the RTL into App.Recv, reads them
-// back from the image, runs the business logic and writes the reply with
-// the RTL respFunction.
+// run checks one request's header with the RTL, walks its args through
+// the RTL into App.Recv, reads them back from the image, runs the
+// business logic and writes the reply with the RTL respFunction.
 func (e *engine) run(j *job) outcome {
-	s, t, h := e.s, e.s.cfg.Table, j.hdr
 	idx := e.n
 	e.n++
+	j.hdr = e.header(j, idx)
+	s, t, h := e.s, e.s.cfg.Table, j.hdr
 	name := t.Methods[h.method].Name
 	dr, err := schemarx.Drive(e.dut, e.img, schemarx.Request{Msg: j.msg, Start: h.start, Method: h.method, SeqID: h.seqid, MsgType: uint8(h.typ)})
 	if err != nil {
@@ -274,6 +288,61 @@ func (e *engine) run(j *job) outcome {
 		reply = conn.Frame(reply)
 	}
 	return outcome{Reply: reply}
+}
+
+// header runs j's message header through recv_header (schemahdr.Drive)
+// and returns the request's dispatch: the method, seqid, message type and
+// args' offset of the RTL's result when it is the reference's,
+// schemagold.CheckHeader, and Apache's reading (j.hdr). Otherwise the
+// request is dispatched as Apache's reader read it, so the client sees no
+// difference: a result unlike the reference's or Apache's, a take other
+// than the header, or a run that fails (the model is then reset) is an
+// RTL bug, logged as a header MISMATCH and counted; a header the RTL and
+// the reference both refuse although Apache's reader accepted it (a
+// non-strict header, a REPLY or EXCEPTION: docs/abi.md section 7) is read
+// as Apache's server reads it, logged and counted as "header by Apache".
+func (e *engine) header(j *job, idx int) header {
+	s, t, h := e.s, e.s.cfg.Table, j.hdr
+	at := fmt.Sprintf("connection %d request %d (%s, seqid %d)", j.conn, idx, h.name, h.seqid)
+	dr, err := schemahdr.Drive(e.hd, t, j.msg)
+	if err != nil {
+		what := "the simulation of recv_header failed"
+		if schemahdr.IsMismatch(err) {
+			what = "recv_header broke the protocol"
+		}
+		s.stats.header(h.method, false, 0, headerMismatch)
+		s.log.Printf("%s: header MISMATCH: %s: %v; dispatched as Apache's reader read the header; the model is reset", at, what, err)
+		if rerr := e.hd.Reset(); rerr != nil {
+			s.log.Printf("resetting the model: %v", rerr)
+		}
+		return h
+	}
+	got, want := dr.Result, schemagold.CheckHeader(t, j.msg)
+	diff := schemahdr.ResultDiff(got, want)
+	var bad string
+	switch {
+	case diff != "":
+		bad = "recv_header against the reference: " + diff
+	case got.Code != schemagold.CodeOK:
+		s.stats.header(h.method, true, uint64(dr.Cycles), headerApache)
+		s.log.Printf("%s: recv_header refused the header: %v at message byte %d (as the reference); Apache's reader's header is used, as Apache's server reads it (docs/abi.md section 7)",
+			at, got.Code, got.Offset)
+		return h
+	case dr.Taken != int(got.Offset):
+		bad = fmt.Sprintf("recv_header took %d bytes, want exactly the header's %d", dr.Taken, got.Offset)
+	default:
+		m := int(got.Method) - 1
+		rtl := header{name: t.Methods[m].Name, typ: thrift.TMessageType(got.MsgType), seqid: got.SeqID, method: m, start: int(got.Offset)}
+		if rtl == h {
+			s.stats.header(h.method, true, uint64(dr.Cycles), headerRTL)
+			return rtl
+		}
+		bad = fmt.Sprintf("recv_header and the reference: %s type %d seqid %d, args at byte %d; Apache's reader: %s type %d seqid %d, args at byte %d",
+			rtl.name, rtl.typ, rtl.seqid, rtl.start, h.name, h.typ, h.seqid, h.start)
+	}
+	s.stats.header(h.method, true, uint64(dr.Cycles), headerMismatch)
+	s.log.Printf("%s: header MISMATCH: %s; dispatched as Apache's reader read the header", at, bad)
+	return h
 }
 
 // reply is the result's App.Resp image serialized by resp_schema, its

@@ -22,6 +22,7 @@ import (
 	"arcalis/internal/memcached"
 	"arcalis/serve"
 	"arcalis/serve/internal/servetest"
+	"arcalis/tb/schemahdr"
 	"arcalis/tb/schemarx"
 	"arcalis/tb/schematx"
 	"arcalis/thriftidl/schema"
@@ -92,6 +93,7 @@ func serviceChild(t *testing.T, name string) {
 		t.Run("from-image", func(t *testing.T) { fromImage(t, table, lib, c.Width) })
 		t.Run("oneway", func(t *testing.T) { oneway(t, table, lib, c.Width) })
 		t.Run("reply-mismatch", func(t *testing.T) { replyMismatch(t, table, lib, c.Width) })
+		t.Run("header-mismatch", func(t *testing.T) { rtlHeaderMismatch(t, table, lib, c.Width) })
 	}
 	for _, tr := range []string{serve.Framed, serve.Buffered} {
 		t.Run(tr, func(t *testing.T) {
@@ -114,10 +116,14 @@ func serviceChild(t *testing.T, name string) {
 				return
 			}
 			checkStats(t, tr, table, sc, st, stats)
+			if !strings.Contains(logb.String(), "recv_header refused the header: BAD_VERSION at message byte 0 (as the reference); Apache's reader's header is used") {
+				t.Errorf("the log does not say that the non-strict headers were Apache's:\n%s", logb.String())
+			}
 			var out bytes.Buffer
-			if err := stats.Write(&out); err != nil || !strings.Contains(out.String(), "reply: RTL respFunction") ||
-				!strings.Contains(out.String(), "; 0 reply mismatches") {
-				t.Errorf("stats.Write: %v, %q: want the reply path named and no mismatch", err, out.String())
+			if err := stats.Write(&out); err != nil || !strings.Contains(out.String(), "recv_header.sv then recv_schema.sv") ||
+				!strings.Contains(out.String(), "reply: RTL respFunction") ||
+				!strings.Contains(out.String(), "; 0 header mismatches") || !strings.Contains(out.String(), "; 0 reply mismatches") {
+				t.Errorf("stats.Write: %v, %q: want the receive and reply paths named and no mismatch", err, out.String())
 			}
 			t.Logf("%s %s:\n%s", name, tr, out.String())
 		})
@@ -209,6 +215,106 @@ func replyMismatch(t *testing.T, table *schema.Table, lib string, width int) {
 	}
 	if !regexp.MustCompile(`\(Get, seqid \d+\): reply MISMATCH: first differing byte \d+ .*resp_schema RESP_OK .*reference RESP_OK`).MatchString(logb.String()) {
 		t.Errorf("the log does not name the mismatch:\n%s", logb.String())
+	}
+}
+
+// alterHeaders is recv_header with its result changed by bug once done_o
+// shows it.
+type alterHeaders struct {
+	schemahdr.DUT
+	bug func(*schemahdr.Outputs)
+}
+
+func (a alterHeaders) Cycle(in *schemahdr.Inputs) (*schemahdr.Outputs, error) {
+	out, err := a.DUT.Cycle(in)
+	if err == nil && out.Done {
+		a.bug(out)
+	}
+	return out, err
+}
+
+// rtlHeaderMismatch shows that a header result of recv_header unlike the
+// reference's, or a run of it that breaks the protocol, does not reach the
+// client: the request is dispatched as Apache's reader read the header (a
+// wrong seqid or method would fail Apache's client), and the log and the
+// statistics count the mismatch.
+func rtlHeaderMismatch(t *testing.T, table *schema.Table, lib string, width int) {
+	for _, tc := range []struct {
+		name string
+		bug  func(*schemahdr.Outputs)
+		log  []string // a line per request: Set's (seqid 1), Get's (seqid 2)
+	}{
+		{
+			// Set's seqid off by one, Get found as Set (method 1).
+			name: "result",
+			bug: func(o *schemahdr.Outputs) {
+				if o.Method == 2 {
+					o.Method = 1
+				} else {
+					o.SeqID++
+				}
+			},
+			log: []string{
+				`\(Set, seqid 1\): header MISMATCH: recv_header against the reference: seqid_o 2, want 1; dispatched as Apache's reader read the header
+`,
+				`\(Get, seqid 2\): header MISMATCH: recv_header against the reference: method_o 1, want 2; dispatched as Apache's reader read the header
+`,
+			},
+		},
+		{
+			// done_o never shows: a hang, then the model is reset.
+			name: "hang",
+			bug:  func(o *schemahdr.Outputs) { o.Done = false },
+			log: []string{
+				`\(Set, seqid 1\): header MISMATCH: recv_header broke the protocol: .*hang.*; the model is reset
+`,
+				`\(Get, seqid 2\): header MISMATCH: recv_header broke the protocol: .*hang.*; the model is reset
+`,
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			testHd = func(d schemahdr.DUT) schemahdr.DUT { return alterHeaders{d, tc.bug} }
+			defer func() { testHd = nil }()
+			var logb servetest.Log
+			srv, err := Start(Config{Addr: "127.0.0.1:0", Transport: serve.Framed, Table: table, Model: lib, Width: width, Log: &logb})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Shutdown(context.Background())
+			trans, pf := client(t, srv.Addr().String(), serve.Framed)
+			defer trans.Close()
+			c := memcached.NewMemcachedServiceClientFactory(trans, pf)
+			if err := c.Set(ctx, 1, []byte("key"), []byte("value"), 0, 0); err != nil {
+				t.Fatal(err)
+			}
+			if v, err := c.Get(ctx, 2, []byte("key")); err != nil || string(v) != "value" {
+				t.Errorf("Get = %q, %v; want \"value\"", v, err)
+			}
+			st, err := srv.Shutdown(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ran := 1 // header cycles per method
+			if tc.name == "hang" {
+				ran = 0
+			}
+			for _, name := range []string{"Set", "Get"} {
+				m := st.Method(name)
+				if m.HeaderMismatches != 1 || m.HeaderApache != 0 || len(m.HeaderCycles) != ran || m.RTL != 1 || m.Replies != 1 || m.Mismatches != 0 {
+					t.Errorf("%s: %d header mismatches, %d by Apache, %d header runs, %d RTL OK, %d RTL replies (%d mismatches); want 1, 0, %d, 1, 1 (0)",
+						name, m.HeaderMismatches, m.HeaderApache, len(m.HeaderCycles), m.RTL, m.Replies, m.Mismatches, ran)
+				}
+			}
+			if st.HeaderMismatches != 2 || st.ReplyMismatches != 0 {
+				t.Errorf("%d header mismatches, %d reply mismatches; want 2, 0", st.HeaderMismatches, st.ReplyMismatches)
+			}
+			for _, re := range tc.log {
+				if !regexp.MustCompile(`connection \d+ request \d+ ` + re).MatchString(logb.String()) {
+					t.Errorf("the log has no line matching %q:\n%s", re, logb.String())
+				}
+			}
+		})
 	}
 }
 
@@ -322,6 +428,12 @@ func checkStats(t *testing.T, tr string, table *schema.Table, sc script, s sent,
 			t.Errorf("%s: %d requests, %d RTL OK, %d rejected, %d internal errors; want %d, %d, %d, 0",
 				m.Name, got.Requests, got.RTL, got.Rejected, got.Internal, want+rejected, want, rejected)
 		}
+		// recv_header checked every header; it refuses the last round's,
+		// non-strict, which Apache's reader accepts (docs/abi.md section 7).
+		if got.HeaderMismatches != 0 || got.HeaderApache != sc.perRound[m.Name] || len(got.HeaderCycles) != got.Requests || slices.Contains(got.HeaderCycles, 0) {
+			t.Errorf("%s: %d header mismatches, %d headers by Apache, recv_header cycles %v; want 0, %d (the last round's), one per request, none of 0 cycles",
+				m.Name, got.HeaderMismatches, got.HeaderApache, got.HeaderCycles, sc.perRound[m.Name])
+		}
 		if got.Thrown != rounds*sc.thrown[m.Name] {
 			t.Errorf("%s: %d exceptions thrown, want %d", m.Name, got.Thrown, rounds*sc.thrown[m.Name])
 		}
@@ -344,6 +456,9 @@ func checkStats(t *testing.T, tr string, table *schema.Table, sc script, s sent,
 			t.Errorf("the script does not call %s", m.Name)
 		}
 		total += want + rejected
+	}
+	if st.HeaderMismatches != 0 {
+		t.Errorf("%d header mismatches (recv_header against the reference), want 0", st.HeaderMismatches)
 	}
 	if st.ReplyMismatches != 0 {
 		t.Errorf("%d reply mismatches (RTL respFunction against the reference), want 0", st.ReplyMismatches)

@@ -24,7 +24,7 @@ func Lookup(name string) (schemarx.Case, error) {
 }
 
 // PairCase is the model the server opens for the service named: Lookup's
-// case in schema_pair, both units in one model (make schema-pair-model).
+// case in schema_pair, its three units in one model (make schema-pair-model).
 func PairCase(name string) (schemacase.Case, error) {
 	c, err := Lookup(name)
 	c.Module = schemacase.Pair

@@ -12,13 +12,28 @@ import (
 	"arcalis/thriftidl/schema"
 )
 
-// ReplyPath says where replies come from, for --stats and the logs.
-const ReplyPath = "reply: RTL respFunction (rtl/generic/resp_schema.sv, in one model with recv_schema: schema_pair), checked against golden/schemagold.Serialize (a mismatch is answered with its bytes)"
+// ReceivePath and ReplyPath say where requests are read and replies come
+// from, for --stats and the logs.
+const (
+	ReceivePath = "receive: RTL (rtl/generic/recv_header.sv then recv_schema.sv, the header checked against golden/schemagold.CheckHeader, App.Recv read back with schemagold.ReadBack)"
+	ReplyPath   = "reply: RTL respFunction (rtl/generic/resp_schema.sv, in one model with recv_header and recv_schema: schema_pair), checked against golden/schemagold.Serialize (a mismatch is answered with its bytes)"
+)
 
 // MethodStats are one method's statistics.
 type MethodStats struct {
 	Method   string
-	Requests int      // handed to the model
+	Requests int // handed to the model
+
+	HeaderCycles []uint64 // recv_header cycles, start_i to done_o, per request it checked (its run ended with done_o)
+	// HeaderMismatches are headers recv_header got wrong (a result unlike
+	// the reference's or Apache's reading, a take other than the header,
+	// or its run failed): dispatched as Apache's reader read them.
+	HeaderMismatches int
+	// HeaderApache are headers recv_header and the reference refuse but
+	// Apache's reader accepts (non-strict, REPLY or EXCEPTION: docs/abi.md
+	// section 7): dispatched as Apache's reader read them.
+	HeaderApache int
+
 	RTL      int      // RTL result OK: read back from App.Recv and answered
 	Rejected int      // RTL result not OK (or the simulation failed): PROTOCOL_ERROR
 	Thrown   int      // answered with the method's declared exception
@@ -41,6 +56,10 @@ type Stats struct {
 	Faults   int           // answered without the model: unreadable header, unknown method, unreadable unframed args
 	Busy     time.Duration // from the first request to the last reply
 
+	// HeaderMismatches, every method's HeaderMismatches: results of
+	// recv_header unlike the reference's, or its runs that failed (an RTL
+	// bug).
+	HeaderMismatches int
 	// ReplyMismatches, every method's Mismatches: replies of resp_schema
 	// unlike the reference's, or its runs that failed (an RTL bug).
 	ReplyMismatches int
@@ -82,6 +101,32 @@ func (c *collector) request(method int, rtl bool, cycles uint64) {
 		m.Rejected++
 	}
 	m.Cycles = append(m.Cycles, cycles)
+}
+
+// headerUse is what a request's dispatch took from recv_header's result.
+type headerUse int
+
+const (
+	headerRTL      headerUse = iota // the RTL's result: the reference's and Apache's reading
+	headerMismatch                  // an RTL bug: Apache's reading
+	headerApache                    // refused by design (docs/abi.md section 7): Apache's reading
+)
+
+// header counts a header recv_header checked in cycles (ran: its run ended
+// with done_o), and what the dispatch took from it.
+func (c *collector) header(method int, ran bool, cycles uint64, use headerUse) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := &c.by[method]
+	if ran {
+		m.HeaderCycles = append(m.HeaderCycles, cycles)
+	}
+	switch use {
+	case headerMismatch:
+		m.HeaderMismatches++
+	case headerApache:
+		m.HeaderApache++
+	}
 }
 
 // reply counts a reply resp_schema serialized in cycles (ran: its run
@@ -131,7 +176,9 @@ func (c *collector) snapshot() Stats {
 	for _, m := range c.by {
 		if m.Requests > 0 {
 			m.Cycles, m.Latency, m.TxCycles = slices.Clone(m.Cycles), slices.Clone(m.Latency), slices.Clone(m.TxCycles)
+			m.HeaderCycles = slices.Clone(m.HeaderCycles)
 			st.Methods = append(st.Methods, m)
+			st.HeaderMismatches += m.HeaderMismatches
 			st.ReplyMismatches += m.Mismatches
 		}
 	}
@@ -149,18 +196,21 @@ func (s Stats) Method(name string) MethodStats {
 }
 
 // Write prints the statistics: where receive and reply run, the rate and
-// the reply mismatches, then per method the requests, how the RTL ended
-// them, the replies, the cycles and the latencies.
+// the header and reply mismatches, then per method the requests, how the
+// RTL ended them, the replies, the cycles and the latencies, and the
+// headers' cycles and how many were Apache's (new columns go last:
+// `arcalis serve --service`'s test reads the first ones).
 func (s Stats) Write(w io.Writer) error {
-	fmt.Fprintf(w, "%s: receive: RTL (rtl/generic/recv_schema.sv, App.Recv read back with schemagold.ReadBack); %s\n", s.Service, ReplyPath)
-	fmt.Fprintf(w, "%s; %d faults; %d reply mismatches (RTL respFunction against the reference)\n",
-		serve.Throughput(s.Requests, s.Busy), s.Faults, s.ReplyMismatches)
+	fmt.Fprintf(w, "%s: %s; %s\n", s.Service, ReceivePath, ReplyPath)
+	fmt.Fprintf(w, "%s; %d faults; %d header mismatches (recv_header against the reference); %d reply mismatches (RTL respFunction against the reference)\n",
+		serve.Throughput(s.Requests, s.Busy), s.Faults, s.HeaderMismatches, s.ReplyMismatches)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "method\trequests\tRTL OK\tRTL rejected\texception\tinternal error\tRTL replies\tmismatches\t"+
-		"rx cycles/request\tp50\tp99\tlatency p50\tp99\ttx cycles/reply")
+		"rx cycles/request\tp50\tp99\tlatency p50\tp99\ttx cycles/reply\theader cycles/request\theader mismatches\theader by Apache")
 	for _, m := range s.Methods {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%s\t%.1f\n", m.Method, m.Requests, m.RTL, m.Rejected, m.Thrown, m.Internal,
-			m.Replies, m.Mismatches, mean(m.Cycles), serve.Percentiles(m.Cycles, m.Latency), mean(m.TxCycles))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%s\t%.1f\t%.1f\t%d\t%d\n", m.Method, m.Requests, m.RTL, m.Rejected, m.Thrown, m.Internal,
+			m.Replies, m.Mismatches, mean(m.Cycles), serve.Percentiles(m.Cycles, m.Latency), mean(m.TxCycles),
+			mean(m.HeaderCycles), m.HeaderMismatches, m.HeaderApache)
 	}
 	return tw.Flush()
 }

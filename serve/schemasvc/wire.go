@@ -14,7 +14,8 @@ import (
 
 // header is a message's header as Apache's TBinaryProtocol reads it
 // (strict or not, as its default lenient reader), and where the args
-// begin.
+// begin; or the same fields of recv_header's result, which dispatches the
+// request when it agrees (engine.header).
 type header struct {
 	name   string
 	typ    thrift.TMessageType

@@ -19,18 +19,22 @@ var Services = []Service{
 var Widths = schemacase.Widths
 
 // Case is one model: a service's method names in a recv_header of one
-// width, built by make schemahdr-model into build/schemahdr-<stem>[-w<N>].
+// width, inside schema_pair (make schema-pair-model, into
+// build/schema-pair-<stem>[-w<N>]), the model `arcalis run --service` and
+// `serve --service` run: the other units sit idle.
 type Case = schemacase.Case
 
-// Module is recv_header's make plumbing in mk/schema.mk.
-var Module = schemacase.Module{Target: "schemahdr", Vars: "SCHEMAHDR", TestDir: "schemahdr"}
+// Module is the make plumbing of the cases' models: schema_pair's.
+var Module = schemacase.Pair
 
 // ParseCase reads "<service>:<width>", the form of SCHEMAHDR_CASE.
 func ParseCase(s string) (Case, error) { return Module.ParseCase(s, Services) }
 
-// The module under test and the package it imports besides the schema's,
-// relative to the repository root.
+// The module under test, the package it imports besides the schema's and
+// the model's other sources, relative to the repository root.
 const (
 	RTLSource  = "rtl/generic/recv_header.sv"
 	RTLPackage = "rtl/arcalis_pkg.sv"
 )
+
+var pairSources = []string{"rtl/generic/schema_pair.sv", "rtl/generic/recv_schema.sv", "rtl/generic/resp_schema.sv"}

@@ -1,9 +1,11 @@
 // Package schemahdr checks rtl/generic/recv_header.sv, the generic
 // recvFunction's message-header check (version, message type, method
 // name, seqid), against its reference golden/schemagold.CheckHeader. For
-// each service of idl/ it builds a Verilated model of the module with the
-// service's schema package (make schemahdr-model, into
-// build/schemahdr-<stem>[-w<N>]) and feeds it, window by window with
+// each service of idl/ it builds the Verilated model `arcalis run
+// --service` and `serve --service` run, schema_pair with the service's
+// schema package (make schema-pair-model, into
+// build/schema-pair-<stem>[-w<N>]; its other units sit idle), and feeds
+// its recv_header, window by window with
 // random stalls and slow arrivals, the messages of the service's default
 // vectors and headers generated around the rules of docs/abi.md section 5:
 // every prefix of a good header, each name byte changed, names cut,
@@ -35,8 +37,9 @@
 //
 // A failure also leaves the message (fail-<n>.msg; a big message's first
 // bytes) and its trace (fail-<n>.fst) in the case's build directory.
-// SCHEMAHDR_MODEL=<library> runs a case on that model instead of
-// building one. TestHarnessFake and TestHarnessCatches check the harness
+// SCHEMAHDR_MODEL=<library> runs a case on a model of recv_header alone
+// instead (make schemahdr-model's, or the netlist's of make
+// schemahdr-gatesim). TestHarnessFake and TestHarnessCatches check the harness
 // itself, without a model, on a stand-in for the module built on
 // CheckHeader, correct and with one bug each.
 package schemahdr

@@ -45,15 +45,23 @@ type Model struct {
 	take, done, code, offset, msgType, method, seqID *vpi.Port
 }
 
-// OpenModel opens the library make schemahdr-model built. The Model
-// belongs to the calling goroutine's OS thread (see vpi.Open); Close it
-// there.
-func OpenModel(lib string, width int) (*Model, error) {
+// OpenModel opens a model of recv_header alone (make schemahdr-model, or
+// make schemahdr-gatesim's netlist). The Model belongs to the calling
+// goroutine's OS thread (see vpi.Open); Close it there.
+func OpenModel(lib string, width int) (*Model, error) { return open(lib, top, "", width) }
+
+// OpenPair opens the recv_header of a schema_pair model (make
+// schema-pair-model), as OpenModel.
+func OpenPair(lib string, width int) (*Model, error) {
+	return open(lib, schemacase.PairTop, schemacase.PairHd, width)
+}
+
+func open(lib, top, prefix string, width int) (*Model, error) {
 	sim, err := schemacase.Open(lib, top+"clk_i", width)
 	if err != nil {
 		return nil, err
 	}
-	m, err := OnSim(sim, top, "")
+	m, err := OnSim(sim, top, prefix)
 	if err != nil {
 		sim.Close()
 		return nil, err

@@ -248,3 +248,46 @@ func TestHarnessCatches(t *testing.T) {
 		})
 	}
 }
+
+// TestDriveFake runs every service's messages through a correct stand-in
+// with Drive: its result must be CheckHeader's and, on OK, the module must
+// have taken exactly the header; a stand-in that hangs or takes past the
+// window must be a *Mismatch.
+func TestDriveFake(t *testing.T) {
+	for _, sel := range fakeCases {
+		c, _, table, msgs := loadCase(t, sel)
+		f := newFake(table, c.Width)
+		h := NewHarness(f, table, stallSeed)
+		for _, m := range msgs {
+			f.msg = h.Full(m)
+			dr, err := Drive(f, table, f.msg)
+			want := schemagold.CheckHeader(table, f.msg)
+			switch {
+			case err != nil:
+				t.Fatalf("%s: message %d (%s): %v", c, m.N, m.Source, err)
+			case dr.Result != want:
+				t.Fatalf("%s: message %d (%s): %s", c, m.N, m.Source, ResultDiff(dr.Result, want))
+			case want.Code == schemagold.CodeOK && dr.Taken != int(want.Offset):
+				t.Fatalf("%s: message %d (%s): took %d bytes, want %d", c, m.N, m.Source, dr.Taken, want.Offset)
+			}
+		}
+	}
+	_, _, table, msgs := loadCase(t, "PostStorageService:8")
+	for _, tc := range []struct {
+		name string
+		set  func(f *fake)
+		want string
+	}{
+		{"hang", func(f *fake) { f.hang = true }, "hang"},
+		{"over-take", func(f *fake) { f.overTake = true }, "with avail_i"},
+		{"take-at-done", func(f *fake) { f.takeAtDone = true }, "done_o is 1 but take_o"},
+	} {
+		f := newFake(table, 8)
+		tc.set(f)
+		f.msg = msgs[0].Msg
+		_, err := Drive(f, table, f.msg)
+		if !IsMismatch(err) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Drive gave %v; want a mismatch saying %q", tc.name, err, tc.want)
+		}
+	}
+}

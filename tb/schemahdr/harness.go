@@ -73,8 +73,8 @@ func (h *Harness) Check(m Message) Outcome {
 	o.Got, o.Cycles, o.Taken, o.Err = h.run(m, msg)
 	switch {
 	case o.Err != nil:
-	case resultDiff(o.Got, o.Ref) != "":
-		o.Err = mismatchf("cycle %d (done_o): %s", o.Cycles, resultDiff(o.Got, o.Ref))
+	case ResultDiff(o.Got, o.Ref) != "":
+		o.Err = mismatchf("cycle %d (done_o): %s", o.Cycles, ResultDiff(o.Got, o.Ref))
 	case o.Ref.Code == schemagold.CodeOK && o.Taken != int(o.Ref.Offset):
 		// The args are recv_schema's to take.
 		o.Err = mismatchf("cycle %d (done_o): took %d bytes, want exactly the header's %d (12 + name length)", o.Cycles, o.Taken, o.Ref.Offset)
@@ -119,7 +119,7 @@ func (h *Harness) run(m Message, msg []byte) (got schemagold.Result, cyc, pos in
 			case !out.Done || out.Take != 0:
 				return got, cyc, pos, mismatchf("cycle %d, after done_o: done_o %v, take_o %d; want 1, 0", cyc+1, out.Done, out.Take)
 			case result(out) != got:
-				return got, cyc, pos, mismatchf("cycle %d, after done_o: the result changed: %s", cyc+1, resultDiff(result(out), got))
+				return got, cyc, pos, mismatchf("cycle %d, after done_o: the result changed: %s", cyc+1, ResultDiff(result(out), got))
 			}
 			return got, cyc, pos, nil
 		}
@@ -176,8 +176,8 @@ func result(out *Outputs) schemagold.Result {
 	return schemagold.Result{Code: schemagold.Code(out.Code), Offset: out.Offset, MsgType: out.MsgType, Method: out.Method, SeqID: int32(out.SeqID)}
 }
 
-// resultDiff names every result port that differs, "" if none does.
-func resultDiff(got, want schemagold.Result) string {
+// ResultDiff names every result port that differs, "" if none does.
+func ResultDiff(got, want schemagold.Result) string {
 	var d []string
 	f := func(port string, g, w any) {
 		if g != w {

@@ -19,7 +19,7 @@ const (
 	envCase = "SCHEMAHDR_CASE"  // <service>:<width>: run TestRecvHeaderOne on that model
 	envMsg  = "SCHEMAHDR_MSG"   // a message number: run only it, traced
 	envJobs = "SCHEMAHDR_JOBS"  // VPI_JOBS for the build
-	envLib  = "SCHEMAHDR_MODEL" // a model library to use instead of building one
+	envLib  = "SCHEMAHDR_MODEL" // a model of recv_header alone to use instead of building schema_pair's
 )
 
 // cases: every service at 16 bytes a window (UserTimelineService's names
@@ -49,7 +49,7 @@ var headerCodes = []schemagold.Code{schemagold.CodeOK, schemagold.CodeTruncated,
 // per process), two at a time, and forwards a child's output when it
 // fails or under -v.
 func TestRecvHeader(t *testing.T) {
-	inputs := []string{RTLSource, RTLPackage, "mk/schema.mk", "vpi/build.mk", "vpi/lib.mk", "vpi/shim.cpp", "vpi/shim.h"}
+	inputs := append([]string{RTLSource, RTLPackage, "mk/schema.mk", "vpi/build.mk", "vpi/lib.mk", "vpi/shim.cpp", "vpi/shim.h"}, pairSources...)
 	for _, c := range cases {
 		inputs = append(inputs, c.Vectors)
 	}
@@ -77,7 +77,7 @@ func loadCase(t *testing.T, sel string) (c Case, root string, table *schema.Tabl
 }
 
 // TestRecvHeaderOne checks the case SCHEMAHDR_CASE names: it builds the
-// model, runs every message of the case (or the one SCHEMAHDR_MSG names,
+// schema_pair model (or opens SCHEMAHDR_MODEL's), runs every message of the case (or the one SCHEMAHDR_MSG names,
 // traced) and compares each with schemagold.CheckHeader.
 func TestRecvHeaderOne(t *testing.T) {
 	sel := os.Getenv(envCase)
@@ -86,7 +86,11 @@ func TestRecvHeaderOne(t *testing.T) {
 	}
 	c, root, table, msgs := loadCase(t, sel)
 	only := schemacase.Only(t, envMsg, "a message number", len(msgs))
-	model, built := schemacase.OpenChildModel(t, c, root, envLib, envJobs, OpenModel)
+	open := OpenPair
+	if os.Getenv(envLib) != "" {
+		open = OpenModel // the unit's model or netlist (make schemahdr-gatesim)
+	}
+	model, built := schemacase.OpenChildModel(t, c, root, envLib, envJobs, open)
 	h := NewHarness(model, table, stallSeed)
 	dir := filepath.Join(root, c.OutDir())
 

@@ -4,18 +4,23 @@ import (
 	"fmt"
 
 	"arcalis/golden/schemagold"
+	"arcalis/tb/schemahdr"
 	"arcalis/thriftidl/schema"
 )
 
 // Checked is one message run through the module with Drive and compared
 // with schemagold.Deserialize as Harness compares (Compare).
 type Checked struct {
-	// HeaderOnly: the reference refused the header (Ref.Method is 0, or
-	// the message ends before the args), so the module had nothing to walk
-	// and Driven is zero.
+	// HeaderOnly: the header failed (the reference's, or with
+	// CheckMessage the module's and the reference's: Header.Result), or the
+	// message ends before the args, so the module had nothing to walk and
+	// Driven is zero.
 	HeaderOnly bool
 	Ref        schemagold.Result // the reference's header line
-	Driven     Driven            // what the module did; its header line is Driven.Result
+	// Header is what recv_header did under CheckMessage; nil under
+	// CheckDrive, whose header step is the reference's.
+	Header *schemahdr.Driven
+	Driven Driven // what the module did; its header line is Driven.Result
 	// Err is a *Mismatch when the module differs from the reference or
 	// broke the protocol (then reset it); any other error is the
 	// simulator's or the reference's.
@@ -29,6 +34,51 @@ type Checked struct {
 // that the module took the message exactly up to the args' end. rtl and ref
 // are the images, whose common length is the App.Recv capacity.
 func CheckDrive(d DUT, t *schema.Table, msg, rtl, ref []byte) Checked {
+	c := reference(t, msg, rtl, ref)
+	if c.Err != nil {
+		return c
+	}
+	start, ok := argsStart(msg)
+	if c.Ref.Method == 0 || !ok {
+		c.HeaderOnly = true
+		return c
+	}
+	return c.args(d, t, msg, rtl, ref, Request{Start: start, Method: int(c.Ref.Method) - 1, SeqID: c.Ref.SeqID, MsgType: c.Ref.MsgType})
+}
+
+// CheckMessage is CheckDrive with the header's step in RTL too: hd, the
+// recv_header beside d (schema_pair), checks msg's header
+// (schemahdr.Drive), whose result must be schemagold.CheckHeader's, with
+// exactly the header taken on OK; then d walks the args from hd's offset
+// for hd's method.
+func CheckMessage(hd schemahdr.DUT, d DUT, t *schema.Table, msg, rtl, ref []byte) Checked {
+	c := reference(t, msg, rtl, ref)
+	if c.Err != nil {
+		return c
+	}
+	hdr, err := schemahdr.Drive(hd, t, msg)
+	c.Header = &hdr
+	want := schemagold.CheckHeader(t, msg)
+	switch {
+	case err != nil:
+		c.Err = err
+		return c
+	case schemahdr.ResultDiff(hdr.Result, want) != "":
+		c.Err = mismatchf("recv_header: %s", schemahdr.ResultDiff(hdr.Result, want))
+		return c
+	case want.Code != schemagold.CodeOK:
+		c.HeaderOnly = true
+		return c
+	case hdr.Taken != int(want.Offset):
+		c.Err = mismatchf("recv_header took %d bytes, want exactly the header's %d", hdr.Taken, want.Offset)
+		return c
+	}
+	h := hdr.Result
+	return c.args(d, t, msg, rtl, ref, Request{Start: int(h.Offset), Method: int(h.Method) - 1, SeqID: h.SeqID, MsgType: h.MsgType})
+}
+
+// reference checks the images and runs the reference into ref.
+func reference(t *schema.Table, msg, rtl, ref []byte) Checked {
 	var c Checked
 	if len(rtl) != len(ref) {
 		c.Err = fmt.Errorf("schemarx: images of %d and %d bytes: want one capacity", len(rtl), len(ref))
@@ -38,15 +88,17 @@ func CheckDrive(d DUT, t *schema.Table, msg, rtl, ref []byte) Checked {
 		return c
 	}
 	c.Ref = schemagold.Deserialize(t, msg, ref)
-	start, ok := argsStart(msg)
-	if c.Ref.Method == 0 || !ok {
-		c.HeaderOnly = true
-		return c
-	}
+	return c
+}
+
+// args walks r's args through d into rtl and compares them with the
+// reference's in ref.
+func (c Checked) args(d DUT, t *schema.Table, msg, rtl, ref []byte, r Request) Checked {
 	// Drive leaves unstored bytes as they were: garbage where the
 	// reference wrote shows an area byte the module should have written.
 	fill(rtl[schemagold.AreaStart:max(schemagold.AreaStart, int(c.Ref.AreaEnd))], garbage)
-	c.Driven, c.Err = Drive(d, rtl, Request{Msg: msg, Start: start, Method: int(c.Ref.Method) - 1, SeqID: c.Ref.SeqID, MsgType: c.Ref.MsgType})
+	r.Msg = msg
+	c.Driven, c.Err = Drive(d, rtl, r)
 	if c.Err != nil {
 		return c
 	}

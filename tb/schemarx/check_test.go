@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"arcalis/golden/schemagold"
+	"arcalis/tb/schemahdr"
+	"arcalis/thriftidl/schema"
 )
 
 // TestCheckDriveFake runs messages through the correct stand-in of
@@ -101,5 +103,90 @@ func TestCheckDriveCatches(t *testing.T) {
 			}
 			t.Errorf("no message showed the bug")
 		})
+	}
+}
+
+// hdrFake stands in for recv_header under CheckMessage: CheckHeader on msg
+// (which the test sets), the header taken as the windows show it, then
+// the result, changed by bug if set.
+type hdrFake struct {
+	t     *schema.Table
+	width int
+	msg   []byte
+	bug   func(*schemagold.Result)
+
+	res        schemagold.Result
+	left       int // header bytes still to take
+	busy, done bool
+}
+
+func (f *hdrFake) Width() int           { return f.width }
+func (f *hdrFake) Reset() error         { f.busy, f.done = false, false; return nil }
+func (f *hdrFake) TraceOn(string) error { return nil }
+func (f *hdrFake) TraceOff() error      { return nil }
+
+func (f *hdrFake) Cycle(in *schemahdr.Inputs) (*schemahdr.Outputs, error) {
+	switch {
+	case in.Start:
+		f.res, f.busy, f.done, f.left = schemagold.CheckHeader(f.t, f.msg), true, false, 0
+		if f.res.Code == schemagold.CodeOK {
+			f.left = int(f.res.Offset)
+		}
+		if f.bug != nil {
+			f.bug(&f.res)
+		}
+	case f.busy && f.left > 0:
+		k := min(in.Avail, f.left)
+		f.left -= k
+		return &schemahdr.Outputs{Take: k}, nil
+	case f.busy:
+		f.busy, f.done = false, true
+	}
+	r := f.res
+	return &schemahdr.Outputs{Done: f.done, Code: uint8(r.Code), Offset: r.Offset, MsgType: r.MsgType, Method: r.Method, SeqID: uint32(r.SeqID)}, nil
+}
+
+// TestCheckMessageFake runs messages through the stand-ins of both units
+// with CheckMessage: as CheckDrive for a correct pair, with the header's
+// result from the header's stand-in; a wrong header result is a mismatch
+// naming recv_header's port.
+func TestCheckMessageFake(t *testing.T) {
+	c, _, table, msgs := loadCase(t, "PostStorageService:16")
+	f := newFake(table, c.Width)
+	hd := &hdrFake{t: table, width: c.Width}
+	for _, m := range driveSample(msgs, 5) {
+		f.msg, hd.msg = m.Msg, m.Msg
+		rtl, ref := make([]byte, m.Cap), make([]byte, m.Cap)
+		ck := CheckMessage(hd, f, table, m.Msg, rtl, ref)
+		plain := CheckDrive(f, table, m.Msg, make([]byte, m.Cap), make([]byte, m.Cap))
+		switch {
+		case ck.Err != nil:
+			t.Fatalf("message %d (%s): %v", m.N, m.Source, ck.Err)
+		case ck.Header == nil || ck.HeaderOnly != plain.HeaderOnly || ck.Driven.Result != plain.Driven.Result:
+			t.Fatalf("message %d (%s): header %+v, header-only %v, result %+v; CheckDrive: header-only %v, result %+v",
+				m.N, m.Source, ck.Header, ck.HeaderOnly, ck.Driven.Result, plain.HeaderOnly, plain.Driven.Result)
+		}
+	}
+	// Headers both refuse: recv_header's code, nothing walked.
+	for _, h := range []struct {
+		msg  []byte
+		code schemagold.Code
+	}{
+		{[]byte("\x80\x01\x00\x01\x00\x00\x00\x03Foo\x00\x00\x00\x01\x00"), schemagold.CodeUnknownMethod},
+		{[]byte("\x80\x01\x00\x01\x00\x00\x00\x08ReadPost\x00\x00"), schemagold.CodeTruncated},
+	} {
+		hd.msg = h.msg
+		ck := CheckMessage(hd, f, table, h.msg, make([]byte, 128), make([]byte, 128))
+		if ck.Err != nil || !ck.HeaderOnly || ck.Header == nil || ck.Header.Result.Code != h.code || ck.Driven != (Driven{}) {
+			t.Errorf("% x: err %v, header-only %v, header %+v, driven %+v; want no error, header-only, %v, nothing driven",
+				h.msg, ck.Err, ck.HeaderOnly, ck.Header, ck.Driven, h.code)
+		}
+	}
+	m := msgs[0]
+	f.msg, hd.msg = m.Msg, m.Msg
+	hd.bug = func(r *schemagold.Result) { r.SeqID++ }
+	ck := CheckMessage(hd, f, table, m.Msg, make([]byte, m.Cap), make([]byte, m.Cap))
+	if !IsMismatch(ck.Err) || !strings.Contains(ck.Err.Error(), "recv_header: seqid_o") {
+		t.Errorf("a wrong seqid from recv_header: %v; want a mismatch naming seqid_o", ck.Err)
 	}
 }
