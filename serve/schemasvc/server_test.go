@@ -190,6 +190,25 @@ func (a alterReplies) Cycle(in *schematx.Inputs) (*schematx.Outputs, error) {
 func replyMismatch(t *testing.T, table *schema.Table, lib string, width int) {
 	testTx = func(d schematx.DUT) schematx.DUT { return alterReplies{d} }
 	defer func() { testTx = nil }()
+	v, st, log, err := setGet(t, table, lib, width, "xAAx")
+	if err != nil || v != "xAAx" {
+		t.Errorf("Get = %q, %v; want the reference's reply, \"xAAx\"", v, err)
+	}
+	if get := st.Method("Get"); st.ReplyMismatches != 1 || get.Mismatches != 1 || get.Replies != 1 || st.Method("Set").Replies != 1 {
+		t.Errorf("%d reply mismatches, Get's %d of %d RTL replies, Set's RTL replies %d; want 1, 1 of 1, 1",
+			st.ReplyMismatches, get.Mismatches, get.Replies, st.Method("Set").Replies)
+	}
+	if !regexp.MustCompile(`\(Get, seqid \d+\): reply MISMATCH: first differing byte \d+ .*resp_schema RESP_OK .*reference RESP_OK`).MatchString(log) {
+		t.Errorf("the log does not name the mismatch:\n%s", log)
+	}
+}
+
+// setGet starts a framed server of MemcachedService on lib, sets "key"
+// to value (seqid 1) and gets it (seqid 2) with Apache's client, and
+// returns what Get returned, the statistics, the server's log and Get's
+// error.
+func setGet(t *testing.T, table *schema.Table, lib string, width int, value string) (string, Stats, string, error) {
+	t.Helper()
 	var logb servetest.Log
 	srv, err := Start(Config{Addr: "127.0.0.1:0", Transport: serve.Framed, Table: table, Model: lib, Width: width, Log: &logb})
 	if err != nil {
@@ -199,23 +218,15 @@ func replyMismatch(t *testing.T, table *schema.Table, lib string, width int) {
 	trans, pf := client(t, srv.Addr().String(), serve.Framed)
 	defer trans.Close()
 	c := memcached.NewMemcachedServiceClientFactory(trans, pf)
-	if err := c.Set(ctx, 1, []byte("key"), []byte("xAAx"), 0, 0); err != nil {
+	if err := c.Set(ctx, 1, []byte("key"), []byte(value), 0, 0); err != nil {
 		t.Fatal(err)
 	}
-	if v, err := c.Get(ctx, 2, []byte("key")); err != nil || string(v) != "xAAx" {
-		t.Errorf("Get = %q, %v; want the reference's reply, \"xAAx\"", v, err)
-	}
+	v, gerr := c.Get(ctx, 2, []byte("key"))
 	st, err := srv.Shutdown(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if get := st.Method("Get"); st.ReplyMismatches != 1 || get.Mismatches != 1 || get.Replies != 1 || st.Method("Set").Replies != 1 {
-		t.Errorf("%d reply mismatches, Get's %d of %d RTL replies, Set's RTL replies %d; want 1, 1 of 1, 1",
-			st.ReplyMismatches, get.Mismatches, get.Replies, st.Method("Set").Replies)
-	}
-	if !regexp.MustCompile(`\(Get, seqid \d+\): reply MISMATCH: first differing byte \d+ .*resp_schema RESP_OK .*reference RESP_OK`).MatchString(logb.String()) {
-		t.Errorf("the log does not name the mismatch:\n%s", logb.String())
-	}
+	return string(v), st, logb.String(), gerr
 }
 
 // alterHeaders is recv_header with its result changed by bug once done_o
@@ -276,24 +287,9 @@ func rtlHeaderMismatch(t *testing.T, table *schema.Table, lib string, width int)
 		t.Run(tc.name, func(t *testing.T) {
 			testHd = func(d schemahdr.DUT) schemahdr.DUT { return alterHeaders{d, tc.bug} }
 			defer func() { testHd = nil }()
-			var logb servetest.Log
-			srv, err := Start(Config{Addr: "127.0.0.1:0", Transport: serve.Framed, Table: table, Model: lib, Width: width, Log: &logb})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Shutdown(context.Background())
-			trans, pf := client(t, srv.Addr().String(), serve.Framed)
-			defer trans.Close()
-			c := memcached.NewMemcachedServiceClientFactory(trans, pf)
-			if err := c.Set(ctx, 1, []byte("key"), []byte("value"), 0, 0); err != nil {
-				t.Fatal(err)
-			}
-			if v, err := c.Get(ctx, 2, []byte("key")); err != nil || string(v) != "value" {
+			v, st, log, err := setGet(t, table, lib, width, "value")
+			if err != nil || v != "value" {
 				t.Errorf("Get = %q, %v; want \"value\"", v, err)
-			}
-			st, err := srv.Shutdown(context.Background())
-			if err != nil {
-				t.Fatal(err)
 			}
 			ran := 1 // header cycles per method
 			if tc.name == "hang" {
@@ -310,8 +306,8 @@ func rtlHeaderMismatch(t *testing.T, table *schema.Table, lib string, width int)
 				t.Errorf("%d header mismatches, %d reply mismatches; want 2, 0", st.HeaderMismatches, st.ReplyMismatches)
 			}
 			for _, re := range tc.log {
-				if !regexp.MustCompile(`connection \d+ request \d+ ` + re).MatchString(logb.String()) {
-					t.Errorf("the log has no line matching %q:\n%s", re, logb.String())
+				if !regexp.MustCompile(`connection \d+ request \d+ ` + re).MatchString(log) {
+					t.Errorf("the log has no line matching %q:\n%s", re, log)
 				}
 			}
 		})
