@@ -80,7 +80,11 @@ func WriteJUnit(path string, results []Result) error {
 				doc.Failures++
 			}
 		}
-		tc.SystemOut = fmt.Sprintf("index %d, start offset %d, %d cycles, status %s", r.Index, r.Offset, r.Cycles, r.Status)
+		at := fmt.Sprintf(", start offset %d", r.Offset)
+		if r.Service != "" {
+			at = "" // run --service: no Net.Recv line, no start offset
+		}
+		tc.SystemOut = fmt.Sprintf("index %d%s, %d cycles, status %s", r.Index, at, r.Cycles, r.Status)
 		s.Cases = append(s.Cases, tc)
 		s.Tests++
 		doc.Tests++

@@ -53,6 +53,7 @@ type Result struct {
 	File        string `json:"file"`
 	Record      int    `json:"record"`
 	Source      string `json:"source"`
+	Service     string `json:"service,omitempty"` // another engine's line (run --service): its service
 	Status      string `json:"status"`
 	Match       bool   `json:"match"`
 	Expected    string `json:"expected"` // the reference's status
