@@ -266,9 +266,9 @@ func rtlHeaderMismatch(t *testing.T, table *schema.Table, lib string, width int)
 				}
 			},
 			log: []string{
-				`\(Set, seqid 1\): header MISMATCH: recv_header against the reference: seqid_o 2, want 1; dispatched as Apache's reader read the header
+				`\(Set, seqid 1\): header MISMATCH: recv_header: seqid_o 2, want 1; dispatched as Apache's reader read the header
 `,
-				`\(Get, seqid 2\): header MISMATCH: recv_header against the reference: method_o 1, want 2; dispatched as Apache's reader read the header
+				`\(Get, seqid 2\): header MISMATCH: recv_header: method_o 1, want 2; dispatched as Apache's reader read the header
 `,
 			},
 		},

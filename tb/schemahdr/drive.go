@@ -15,10 +15,10 @@ type Driven struct {
 // Drive checks msg's header with d, a module of t's service: start_i with
 // the window at byte 0, then the message from the module's position, a
 // window a cycle (or up to its end), never stalled, until done_o; big_i
-// if msg is longer than MaxMessage. Nothing is compared: CheckHeader's result is the caller's to
-// compare. An error is the simulator's, or the module breaking the
-// protocol (a *Mismatch: a hang, a take past the window or with done_o);
-// reset the module then.
+// if msg is longer than MaxMessage. Nothing is compared (Check compares).
+// An error is the simulator's, or the module breaking the protocol (a
+// *Mismatch: a hang, a take past the window or with done_o); reset the
+// module then.
 func Drive(d DUT, t *schema.Table, msg []byte) (Driven, error) {
 	var dr Driven
 	n, w := len(msg), d.Width()
@@ -54,4 +54,24 @@ func Drive(d DUT, t *schema.Table, msg []byte) (Driven, error) {
 		}
 		dr.Taken += out.Take
 	}
+}
+
+// Check is Drive with the result compared: it must be
+// schemagold.CheckHeader's and, on OK, the module must have taken exactly
+// the header. A difference is a *Mismatch, "recv_header: " and the ports
+// that differ (ResultDiff); Driven.Cycles is then not 0, unlike after
+// Drive's errors.
+func Check(d DUT, t *schema.Table, msg []byte) (Driven, error) {
+	dr, err := Drive(d, t, msg)
+	if err != nil {
+		return dr, err
+	}
+	want := schemagold.CheckHeader(t, msg)
+	if diff := ResultDiff(dr.Result, want); diff != "" {
+		return dr, mismatchf("recv_header: %s", diff)
+	}
+	if want.Code == schemagold.CodeOK && dr.Taken != int(want.Offset) {
+		return dr, mismatchf("recv_header took %d bytes, want exactly the header's %d", dr.Taken, want.Offset)
+	}
+	return dr, nil
 }

@@ -47,30 +47,22 @@ func CheckDrive(d DUT, t *schema.Table, msg, rtl, ref []byte) Checked {
 }
 
 // CheckMessage is CheckDrive with the header's step in RTL too: hd, the
-// recv_header beside d (schema_pair), checks msg's header
-// (schemahdr.Drive), whose result must be schemagold.CheckHeader's, with
-// exactly the header taken on OK; then d walks the args from hd's offset
-// for hd's method.
+// recv_header beside d (schema_pair), checks msg's header against
+// schemagold.CheckHeader (schemahdr.Check); on OK d walks the args from
+// hd's offset for hd's method.
 func CheckMessage(hd schemahdr.DUT, d DUT, t *schema.Table, msg, rtl, ref []byte) Checked {
 	c := reference(t, msg, rtl, ref)
 	if c.Err != nil {
 		return c
 	}
-	hdr, err := schemahdr.Drive(hd, t, msg)
+	hdr, err := schemahdr.Check(hd, t, msg)
 	c.Header = &hdr
-	want := schemagold.CheckHeader(t, msg)
 	switch {
 	case err != nil:
 		c.Err = err
 		return c
-	case schemahdr.ResultDiff(hdr.Result, want) != "":
-		c.Err = mismatchf("recv_header: %s", schemahdr.ResultDiff(hdr.Result, want))
-		return c
-	case want.Code != schemagold.CodeOK:
+	case hdr.Result.Code != schemagold.CodeOK:
 		c.HeaderOnly = true
-		return c
-	case hdr.Taken != int(want.Offset):
-		c.Err = mismatchf("recv_header took %d bytes, want exactly the header's %d", hdr.Taken, want.Offset)
 		return c
 	}
 	h := hdr.Result
