@@ -28,10 +28,10 @@ bench: $(MODEL) $(BENCH_NATIVE) pareto-inputs bench-services
 	BENCH_VPI_TOP='$(_bn_top)' BENCH_VPI_SOURCES='$(_bn_sources)' BENCH_VPI_FLAGS='$(_bn_vflags)' \
 	  $(GO) run ./bench -native $(BENCH_NATIVE) -out reports -width $(WIDTH) -timing $(TIMING_OUT)/timing.json -pareto '$(PARETO_SPEC)'
 
-## make bench-services cycles per request of each service of idl/ (its default vectors) through the generic recvFunction and respFunction, unit level, at memory latency 0 and 100, WIDTH bytes a cycle; builds each service's schema-model and schematx-model; writes reports/bench-services.{md,json} (reports/wN/ for WIDTH=N) and, at the default width, README.md's services table
+## make bench-services cycles per request of each service of idl/ (its default vectors) through the header check, generic recvFunction and respFunction, unit level, at memory latency 0 and 100, WIDTH bytes a cycle; builds each service's schema-pair-model and schematx-model; writes reports/bench-services.{md,json} (reports/wN/ for WIDTH=N) and, at the default width, README.md's services table
 # Cycles are deterministic: a run takes seconds once the ten models are
-# built (make schema-model and make schematx-model per service, about half a
-# minute each from scratch, run by the command itself through
+# built (make schema-pair-model and make schematx-model per service, about
+# half a minute each from scratch, run by the command itself through
 # tb/schemacase.Case.Build, under each model's lock, which go test's builds take too).
 bench-services:
 	$(GO) run ./bench/services -out reports$(if $(WSUFFIX),/w$(WIDTH)) -width $(WIDTH)

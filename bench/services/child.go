@@ -8,6 +8,7 @@ import (
 
 	"arcalis/golden/schemagold"
 	"arcalis/tb/schemacase"
+	"arcalis/tb/schemahdr"
 	"arcalis/tb/schemarx"
 	"arcalis/tb/schematx"
 	"arcalis/thriftidl/schema"
@@ -53,17 +54,29 @@ func childMain(o options, root string) error {
 	return json.NewEncoder(os.Stdout).Encode(ur)
 }
 
-// measureRecv walks each record's args through recv_schema once per
-// latency, its window fed as a load queue would (schemarx.Stream), its
-// stores accepted at once, and checks each walk against the reference
-// (schemarx.CheckDrive).
+// measureRecv receives each record once per latency as the RxEngine
+// would, on schema_pair's model: one stream of the message from byte 0,
+// fed as a load queue would, through recv_header's check
+// (schemahdr.Stream, schemahdr.Check), then recv_schema's walk of the args
+// going on with the same stream (schemarx.Stream with Ahead), its stores
+// accepted at once, checked against the reference (schemarx.CheckDrive).
+// Its cycles run from recv_header's start_i to recv_schema's done_o, the
+// cycle between them included.
 func measureRecv(o options, t *schema.Table, recs []vectors.Record) ([]reqResult, error) {
-	m, err := schemarx.OpenModel(o.lib, o.width)
+	sim, err := schemacase.Open(o.lib, schemacase.PairTop+"clk_i", o.width)
 	if err != nil {
 		return nil, err
 	}
-	defer m.Close()
-	if err := m.Reset(); err != nil {
+	defer sim.Close()
+	hd, err := schemahdr.OnSim(sim, schemacase.PairTop, schemacase.PairHd)
+	if err != nil {
+		return nil, err
+	}
+	m, err := schemarx.OnSim(sim, schemacase.PairTop, schemacase.PairRx)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Reset(); err != nil { // both units
 		return nil, err
 	}
 	rtl, ref := make([]byte, schemarx.MaxCap), make([]byte, schemarx.MaxCap)
@@ -71,30 +84,36 @@ func measureRecv(o options, t *schema.Table, recs []vectors.Record) ([]reqResult
 	for _, rec := range recs {
 		rr := reqResult{Index: rec.Index, Bytes: len(rec.Msg)}
 		for _, lat := range o.latencies {
-			ck := schemarx.CheckDrive(&schemarx.Stream{DUT: m, Latency: lat}, t, rec.Msg, rtl, ref)
-			if ck.HeaderOnly {
-				rr.Skip = "header names no method of the service"
-				break
-			}
-			rr.Method = t.Methods[ck.Ref.Method-1].Name
-			if ck.Err != nil {
-				if !schemarx.IsMismatch(ck.Err) {
-					return nil, fmt.Errorf("record %d: %w", rec.Index, ck.Err)
+			hdr, err := schemahdr.Check(&schemahdr.Stream{DUT: hd, Latency: lat}, t, rec.Msg)
+			var ck schemarx.Checked
+			switch {
+			case err != nil:
+			case hdr.Result.Code != schemagold.CodeOK:
+				rr.Skip = "header refused: " + hdr.Result.Code.String()
+			default:
+				rr.Method = t.Methods[hdr.Result.Method-1].Name
+				ck = schemarx.CheckDrive(&schemarx.Stream{DUT: m, Latency: lat, Ahead: hdr.Cycles + 1}, t, rec.Msg, rtl, ref)
+				if err = ck.Err; err == nil && ck.Ref.Code != schemagold.CodeOK {
+					rr.Skip = "refused: " + ck.Ref.Code.String()
 				}
-				rr.Err = fmt.Sprintf("latency %d: %v", lat, ck.Err)
+			}
+			if err != nil {
+				if !schemarx.IsMismatch(err) {
+					return nil, fmt.Errorf("record %d: %w", rec.Index, err)
+				}
+				rr.Err = fmt.Sprintf("latency %d: %v", lat, err)
 				if err := m.Reset(); err != nil {
 					return nil, err
 				}
+			}
+			if rr.Skip != "" || rr.Err != "" {
 				break
 			}
-			if ck.Ref.Code != schemagold.CodeOK {
-				rr.Skip = "refused: " + ck.Ref.Code.String()
-				break
-			}
-			rr.Cycles = append(rr.Cycles, ck.Driven.Cycles)
+			rr.Header = append(rr.Header, hdr.Cycles)
+			rr.Cycles = append(rr.Cycles, hdr.Cycles+1+ck.Driven.Cycles)
 		}
 		if rr.Skip != "" || rr.Err != "" {
-			rr.Cycles = nil
+			rr.Cycles, rr.Header = nil, nil
 		}
 		out = append(out, rr)
 	}

@@ -1,19 +1,21 @@
 // Command services measures cycles per request of each service of idl/
 // through the generic units of issue 17 (`make bench-services`): the
-// recvFunction rtl/generic/recv_schema.sv walking each request of the
-// service's default vectors, and the respFunction rtl/generic/resp_schema.sv
-// serializing a reply to it, at memory latencies 0 and 100. It writes
+// header check rtl/generic/recv_header.sv and the recvFunction
+// recv_schema.sv receiving each request of the service's default vectors,
+// and the respFunction resp_schema.sv serializing a reply to it, at memory
+// latencies 0 and 100. It writes
 // reports/bench-services.md and bench-services.json, from which -readme
 // writes README.md's services table.
 //
 // The units are not yet inside the engine (arcalis_top): these are unit
-// cycles, with the memory modelled at their ports (tb/schemarx.Stream for
-// the recv window, tb/schematx.Drive for the resp read port). Cycles are
+// cycles, with the memory modelled at their ports (tb/schemahdr.Stream and
+// tb/schemarx.Stream for the receive window, tb/schematx.Drive for the
+// resp read port). Cycles are
 // deterministic: one run is the measurement.
 //
 // VPI holds one model per process, so the parent builds the models (make
-// schema-model and make schematx-model, as tb/schemacase.Case.Build runs
-// them) and runs itself as a child per model (-child recv or -child resp),
+// schema-pair-model and make schematx-model, as tb/schemacase.Case.Build
+// runs them) and runs itself as a child per model (-child recv or -child resp),
 // which prints its measurements as JSON.
 package main
 
@@ -113,9 +115,10 @@ type reqResult struct {
 	Index  int    `json:"index"`
 	Method string `json:"method,omitempty"`
 	Cycles []int  `json:"cycles,omitempty"`
-	Bytes  int    `json:"bytes"`          // recv: the args' bytes; resp: the reply's bytes after its message header
-	Reads  int    `json:"reads"`          // resp: image reads
-	Most   int    `json:"most,omitempty"` // resp: the most reads outstanding at once (at the largest latency)
+	Header []int  `json:"header_cycles,omitempty"` // recv: recv_header's part of Cycles, start_i to done_o
+	Bytes  int    `json:"bytes"`                   // recv: the message's bytes; resp: the reply's bytes after its message header
+	Reads  int    `json:"reads"`                   // resp: image reads
+	Most   int    `json:"most,omitempty"`          // resp: the most reads outstanding at once (at the largest latency)
 	Skip   string `json:"skip,omitempty"`
 	Err    string `json:"err,omitempty"`
 }
@@ -130,8 +133,7 @@ func parentMain(o options, root string) error {
 		return err
 	}
 	for _, s := range services() {
-		rc := schemarx.Module.Case(s, o.width)
-		table, err := rc.Table(root)
+		table, err := schemacase.Pair.Case(s, o.width).Table(root)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.Name, err)
 		}
@@ -141,7 +143,7 @@ func parentMain(o options, root string) error {
 			c    schemacase.Case
 			into *unitRun
 		}{
-			{"recv", rc, &sr.Recv},
+			{"recv", schemacase.Pair.Case(s, o.width), &sr.Recv},
 			{"resp", schematx.Module.Case(s, o.width), &sr.Resp},
 		} {
 			fmt.Fprintf(os.Stderr, "bench-services: %s: %s model (make %s-model SERVICE=%s) ...\n", s.Name, u.name, u.c.Target, u.c.Stem())

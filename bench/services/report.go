@@ -31,6 +31,7 @@ type serviceReport struct {
 type sample struct {
 	method           string
 	recv, resp       []int
+	header           []int // recv_header's part of recv
 	reqBytes, rBytes int
 	reads            int
 }
@@ -52,7 +53,7 @@ func (s serviceReport) samples() (out []sample, left map[string]int) {
 		case rs.Skip != "":
 			left[rs.Skip]++
 		default:
-			out = append(out, sample{method: rv.Method, recv: rv.Cycles, resp: rs.Cycles, reqBytes: rv.Bytes, rBytes: rs.Bytes, reads: rs.Reads})
+			out = append(out, sample{method: rv.Method, recv: rv.Cycles, header: rv.Header, resp: rs.Cycles, reqBytes: rv.Bytes, rBytes: rs.Bytes, reads: rs.Reads})
 		}
 	}
 	return out, left
@@ -114,20 +115,22 @@ func methodNames(t *schema.Table) string {
 func (r *report) markdown() (string, error) {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	p("# Cycles per request of each service: the generic recvFunction and respFunction\n\n")
+	p("# Cycles per request of each service: the header check, generic recvFunction and respFunction\n\n")
 	p("Written by `make bench-services` (`go run ./bench/services`) on %s UTC in %s.\n\n", r.Date.Format("2006-01-02 15:04"), r.Elapsed.Round(time.Second))
 	p("Machine: %s.\n\n", r.Machine)
-	p("**Unit level.** `rtl/generic/recv_schema.sv` and `rtl/generic/resp_schema.sv` are not yet inside the\n"+
-		"engine (`arcalis_top`): each is simulated alone (Verilator, one model per service and unit) at\n"+
-		"Width %d bytes a cycle, with the memory modelled at its ports. The cycles leave out what the\n"+
-		"engine would add around them: the command, the message header's check, the header line's store,\n"+
-		"the reply's message header and its stores. Cycles are deterministic (no timing noise): one run is\n"+
-		"the measurement. See docs/reports.md.\n\n", r.Width)
-	p("- **recv**: cycles from `start_i` to `done_o` of recv_schema walking the request's args. The\n" +
-		"  window is fed as the engine's load queue would: the first bytes L cycles after `start_i` (L = 0:\n" +
-		"  in the `start_i` cycle), then Width more bytes every cycle (`tb/schemarx.Stream` around\n" +
-		"  `schemarx.CheckDrive`); stores are accepted at once (posted, no `stall_i`). Each walk is checked\n" +
-		"  against `schemagold.Deserialize` (header line, image, read-back args).\n")
+	p("**Unit level.** `rtl/generic/recv_header.sv`, `recv_schema.sv` and `resp_schema.sv` are not yet\n"+
+		"inside the engine (`arcalis_top`): they are simulated as units (Verilator; recv_header and\n"+
+		"recv_schema in one model, `schema_pair`) at Width %d bytes a cycle, with the memory modelled at\n"+
+		"their ports. The cycles leave out what the engine would add around them: the command, the header\n"+
+		"line's store, the reply's message header and its stores. Cycles are deterministic (no timing\n"+
+		"noise): one run is the measurement. See docs/reports.md.\n\n", r.Width)
+	p("- **recv**: cycles from recv_header's `start_i` to recv_schema's `done_o`: the message header's\n" +
+		"  check (**header**, its `start_i` to `done_o`), a cycle, then the walk of the args from where the\n" +
+		"  header ended. One stream of the message is fed as the engine's load queue would: the first bytes\n" +
+		"  L cycles after recv_header's `start_i` (L = 0: in that cycle), then Width more bytes every cycle\n" +
+		"  (`tb/schemahdr.Stream`, then `tb/schemarx.Stream` going on); stores are accepted at once (posted,\n" +
+		"  no `stall_i`). Each header is checked against `schemagold.CheckHeader`, each walk against\n" +
+		"  `schemagold.Deserialize` (header line, image, read-back args).\n")
 	p("- **resp**: cycles from `start_i` to `done_o` of resp_schema serializing the reply's App.Resp image\n" +
 		"  (`schemagold.BuildResp` of the result below), every image read made at an edge t answered at\n" +
 		"  edge t+1+L (the engine memory's latency: L = 0 is the next cycle, the soonest the port allows),\n" +
@@ -160,16 +163,17 @@ func (r *report) markdown() (string, error) {
 
 	for li, l := range r.Latencies {
 		p("## At memory latency %d\n\n", l)
-		p("| service / method | requests | recv median | recv p90 | resp median | resp p90 | total median | total p90 | request bytes (median) | reply bytes (median) | reads (median) |\n")
-		p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		p("| service / method | requests | recv median | recv p90 | of which header (median) | resp median | resp p90 | total median | total p90 | request bytes (median) | reply bytes (median) | reads (median) |\n")
+		p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, s := range r.Services {
 			ss, _ := s.samples()
 			row := func(name string, ss []sample) {
 				recv := column(ss, func(x sample) int { return x.recv[li] })
 				resp := column(ss, func(x sample) int { return x.resp[li] })
 				tot := column(ss, func(x sample) int { return x.recv[li] + x.resp[li] })
-				p("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", name, len(ss),
-					median(recv), p90(recv), median(resp), p90(resp), median(tot), p90(tot),
+				p("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n", name, len(ss),
+					median(recv), p90(recv), median(column(ss, func(x sample) int { return x.header[li] })),
+					median(resp), p90(resp), median(tot), p90(tot),
 					median(column(ss, func(x sample) int { return x.reqBytes })),
 					median(column(ss, func(x sample) int { return x.rBytes })),
 					median(column(ss, func(x sample) int { return x.reads })))

@@ -9,11 +9,17 @@ package schemarx
 // the whole message at once: with Latency 0 the window is the same as
 // theirs, cycle for cycle. Stall is left as the driver sets it (nil: stores
 // are accepted at once).
+//
+// Ahead is the cycles the message's stream had run from byte 0 before
+// start_i (recv_header's check, a schemahdr.Stream of the same Latency,
+// and the cycle after its done_o): the bytes that arrived meanwhile are
+// there at start_i, and the latency counts from the stream's start.
 type Stream struct {
 	DUT
 	Latency int
+	Ahead   int
 
-	cyc     int // cycles since start_i
+	cyc     int // cycles since the stream's start
 	arrived int // message offset up to which bytes have arrived
 }
 
@@ -21,7 +27,8 @@ type Stream struct {
 // than the driver's) and checks that the module takes no more than that.
 func (s *Stream) Cycle(in *Inputs) (*Outputs, error) {
 	if in.Start {
-		s.cyc, s.arrived = 0, int(in.Pos)
+		// By the cycle before, max(0, Ahead-Latency) deliveries from byte 0.
+		s.cyc, s.arrived = s.Ahead, max(int(in.Pos), max(0, s.Ahead-s.Latency)*s.Width())
 	} else {
 		s.cyc++
 	}
@@ -35,7 +42,7 @@ func (s *Stream) Cycle(in *Inputs) (*Outputs, error) {
 	out, err := s.DUT.Cycle(&shown)
 	if err == nil && out.Take > shown.Avail {
 		return out, mismatchf("cycle %d after start_i: take_o %d with %d bytes arrived (latency %d, at message byte %d)",
-			s.cyc, out.Take, shown.Avail, s.Latency, pos)
+			s.cyc-s.Ahead, out.Take, shown.Avail, s.Latency, pos)
 	}
 	return out, err
 }
