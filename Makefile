@@ -37,11 +37,11 @@ help:
 ## make verilate    build the Verilated model and VPI shim (build/model/libvmodel.so; WIDTH=N: build/model-wN); incremental
 verilate: $(MODEL)
 
-## make lint        verilator --lint-only -Wall on rtl/: the engine, and rtl/generic/'s units with each service's package
+## make lint        verilator --lint-only -Wall on rtl/: the engine, and rtl/generic/'s units and schema_pair with each service's package
 lint:
 	verilator --lint-only -Wall --top-module $(RTL_TOP) $(RTL)
 	for e in $(IDL_SERVICES); do \
-	  $(MAKE) --no-print-directory schema-lint schemahdr-lint schematx-lint SERVICE=$${e%%=*} || exit 1; \
+	  $(MAKE) --no-print-directory schema-lint schemahdr-lint schematx-lint schema-pair-lint SERVICE=$${e%%=*} || exit 1; \
 	done
 
 ## make test        make verilate && go test ./...

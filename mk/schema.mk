@@ -130,6 +130,17 @@ $(eval $(call schema_unit,SCHEMAHDR,schemahdr,recv_header,gate))
 ## make schema-pair-model SERVICE=S  recv_header, recv_schema and resp_schema of service S of idl/ in one model, schema_pair (build/schema-pair-S/libvmodel.so; WIDTH=N: build/schema-pair-S-wN)
 $(eval $(call schema_model,SCHEMAPAIR,schema-pair,schema_pair,rtl/generic/recv_header.sv rtl/generic/recv_schema.sv rtl/generic/resp_schema.sv rtl/generic/schema_pair.sv))
 
+# Its wiring under -Wall (port widths), for make lint.
+.PHONY: schema-pair-lint
+ifneq ($(SCHEMAPAIR_IDL),)
+schema-pair-lint: $(SCHEMAPAIR_SV)
+	verilator --lint-only -Wall -Wno-UNUSEDPARAM --top-module schema_pair -GWidth=$(WIDTH) +define+SCHEMA_PKG=$(SCHEMAPAIR_PKG) \
+	  $(RTL_PKG) $(SCHEMAPAIR_SV) rtl/generic/recv_header.sv rtl/generic/recv_schema.sv rtl/generic/resp_schema.sv rtl/generic/schema_pair.sv
+else
+schema-pair-lint:
+	$(error make $@: set SERVICE to a file stem of idl/: $(foreach e,$(IDL_SERVICES),$(word 1,$(subst =, ,$(e)))))
+endif
+
 ifneq ($(SCHEMA_IDL),)
 verilate: $(SCHEMA_MODEL) $(SCHEMAPAIR_MODEL)
 endif
