@@ -45,6 +45,17 @@ var Figure19 = []CalPoint{
 	{Name: "PostStorage", LUTs: 9115, FFs: 8760, DynamicW: 0.128, Source: "Arcalís paper, Figure 19 / section VI-F1"},
 }
 
+// Figure19FreqMHz is the clock of Figure 19's designs (and the project's
+// target): the model's reference frequency.
+const Figure19FreqMHz = 280
+
+// Figure19Model is the model fitted to Figure 19 at its clock, the
+// switching taken to be Vivado's vectorless default: make report's, and
+// make bench-services' for the services' units.
+func Figure19Model() (Model, error) {
+	return Calibrate(Figure19, Figure19FreqMHz, VivadoDefaultToggleRate)
+}
+
 // Model is the dynamic power estimate
 //
 //	P = f/fRef * ( FixedW + Σ_blocks PerElementW * (LUTs + FFs) * rate/RefActivity )

@@ -76,6 +76,11 @@ func measureRecv(o options, t *schema.Table, recs []vectors.Record) ([]reqResult
 	if err != nil {
 		return nil, err
 	}
+	stop, err := traceFrom(sim, o.fst)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()                      // on an error path: its error is the one returned
 	if err := m.Reset(); err != nil { // both units
 		return nil, err
 	}
@@ -117,7 +122,7 @@ func measureRecv(o options, t *schema.Table, recs []vectors.Record) ([]reqResult
 		}
 		out = append(out, rr)
 	}
-	return out, nil
+	return out, stop()
 }
 
 // measureResp answers each record the reference accepts with a result
@@ -160,6 +165,11 @@ func measureResp(o options, t *schema.Table, recs []vectors.Record) ([]reqResult
 		return nil, err
 	}
 	defer m.Close()
+	stop, err := traceFrom(m.Sim, o.fst)
+	if err != nil {
+		return nil, err
+	}
+	defer stop() // on an error path: its error is the one returned
 	if err := m.Reset(); err != nil {
 		return nil, err
 	}
@@ -208,5 +218,26 @@ func measureResp(o options, t *schema.Table, recs []vectors.Record) ([]reqResult
 			rr.Reads, rr.Most = tm.Reads, tm.Outstanding
 		}
 	}
-	return out, nil
+	return out, stop()
+}
+
+// traceFrom starts an FST trace of sim into path (none if path is ""),
+// for the activity the power estimate counts; stop ends it (once: later
+// calls return nil), and its error is the trace's. The reset that follows
+// is in it, as in make report's trace of the engine.
+func traceFrom(sim schemacase.Sim, path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	if err := sim.TraceOn(path); err != nil {
+		return nil, err
+	}
+	done := false
+	return func() error {
+		if done {
+			return nil
+		}
+		done = true
+		return sim.TraceOff()
+	}, nil
 }

@@ -3,7 +3,8 @@
 // header check rtl/generic/recv_header.sv and the recvFunction
 // recv_schema.sv receiving each request of the service's default vectors,
 // and the respFunction resp_schema.sv serializing a reply to it, at memory
-// latencies 0 and 100. It writes
+// latencies 0 and 100, and estimates each service's dynamic power from
+// the units' switching in a traced run (power.go). It writes
 // reports/bench-services.md and bench-services.json, from which -readme
 // writes README.md's services table.
 //
@@ -32,6 +33,7 @@ import (
 	"time"
 
 	"arcalis/internal/machine"
+	rpt "arcalis/report"
 	"arcalis/tb/schemacase"
 	"arcalis/tb/schemarx"
 	"arcalis/tb/schematx"
@@ -53,6 +55,7 @@ type options struct {
 	child     string // "recv" or "resp": measure one model and print JSON
 	service   string // with -child: the service
 	lib       string // with -child: the model library
+	fst       string // with -child: trace the run into this FST file (the activity run)
 	readme    bool   // rewrite README.md's table from reports/ and stop
 }
 
@@ -66,6 +69,7 @@ func run() error {
 	flag.StringVar(&o.child, "child", "", "internal: measure one model (recv or resp) and print JSON")
 	flag.StringVar(&o.service, "service", "", "with -child: the service")
 	flag.StringVar(&o.lib, "lib", "", "with -child: the model library")
+	flag.StringVar(&o.fst, "fst", "", "with -child: trace the run into this FST waveform")
 	flag.BoolVar(&o.readme, "readme", false, "rewrite README.md's services table from reports/ (no simulation) and stop")
 	flag.Parse()
 	for _, f := range strings.Split(lats, ",") {
@@ -138,13 +142,21 @@ func parentMain(o options, root string) error {
 			return fmt.Errorf("%s: %w", s.Name, err)
 		}
 		sr := serviceReport{Service: s, Table: table}
+		pair := schemacase.Pair.Case(s, o.width)
+		// The units' reports at this width: reports/<unit>/<stem>[-wN].
+		at := strings.TrimPrefix(filepath.Base(pair.OutDir()), pair.Target+"-")
+		if sr.Figures, err = readUnits(root, at); err != nil {
+			return fmt.Errorf("%s: %w (make report SERVICE=... writes the units' reports)", s.Name, err)
+		}
 		for _, u := range []struct {
-			name string
-			c    schemacase.Case
-			into *unitRun
+			name   string
+			c      schemacase.Case
+			into   *unitRun
+			act    []*rpt.Activity // the units' activity, in scopes' order
+			scopes []string
 		}{
-			{"recv", schemacase.Pair.Case(s, o.width), &sr.Recv},
-			{"resp", schematx.Module.Case(s, o.width), &sr.Resp},
+			{"recv", pair, &sr.Recv, []*rpt.Activity{&sr.Activity[0], &sr.Activity[1]}, []string{pairScope + ".u_hd", pairScope + ".u_rx"}},
+			{"resp", schematx.Module.Case(s, o.width), &sr.Resp, []*rpt.Activity{&sr.Activity[2]}, []string{"resp_schema"}},
 		} {
 			fmt.Fprintf(os.Stderr, "bench-services: %s: %s model (make %s-model SERVICE=%s) ...\n", s.Name, u.name, u.c.Target, u.c.Stem())
 			lib, err := u.c.Build(root, o.jobs)
@@ -158,7 +170,11 @@ func parentMain(o options, root string) error {
 			if err != nil {
 				return err
 			}
-			*u.into, err = runChild(exe, root, u.name, s.Name, lib, o)
+			*u.into, err = runChild(exe, root, u.name, s.Name, lib, o.width, o.latencies, "")
+			if err == nil {
+				fmt.Fprintf(os.Stderr, "bench-services: %s: %s's activity at latency %d (FST trace) ...\n", s.Name, u.name, activityLatency)
+				err = traceActivity(exe, root, u.name, s.Name, at, lib, o.width, u.scopes, u.act)
+			}
 			unlock()
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", s.Name, u.name, err)
@@ -192,14 +208,15 @@ func parentMain(o options, root string) error {
 	return nil
 }
 
-// runChild runs this command on one model and reads what it printed.
-func runChild(exe, root, unit, service, lib string, o options) (unitRun, error) {
+// runChild runs this command on one model at the latencies given, with
+// an FST trace into fst unless it is "", and reads what it printed.
+func runChild(exe, root, unit, service, lib string, width int, latencies []int, fst string) (unitRun, error) {
 	var ur unitRun
-	lats := make([]string, len(o.latencies))
-	for i, l := range o.latencies {
+	lats := make([]string, len(latencies))
+	for i, l := range latencies {
 		lats[i] = strconv.Itoa(l)
 	}
-	cmd := exec.Command(exe, "-child", unit, "-service", service, "-lib", lib, "-width", strconv.Itoa(o.width), "-latencies", strings.Join(lats, ","))
+	cmd := exec.Command(exe, "-child", unit, "-service", service, "-lib", lib, "-width", strconv.Itoa(width), "-latencies", strings.Join(lats, ","), "-fst", fst)
 	cmd.Dir = root
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -32,6 +32,10 @@ type summary struct {
 	Width     int    `json:"width"`
 	Latencies []int  `json:"latencies"`
 	Median    []int  `json:"median_cycles"` // per latency: recv + resp of a request, median
+	// Activity is each unit's switching in the traced run at
+	// activity_latency (recv_header, recv_schema, resp_schema).
+	ActivityLatency int            `json:"activity_latency"`
+	Activity        []rpt.Activity `json:"activity"`
 }
 
 // summaries are the report's lines for bench-services.json.
@@ -40,7 +44,8 @@ func (r *report) summaries() []summary {
 	for _, s := range r.Services {
 		ss, _ := s.samples()
 		sm := summary{Service: s.Service.Name, Stem: strings.TrimSuffix(filepath.Base(s.Service.IDL), ".thrift"),
-			Methods: methodNames(s.Table), MaxDepth: maxDepth(s.Table), Requests: len(ss), Width: r.Width, Latencies: r.Latencies}
+			Methods: methodNames(s.Table), MaxDepth: maxDepth(s.Table), Requests: len(ss), Width: r.Width, Latencies: r.Latencies,
+			ActivityLatency: activityLatency, Activity: s.Activity[:]}
 		for li := range r.Latencies {
 			sm.Median = append(sm.Median, median(column(ss, func(x sample) int { return x.recv[li] + x.resp[li] })))
 		}
@@ -98,34 +103,64 @@ func readmeTable(root string) (string, error) {
 	if err := json.Unmarshal(b, &ss); err != nil {
 		return "", fmt.Errorf("reports/bench-services.json: %v", err)
 	}
-	paper := map[string]rpt.CalPoint{}
-	for _, p := range rpt.Figure19 {
-		paper[p.Name+"Service"] = p
-	}
 	var t strings.Builder
-	t.WriteString("| service | methods | max depth | LUTs (header + recv + resp) | FFs (header + recv + resp) | est. Fmax header / recv / resp | cycles per request | paper, Figure 19 |\n")
-	t.WriteString("|---|---|---:|---:|---:|---:|---:|---|\n")
+	t.WriteString("| service | methods | max depth | LUTs (header + recv + resp) | FFs (header + recv + resp) | est. Fmax header / recv / resp | cycles per request | est. dynamic power | paper, Figure 19 |\n")
+	t.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range ss {
-		var u [3]unitFigures
-		for i, r := range []struct{ dir, module string }{{"schemahdr", "recv_header"}, {"schema", "recv_schema"}, {"schematx", "resp_schema"}} {
-			if u[i], err = readUnit(filepath.Join(root, "reports", r.dir, s.Stem), r.module); err != nil {
-				return "", err
-			}
+		u, err := readUnits(root, s.Stem)
+		if err != nil {
+			return "", err
+		}
+		if len(s.Activity) != len(u) {
+			return "", fmt.Errorf("reports/bench-services.json: %s has %d units' activity, want %d (make bench-services writes it)", s.Service, len(s.Activity), len(u))
+		}
+		var rate [3]float64
+		for i, a := range s.Activity {
+			rate[i] = a.Rate
+		}
+		pw, err := estimate(u, rate)
+		if err != nil {
+			return "", err
 		}
 		hd, rx, tx := u[0], u[1], u[2]
 		var cyc []string
 		for i, l := range s.Latencies {
 			cyc = append(cyc, fmt.Sprintf("%s at L=%d", rpt.Thousands(s.Median[i]), l))
 		}
-		fig := "–"
-		if p, ok := paper[s.Service]; ok {
-			fig = fmt.Sprintf("%s LUTs, %s FFs, %g mW", rpt.Thousands(p.LUTs), rpt.Thousands(p.FFs), p.DynamicW*1000)
-		}
-		fmt.Fprintf(&t, "| %s | %s | %d | %s + %s + %s | %s + %s + %s | %.0f / %.0f / %.0f MHz | %s | %s |\n",
+		fmt.Fprintf(&t, "| %s | %s | %d | %s + %s + %s | %s + %s + %s | %.0f / %.0f / %.0f MHz | %s | %.0f mW | %s |\n",
 			s.Service, s.Methods, s.MaxDepth, rpt.Thousands(hd.luts), rpt.Thousands(rx.luts), rpt.Thousands(tx.luts),
-			rpt.Thousands(hd.ffs), rpt.Thousands(rx.ffs), rpt.Thousands(tx.ffs), hd.fmax, rx.fmax, tx.fmax, strings.Join(cyc, ", "), fig)
+			rpt.Thousands(hd.ffs), rpt.Thousands(rx.ffs), rpt.Thousands(tx.ffs), hd.fmax, rx.fmax, tx.fmax, strings.Join(cyc, ", "),
+			pw.TotalW*1000, paperFigures(s.Service, false))
 	}
 	return t.String(), nil
+}
+
+// paperFigures is Figure 19's line for the service (with its power
+// only, powerOnly), or "–".
+func paperFigures(service string, powerOnly bool) string {
+	for _, p := range rpt.Figure19 {
+		switch {
+		case p.Name+"Service" != service:
+		case powerOnly:
+			return fmt.Sprintf("%g mW", p.DynamicW*1000)
+		default:
+			return fmt.Sprintf("%s LUTs, %s FFs, %g mW", rpt.Thousands(p.LUTs), rpt.Thousands(p.FFs), p.DynamicW*1000)
+		}
+	}
+	return "–"
+}
+
+// readUnits are the service's three units' figures (units' order), from
+// reports/ under root.
+func readUnits(root, stem string) ([3]unitFigures, error) {
+	var u [3]unitFigures
+	for i, dir := range [3]string{"schemahdr", "schema", "schematx"} {
+		var err error
+		if u[i], err = readUnit(filepath.Join(root, "reports", dir, stem), units[i]); err != nil {
+			return u, err
+		}
+	}
+	return u, nil
 }
 
 // replaceReadme returns readme with the text between the markers

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	rpt "arcalis/report"
 	"arcalis/tb/schemacase"
 	"arcalis/thriftidl/schema"
 )
@@ -20,11 +21,15 @@ type report struct {
 	Services  []serviceReport
 }
 
-// serviceReport is one service's two units.
+// serviceReport is one service's two runs (recv: recv_header and
+// recv_schema; resp: resp_schema), the three units' switching in the
+// traced runs and their synthesis figures (units' order).
 type serviceReport struct {
 	Service    schemacase.Service
 	Table      *schema.Table
 	Recv, Resp unitRun
+	Activity   [3]rpt.Activity
+	Figures    [3]unitFigures
 }
 
 // sample is one request both units ran: its cycles per latency.
@@ -229,6 +234,28 @@ func (r *report) markdown() (string, error) {
 		"this run, at L=%d: %d. So at latency L each read of the first kind costs about L cycles more,\n"+
 		"and a string about L cycles more per four words.\n\n", r.Latencies[len(r.Latencies)-1], most)
 
+	p("## Dynamic power estimate\n\n")
+	p("**A model estimate, not a measurement or a Vivado result**: make report's model for the engine\n"+
+		"(docs/reports.md), over the three units. Each unit's LUTs and FFs (its make schemahdr-report,\n"+
+		"schema-report or schematx-report) switch at the toggle rate measured for it (toggles per bit per\n"+
+		"cycle of every signal in its own scope) in a traced run of the service's default vectors at\n"+
+		"memory latency %d, as above but with an FST waveform, reset and idle cycles included; the\n"+
+		"model's fixed clocking term is counted once. At %d MHz. Its two coefficients are fitted to the\n"+
+		"paper's two designs, so the paper's column is not an independent check of them.\n\n", activityLatency, rpt.Figure19FreqMHz)
+	p("| service | recv_header: LUTs + FFs, rate, mW | recv_schema | resp_schema | fixed term | est. total | paper, Figure 19 |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, s := range r.Services {
+		pw, err := s.power()
+		if err != nil {
+			return "", err
+		}
+		p("| %s |", s.Service.Name)
+		for i, u := range s.Figures {
+			p(" %s × %.4f → %.1f |", rpt.Thousands(u.luts+u.ffs), s.Activity[i].Rate, pw.Units[i]*1000)
+		}
+		p(" %.1f | **%.1f mW** | %s |\n", pw.FixedW*1000, pw.TotalW*1000, paperFigures(s.Service.Name, true))
+	}
+	p("\n")
+
 	p("## Requests not counted\n\n")
 	listed := false
 	for _, s := range r.Services {
@@ -247,4 +274,13 @@ func (r *report) markdown() (string, error) {
 		p("None: every record of every service's vectors was counted.\n")
 	}
 	return b.String(), nil
+}
+
+// power is the service's estimate from its units' figures and rates.
+func (s serviceReport) power() (power, error) {
+	var rate [3]float64
+	for i, a := range s.Activity {
+		rate[i] = a.Rate
+	}
+	return estimate(s.Figures, rate)
 }

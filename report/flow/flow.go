@@ -90,7 +90,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 		bits, toggles := s.Own()
 		act[b.Path] = report.NewActivity(bits, toggles, cycles)
 	}
-	model, err := report.Calibrate(report.Figure19, 280, report.VivadoDefaultToggleRate)
+	model, err := report.Figure19Model()
 	if err != nil {
 		return nil, err
 	}
