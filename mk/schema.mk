@@ -63,9 +63,11 @@ endef
 # besides schema_model's, $(1)_WORK, $(1)_REP, $(1)_NETLIST and the target
 # $(2)-report, which reports timing findings (make timing SERVICE=S fails
 # on them, as make timing does) and, given a fourth argument, fails on
-# them too: both units meet the margin and keep it.
+# them too: both units meet the margin and keep it. A fifth argument
+# lists the units of rtl/generic/ the module instantiates (synthesized with
+# it, hierarchy kept).
 define schema_unit
-$(call schema_model,$(1),$(2),$(3),rtl/generic/$(3).sv)
+$(call schema_model,$(1),$(2),$(3),$(foreach u,$(5) $(3),rtl/generic/$(u).sv))
 ifneq ($$($(1)_IDL),)
 
 # Synthesis and timing of the module alone, as make report and make
@@ -75,7 +77,7 @@ ifneq ($$($(1)_IDL),)
 # $(1)_DIR/report, made by sed from the sources).
 $(1)_WORK := $$($(1)_DIR)/report
 $(1)_REP  := reports/$(2)/$$(patsubst $(2)-%,%,$$(notdir $$($(1)_DIR)))
-$$($(1)_WORK)/$(3).sv: rtl/generic/$(3).sv
+$(foreach u,$(5) $(3),$$($(1)_WORK)/$(u).sv): $$($(1)_WORK)/%.sv: rtl/generic/%.sv
 	@mkdir -p $$(@D)
 	sed 's/`SCHEMA_PKG/$$($(1)_PKG)/' $$< > $$@
 $$($(1)_WORK)/synth.ys: scripts/yosys/synth.ys mk/schema.mk
@@ -85,16 +87,16 @@ $$($(1)_WORK)/synth.ys: scripts/yosys/synth.ys mk/schema.mk
 # The netlist (and the flip-flop check, which fails the build on a
 # mismatch).
 $(1)_NETLIST := $$($(1)_WORK)/netlist.v $$($(1)_WORK)/netlist.json
-$$($(1)_NETLIST) &: $$($(1)_WORK)/$(3).sv $$($(1)_WORK)/synth.ys $$($(1)_SV) $(RTL_PKG) $(wildcard report/yosys/*.go)
+$$($(1)_NETLIST) &: $(foreach u,$(5) $(3),$$($(1)_WORK)/$(u).sv) $$($(1)_WORK)/synth.ys $$($(1)_SV) $(RTL_PKG) $(wildcard report/yosys/*.go)
 	nice $(GO) run ./cmd/arcalis report synth --top $(3) --script $$($(1)_WORK)/synth.ys --param Width=$(WIDTH) \
-	  --work $$($(1)_WORK) --out $$($(1)_REP) $(RTL_PKG) $$($(1)_SV) $$($(1)_WORK)/$(3).sv
+	  --work $$($(1)_WORK) --out $$($(1)_REP) $(RTL_PKG) $$($(1)_SV) $(foreach u,$(5) $(3),$$($(1)_WORK)/$(u).sv)
 	cp $$($(1)_WORK)/stat.txt $$($(1)_REP)/stat.txt
 
 .PHONY: $(2)-lint $(2)-report
 # (-Wno-UNUSEDPARAM: arcalis_pkg's parameters that the unit does not use.)
 $(2)-lint: $$($(1)_SV)
 	verilator --lint-only -Wall -Wno-UNUSEDPARAM --top-module $(3) -GWidth=$(WIDTH) +define+SCHEMA_PKG=$$($(1)_PKG) \
-	  $(RTL_PKG) $$($(1)_SV) rtl/generic/$(3).sv
+	  $(RTL_PKG) $$($(1)_SV) $(foreach u,$(5) $(3),rtl/generic/$(u).sv)
 
 $(2)-report: $$($(1)_NETLIST)
 	$(GO) run ./cmd/arcalis report timing --freq $(REPORT_FREQ) --netlist $$($(1)_WORK)/netlist.json --out $$($(1)_REP) \
@@ -124,18 +126,22 @@ $(eval $(call schema_unit,SCHEMATX,schematx,resp_schema,gate))
 ## make schemahdr-report SERVICE=S  Yosys resources and the timing estimate of that unit alone: reports/schemahdr/S[-wN]/{flipflops,timing}.md (fails on timing findings)
 $(eval $(call schema_unit,SCHEMAHDR,schemahdr,recv_header,gate))
 
-# The three units in one model for `arcalis run --service` and `serve
-# --service` (VPI: one model per process): rtl/generic/schema_pair.sv, a
-# model only (no logic of its own to report).
-## make schema-pair-model SERVICE=S  recv_header, recv_schema and resp_schema of service S of idl/ in one model, schema_pair (build/schema-pair-S/libvmodel.so; WIDTH=N: build/schema-pair-S-wN)
-$(eval $(call schema_model,SCHEMAPAIR,schema-pair,schema_pair,rtl/generic/recv_header.sv rtl/generic/recv_schema.sv rtl/generic/resp_schema.sv rtl/generic/schema_pair.sv))
+## make schema-rx-report SERVICE=S  the same for schema_rx: the header's check, then the args' walk, in hardware (recv_header and recv_schema with their sequencing): reports/schema-rx/S[-wN]/ (reports timing findings without failing: ABC maps the two units' cones a little differently inside it, docs/idl.md)
+$(eval $(call schema_unit,SCHEMARXSEQ,schema-rx,schema_rx,,recv_header recv_schema))
+
+# The receive (schema_rx) and resp_schema in one model for `arcalis run
+# --service` and `serve --service` (VPI: one model per process):
+# rtl/generic/schema_pair.sv, a model only (no logic of its own to report).
+SCHEMAPAIR_SOURCES := $(foreach u,recv_header recv_schema schema_rx resp_schema schema_pair,rtl/generic/$(u).sv)
+## make schema-pair-model SERVICE=S  schema_rx (recv_header, then recv_schema) and resp_schema of service S of idl/ in one model, schema_pair (build/schema-pair-S/libvmodel.so; WIDTH=N: build/schema-pair-S-wN)
+$(eval $(call schema_model,SCHEMAPAIR,schema-pair,schema_pair,$(SCHEMAPAIR_SOURCES)))
 
 # Its wiring under -Wall (port widths), for make lint.
 .PHONY: schema-pair-lint
 ifneq ($(SCHEMAPAIR_IDL),)
 schema-pair-lint: $(SCHEMAPAIR_SV)
 	verilator --lint-only -Wall -Wno-UNUSEDPARAM --top-module schema_pair -GWidth=$(WIDTH) +define+SCHEMA_PKG=$(SCHEMAPAIR_PKG) \
-	  $(RTL_PKG) $(SCHEMAPAIR_SV) rtl/generic/recv_header.sv rtl/generic/recv_schema.sv rtl/generic/resp_schema.sv rtl/generic/schema_pair.sv
+	  $(RTL_PKG) $(SCHEMAPAIR_SV) $(SCHEMAPAIR_SOURCES)
 else
 schema-pair-lint:
 	$(error make $@: set SERVICE to a file stem of idl/: $(foreach e,$(IDL_SERVICES),$(word 1,$(subst =, ,$(e)))))
@@ -170,6 +176,8 @@ $(2)-gatesim:
 endif
 endef
 $(eval $(call schema_gate,SCHEMA,schema,recv_schema,SCHEMARX,TestRecvSchemaOne,schemarx))
+## make schema-rx-gatesim SERVICE=S  schema_rx's netlist (make schema-rx-report) receiving the messages of go test ./tb/schemarx, checked against golden/schemagold
+$(eval $(call schema_gate,SCHEMARXSEQ,schema-rx,schema_rx,SCHEMARECV,TestRecvOne,schemarx))
 ## make schematx-gatesim SERVICE=S  the respFunction's netlist simulated against golden/schemagold on the images of go test ./tb/schematx
 $(eval $(call schema_gate,SCHEMATX,schematx,resp_schema,SCHEMATX,TestRespSchemaOne,schematx))
 ## make schemahdr-gatesim SERVICE=S  the header check's netlist simulated against golden/schemagold on the messages of go test ./tb/schemahdr

@@ -8,7 +8,6 @@ import (
 
 	"arcalis/golden/schemagold"
 	"arcalis/tb/schemacase"
-	"arcalis/tb/schemahdr"
 	"arcalis/tb/schemarx"
 	"arcalis/tb/schematx"
 	"arcalis/thriftidl/schema"
@@ -55,24 +54,18 @@ func childMain(o options, root string) error {
 }
 
 // measureRecv receives each record once per latency as the RxEngine
-// would, on schema_pair's model: one stream of the message from byte 0,
-// fed as a load queue would, through recv_header's check
-// (schemahdr.Stream, schemahdr.Check), then recv_schema's walk of the args
-// going on with the same stream (schemarx.Stream with Ahead), its stores
-// accepted at once, checked against the reference (schemarx.CheckDrive).
-// Its cycles run from recv_header's start_i to recv_schema's done_o, the
-// cycle between them included.
+// would, with schema_rx on schema_pair's model: one stream of the message
+// from byte 0, fed as a load queue would (schemarx.RecvStream), through
+// recv_header's check, then recv_schema's walk of the args, its stores
+// accepted at once, checked against the reference (schemarx.CheckMessage).
+// Its cycles run from schema_rx's start_i to its done_o.
 func measureRecv(o options, t *schema.Table, recs []vectors.Record) ([]reqResult, error) {
 	sim, err := schemacase.Open(o.lib, schemacase.PairTop+"clk_i", o.width)
 	if err != nil {
 		return nil, err
 	}
 	defer sim.Close()
-	hd, err := schemahdr.OnSim(sim, schemacase.PairTop, schemacase.PairHd)
-	if err != nil {
-		return nil, err
-	}
-	m, err := schemarx.OnSim(sim, schemacase.PairTop, schemacase.PairRx)
+	m, err := schemarx.OnSimRecv(sim, schemacase.PairTop, schemacase.PairRx)
 	if err != nil {
 		return nil, err
 	}
@@ -80,8 +73,8 @@ func measureRecv(o options, t *schema.Table, recs []vectors.Record) ([]reqResult
 	if err != nil {
 		return nil, err
 	}
-	defer stop()                      // on an error path: its error is the one returned
-	if err := m.Reset(); err != nil { // both units
+	defer stop() // on an error path: its error is the one returned
+	if err := m.Reset(); err != nil {
 		return nil, err
 	}
 	rtl, ref := make([]byte, schemarx.MaxCap), make([]byte, schemarx.MaxCap)
@@ -89,18 +82,17 @@ func measureRecv(o options, t *schema.Table, recs []vectors.Record) ([]reqResult
 	for _, rec := range recs {
 		rr := reqResult{Index: rec.Index, Bytes: len(rec.Msg)}
 		for _, lat := range o.latencies {
-			hdr, err := schemahdr.Check(&schemahdr.Stream{DUT: hd, Latency: lat}, t, rec.Msg)
-			var ck schemarx.Checked
+			ck := schemarx.CheckMessage(&schemarx.RecvStream{RecvDUT: m, Latency: lat}, t, rec.Msg, rtl, ref)
+			err := ck.Err
 			switch {
 			case err != nil:
-			case hdr.Result.Code != schemagold.CodeOK:
-				rr.Skip = "header refused: " + hdr.Result.Code.String()
-			default:
-				rr.Method = t.Methods[hdr.Result.Method-1].Name
-				ck = schemarx.CheckDrive(&schemarx.Stream{DUT: m, Latency: lat, Ahead: hdr.Cycles + 1}, t, rec.Msg, rtl, ref)
-				if err = ck.Err; err == nil && ck.Ref.Code != schemagold.CodeOK {
-					rr.Skip = "refused: " + ck.Ref.Code.String()
-				}
+			case ck.HeaderOnly:
+				rr.Skip = "header refused: " + ck.Header.Result.Code.String()
+			case ck.Ref.Code != schemagold.CodeOK:
+				rr.Skip = "refused: " + ck.Ref.Code.String()
+			}
+			if ck.Header != nil && ck.Header.Result.Method > 0 {
+				rr.Method = t.Methods[ck.Header.Result.Method-1].Name
 			}
 			if err != nil {
 				if !schemarx.IsMismatch(err) {
@@ -114,8 +106,8 @@ func measureRecv(o options, t *schema.Table, recs []vectors.Record) ([]reqResult
 			if rr.Skip != "" || rr.Err != "" {
 				break
 			}
-			rr.Header = append(rr.Header, hdr.Cycles)
-			rr.Cycles = append(rr.Cycles, hdr.Cycles+1+ck.Driven.Cycles)
+			rr.Header = append(rr.Header, ck.Header.Cycles)
+			rr.Cycles = append(rr.Cycles, ck.Driven.Cycles)
 		}
 		if rr.Skip != "" || rr.Err != "" {
 			rr.Cycles, rr.Header = nil, nil

@@ -1,7 +1,8 @@
 // Command services measures cycles per request of each service of idl/
-// through the generic units of issue 17 (`make bench-services`): the
-// header check rtl/generic/recv_header.sv and the recvFunction
-// recv_schema.sv receiving each request of the service's default vectors,
+// through the generic units of issue 17 (`make bench-services`):
+// rtl/generic/schema_rx.sv (the header check recv_header.sv, then the
+// recvFunction recv_schema.sv) receiving each request of the service's
+// default vectors,
 // and the respFunction resp_schema.sv serializing a reply to it, at memory
 // latencies 0 and 100, and estimates each service's dynamic power from
 // the units' switching in a traced run (power.go). It writes
@@ -9,9 +10,9 @@
 // writes README.md's services table.
 //
 // The units are not yet inside the engine (arcalis_top): these are unit
-// cycles, with the memory modelled at their ports (tb/schemahdr.Stream and
-// tb/schemarx.Stream for the receive window, tb/schematx.Drive for the
-// resp read port). Cycles are
+// cycles, with the memory modelled at their ports (tb/schemarx.RecvStream
+// for the receive window, tb/schematx.Drive for the resp read port).
+// Cycles are
 // deterministic: one run is the measurement.
 //
 // VPI holds one model per process, so the parent builds the models (make
@@ -155,7 +156,7 @@ func parentMain(o options, root string) error {
 			act    []*rpt.Activity // the units' activity, in scopes' order
 			scopes []string
 		}{
-			{"recv", pair, &sr.Recv, []*rpt.Activity{&sr.Activity[0], &sr.Activity[1]}, []string{pairScope + ".u_hd", pairScope + ".u_rx"}},
+			{"recv", pair, &sr.Recv, []*rpt.Activity{&sr.Activity[0], &sr.Activity[1]}, []string{rxScope + ".u_hd", rxScope + ".u_rx"}},
 			{"resp", schematx.Module.Case(s, o.width), &sr.Resp, []*rpt.Activity{&sr.Activity[2]}, []string{"resp_schema"}},
 		} {
 			fmt.Fprintf(os.Stderr, "bench-services: %s: %s model (make %s-model SERVICE=%s) ...\n", s.Name, u.name, u.c.Target, u.c.Stem())

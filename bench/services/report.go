@@ -123,19 +123,19 @@ func (r *report) markdown() (string, error) {
 	p("# Cycles per request of each service: the header check, generic recvFunction and respFunction\n\n")
 	p("Written by `make bench-services` (`go run ./bench/services`) on %s UTC in %s.\n\n", r.Date.Format("2006-01-02 15:04"), r.Elapsed.Round(time.Second))
 	p("Machine: %s.\n\n", r.Machine)
-	p("**Unit level.** `rtl/generic/recv_header.sv`, `recv_schema.sv` and `resp_schema.sv` are not yet\n"+
-		"inside the engine (`arcalis_top`): they are simulated as units (Verilator; recv_header and\n"+
-		"recv_schema in one model, `schema_pair`) at Width %d bytes a cycle, with the memory modelled at\n"+
+	p("**Unit level.** `rtl/generic/schema_rx.sv` (`recv_header.sv`, then `recv_schema.sv`) and\n"+
+		"`resp_schema.sv` are not yet inside the engine (`arcalis_top`): they are simulated as units\n"+
+		"(Verilator; in one model, `schema_pair`) at Width %d bytes a cycle, with the memory modelled at\n"+
 		"their ports. The cycles leave out what the engine would add around them: the command, the header\n"+
 		"line's store, the reply's message header and its stores. Cycles are deterministic (no timing\n"+
 		"noise): one run is the measurement. See docs/reports.md.\n\n", r.Width)
-	p("- **recv**: cycles from recv_header's `start_i` to recv_schema's `done_o`: the message header's\n" +
-		"  check (**header**, its `start_i` to `done_o`), a cycle, then the walk of the args from where the\n" +
-		"  header ended. One stream of the message is fed as the engine's load queue would: the first bytes\n" +
-		"  L cycles after recv_header's `start_i` (L = 0: in that cycle), then Width more bytes every cycle\n" +
-		"  (`tb/schemahdr.Stream`, then `tb/schemarx.Stream` going on); stores are accepted at once (posted,\n" +
-		"  no `stall_i`). Each header is checked against `schemagold.CheckHeader`, each walk against\n" +
-		"  `schemagold.Deserialize` (header line, image, read-back args).\n")
+	p("- **recv**: cycles from schema_rx's `start_i` to its `done_o`: the message header's check by\n" +
+		"  recv_header (**header**, its `start_i` to `done_o`), two edges, then recv_schema's walk of the args\n" +
+		"  from where the header ended. One stream of the message is fed as the engine's load queue would:\n" +
+		"  the first bytes L cycles after `start_i` (L = 0: in that cycle), then Width more bytes every cycle\n" +
+		"  (`tb/schemarx.RecvStream`); stores are accepted at once (posted, no `stall_i`). Each header is\n" +
+		"  checked against `schemagold.CheckHeader`, each walk against `schemagold.Deserialize` (header\n" +
+		"  line, image, read-back args).\n")
 	p("- **resp**: cycles from `start_i` to `done_o` of resp_schema serializing the reply's App.Resp image\n" +
 		"  (`schemagold.BuildResp` of the result below), every image read made at an edge t answered at\n" +
 		"  edge t+1+L (the engine memory's latency: L = 0 is the next cycle, the soonest the port allows),\n" +

@@ -16,7 +16,6 @@ import (
 	"arcalis/serve/schemasvc"
 	"arcalis/tb"
 	"arcalis/tb/schemacase"
-	"arcalis/tb/schemahdr"
 	"arcalis/tb/schemarx"
 	"arcalis/thriftidl"
 	"arcalis/thriftidl/schema"
@@ -82,8 +81,7 @@ type schemaRun struct {
 	sc       schemarx.Case
 	js       *schemagold.JSONSchema
 	table    *schema.Table
-	hd       *schemahdr.Model // recv_header and recv_schema, in one model
-	rx       *schemarx.Model
+	rx       *schemarx.RecvModel // schema_rx: recv_header, then recv_schema
 	rtl, ref []byte // App.Recv images, the capacity long
 }
 
@@ -91,10 +89,10 @@ type schemaRun struct {
 // it: runSchemaVectors adds the coordinator's part.
 var serviceKind = regress.Kind{Name: "service", Open: openSchemaRun}
 
-// runSchemaVectors is `arcalis run --service NAME`: each record's header
-// checked by rtl/generic/recv_header.sv, then its args walked by the
-// generic recvFunction (rtl/generic/recv_schema.sv), both in schema_pair's
-// model, and compared with schemagold.Deserialize
+// runSchemaVectors is `arcalis run --service NAME`: each record received
+// by rtl/generic/schema_rx.sv in schema_pair's model (the header checked
+// by recv_header, then the args walked by the generic recvFunction,
+// recv_schema) and compared with schemagold.CheckHeader and Deserialize
 // (schemarx.CheckMessage), in this process or in --jobs workers.
 func runSchemaVectors(c *cli.Context, files []string) error {
 	name := c.String("service")
@@ -195,12 +193,9 @@ func openSchemaRun(setup []byte) (regress.Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", s.Lib, err)
 	}
-	run.hd, err = schemahdr.OnSim(sim, schemacase.PairTop, schemacase.PairHd)
+	run.rx, err = schemarx.OnSimRecv(sim, schemacase.PairTop, schemacase.PairRx)
 	if err == nil {
-		run.rx, err = schemarx.OnSim(sim, schemacase.PairTop, schemacase.PairRx)
-	}
-	if err == nil {
-		err = run.rx.Reset() // both units
+		err = run.rx.Reset()
 	}
 	if err != nil {
 		sim.Close()
@@ -255,29 +250,25 @@ func (l schemaLine) checked() (regress.Checked, error) {
 // the reference's: the run cannot go on.
 func (s *schemaRun) check(v regress.Vector) (schemaLine, error) {
 	l := s.line(v)
-	ck := schemarx.CheckMessage(s.hd, s.rx, s.table, v.Rec.Msg, s.rtl, s.ref)
+	ck := schemarx.CheckMessage(s.rx, s.table, v.Rec.Msg, s.rtl, s.ref)
 	if ck.Err != nil && !schemarx.IsMismatch(ck.Err) {
 		return l, ck.Err
 	}
 	l.Expected, l.Expect = statusOf(ck.Ref.Code), ck.Ref.Offset
 	hdr, dr := ck.Header, ck.Driven
 	// The line's result is the last unit's that ran: recv_schema's if it
-	// walked the args (Head is where it started, at least the header's
-	// 12 bytes), else recv_header's.
+	// walked the args (Head is past the header, at least 12 bytes), else
+	// recv_header's. Its cycles run from schema_rx's start_i to its done_o
+	// (recv_header's done_o when the header was refused).
 	walked := dr.Head != 0
 	got, ended := hdr.Result, hdr.Cycles > 0
+	l.HdrCycles, l.Cycles = hdr.Cycles, hdr.Cycles
 	if walked {
 		got, ended = dr.Result, dr.Result != (schemagold.Result{})
+		l.Cycles = dr.Cycles
 	}
 	l.HeaderOnly = ck.HeaderOnly
 	l.Method, l.SeqID, l.Offset = s.methodName(got.Method), got.SeqID, got.Offset
-	// From recv_header's start_i to the last unit's done_o: recv_schema
-	// starts the cycle after recv_header's done_o, as make bench-services
-	// counts.
-	l.HdrCycles, l.Cycles = hdr.Cycles, hdr.Cycles
-	if walked {
-		l.Cycles += 1 + dr.Cycles
-	}
 	l.Match = ck.Err == nil
 	switch {
 	case ck.Err == nil || ended:
@@ -333,7 +324,7 @@ func (s *schemaRun) traced(v regress.Vector, path string) error {
 	if err := s.rx.Reset(); err != nil { // in the trace too
 		return err
 	}
-	ck := schemarx.CheckMessage(s.hd, s.rx, s.table, v.Rec.Msg, s.rtl, s.ref)
+	ck := schemarx.CheckMessage(s.rx, s.table, v.Rec.Msg, s.rtl, s.ref)
 	if err := s.rx.TraceOff(); err != nil {
 		return err
 	}

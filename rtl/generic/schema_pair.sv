@@ -1,11 +1,9 @@
-// The generic units of one service, recv_header (hd_ ports), recv_schema
-// (rx_ ports) and resp_schema (tx_ ports), on one clock and reset, and
-// nothing else: VPI holds one Verilated model per process, so `arcalis
-// run --service` and `serve --service` need the units in one model until
-// they sit in arcalis_top. The caller sequences them (the header's result
-// starts the args' walk at its offset). Wiring only: no logic, timing or
-// area of its own (the units' reports are theirs). Compile with
-// +define+SCHEMA_PKG=<pkg>, as the units.
+// The generic units of one service, schema_rx (the header's check, then
+// the args' walk: rx_ ports) and resp_schema (tx_ ports), on one clock and
+// reset, and nothing else: VPI holds one Verilated model per process, so
+// `arcalis run --service` and `serve --service` need both in one model
+// until they sit in arcalis_top. Wiring only: no logic of its own. Compile
+// with +define+SCHEMA_PKG=<pkg>, as the units.
 `ifndef SCHEMA_PKG
 `define SCHEMA_PKG define_SCHEMA_PKG_as_a_generated_schema_package
 `endif
@@ -19,36 +17,28 @@ module schema_pair
   input  logic               clk_i,
   input  logic               rst_ni,
 
-  // recv_header
-  input  logic               hd_start_i,
-  input  logic               hd_big_i,
-  input  logic               hd_stall_i,
-  input  logic [Width*8-1:0] hd_win_i,
-  input  logic [7:0]         hd_avail_i,
-  input  logic [LenW-1:0]    hd_rem_i,
-  output logic [7:0]         hd_take_o,
-  output logic               hd_done_o,
-  output logic [7:0]         hd_code_o,
-  output logic [LenW-1:0]    hd_offset_o,
-  output logic [7:0]         hd_msg_type_o,
-  output logic [7:0]         hd_method_o,
-  output logic [31:0]        hd_seqid_o,
-
-  // recv_schema
+  // schema_rx: the header's check, then the args' walk
   input  logic               rx_start_i,
-  input  logic [7:0]         rx_method_i,
+  input  logic               rx_big_i,
   input  logic [AW-1:0]      rx_cap_i,
   input  logic               rx_stall_i,
   input  logic [Width*8-1:0] rx_win_i,
   input  logic [7:0]         rx_avail_i,
   input  logic [LenW-1:0]    rx_rem_i,
   input  logic [LenW-1:0]    rx_pos_i,
+  output logic [7:0]         rx_hd_take_o,
   output logic [7:0]         rx_take_o,
   output logic               rx_st_valid_o,
   output logic [AW-1:0]      rx_st_addr_o,
   output logic [Width*8-1:0] rx_st_data_o,
   output logic [Width-1:0]   rx_st_mask_o,
   output logic               rx_done_o,
+  output logic               rx_hd_done_o,
+  output logic [7:0]         rx_hd_code_o,
+  output logic [LenW-1:0]    rx_hd_offset_o,
+  output logic [7:0]         rx_hd_msg_type_o,
+  output logic [7:0]         rx_hd_method_o,
+  output logic [31:0]        rx_hd_seqid_o,
   output logic [7:0]         rx_code_o,
   output logic [LenW-1:0]    rx_offset_o,
   output logic [AW-1:0]      rx_area_end_o,
@@ -74,41 +64,30 @@ module schema_pair
   output logic [31:0]        tx_offset_o
 );
 
-  recv_header #(.Width(Width)) u_hd (
-    .clk_i,
-    .rst_ni,
-    .start_i    (hd_start_i),
-    .big_i      (hd_big_i),
-    .stall_i    (hd_stall_i),
-    .win_i      (hd_win_i),
-    .avail_i    (hd_avail_i),
-    .rem_i      (hd_rem_i),
-    .take_o     (hd_take_o),
-    .done_o     (hd_done_o),
-    .code_o     (hd_code_o),
-    .offset_o   (hd_offset_o),
-    .msg_type_o (hd_msg_type_o),
-    .method_o   (hd_method_o),
-    .seqid_o    (hd_seqid_o)
-  );
-
-  recv_schema #(.Width(Width)) u_rx (
+  schema_rx #(.Width(Width)) u_rx (
     .clk_i,
     .rst_ni,
     .start_i       (rx_start_i),
-    .method_i      (rx_method_i),
+    .big_i         (rx_big_i),
     .cap_i         (rx_cap_i),
     .stall_i       (rx_stall_i),
     .win_i         (rx_win_i),
     .avail_i       (rx_avail_i),
     .rem_i         (rx_rem_i),
     .pos_i         (rx_pos_i),
+    .hd_take_o     (rx_hd_take_o),
     .take_o        (rx_take_o),
     .st_valid_o    (rx_st_valid_o),
     .st_addr_o     (rx_st_addr_o),
     .st_data_o     (rx_st_data_o),
     .st_mask_o     (rx_st_mask_o),
     .done_o        (rx_done_o),
+    .hd_done_o     (rx_hd_done_o),
+    .hd_code_o     (rx_hd_code_o),
+    .hd_offset_o   (rx_hd_offset_o),
+    .hd_msg_type_o (rx_hd_msg_type_o),
+    .hd_method_o   (rx_hd_method_o),
+    .hd_seqid_o    (rx_hd_seqid_o),
     .code_o        (rx_code_o),
     .offset_o      (rx_offset_o),
     .area_end_o    (rx_area_end_o),

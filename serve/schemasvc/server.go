@@ -1,22 +1,23 @@
 // Package schemasvc is a Thrift server for any service of idl/ through
-// the generic recvFunction and respFunction, rtl/generic/recv_header.sv,
-// recv_schema.sv and resp_schema.sv, in one Verilated model
+// the generic recvFunction and respFunction in one Verilated model
 // (rtl/generic/schema_pair.sv: VPI holds one model per process): Apache's
-// reader frames each request, recv_header checks its header
-// (tb/schemahdr.Check, against schemagold.CheckHeader) and its result
-// dispatches the request, recv_schema walks the args from there into
-// App.Recv (tb/schemarx.Drive), the business logic reads its
-// arguments back from that image (schemagold.ReadBack) and writes its
-// result as an App.Resp image (schemagold.BuildResp), and resp_schema
-// serializes the reply from that image (tb/schematx.Drive), after the
-// message header the server writes. Every reply is checked against the
-// reference respFunction, schemagold.Serialize: on a mismatch the client
-// gets the reference's bytes, and the log and Stats say so.
+// reader frames each request, rtl/generic/schema_rx.sv receives it
+// (tb/schemarx.DriveRecv): its recv_header checks the header (against
+// schemagold.CheckHeader, tb/schemahdr.Compare) and dispatches the
+// request, its recv_schema walks the args from there into App.Recv; the
+// business logic reads its arguments back from that image
+// (schemagold.ReadBack) and writes its result as an App.Resp image
+// (schemagold.BuildResp), and resp_schema serializes the reply from that
+// image (tb/schematx.Drive), after the message header the server writes.
+// Every reply is checked against the reference respFunction,
+// schemagold.Serialize: on a mismatch the client gets the reference's
+// bytes, and the log and Stats say so.
 package schemasvc
 
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -167,8 +168,8 @@ func (s *Server) run(id int, req request, _ time.Time) conn.Outcome {
 	return o
 }
 
-// open opens the model, binds the three units' harnesses on it and resets it,
-// on the goroutine that owns it (conn.Own: VPI, one model per process,
+// open opens the model, binds the two units' harnesses on it and resets
+// it, on the goroutine that owns it (conn.Own: VPI, one model per process,
 // used from the thread that opened it).
 func (s *Server) open(biz logic) (func() error, error) {
 	top := schemacase.PairTop
@@ -176,87 +177,81 @@ func (s *Server) open(biz logic) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	hd, err := schemahdr.OnSim(sim, top, schemacase.PairHd)
-	var rx *schemarx.Model
-	if err == nil {
-		rx, err = schemarx.OnSim(sim, top, schemacase.PairRx)
-	}
+	rx, err := schemarx.OnSimRecv(sim, top, schemacase.PairRx)
 	var tx *schematx.Model
 	if err == nil {
 		tx, err = schematx.OnSim(sim, top, schemacase.PairTx)
 	}
 	if err == nil {
-		err = rx.Reset() // every unit: rst_ni is the model's
+		err = rx.Reset() // both units: rst_ni is the model's
 	}
 	if err != nil {
 		sim.Close()
 		return nil, err
 	}
-	var hdd schemahdr.DUT = hd
-	if testHd != nil {
-		hdd = testHd(hd)
-	}
-	var dut schemarx.DUT = rx
-	if testDUT != nil {
-		dut = testDUT(rx)
+	var rxd schemarx.RecvDUT = rx
+	if testRx != nil {
+		rxd = testRx(rx)
 	}
 	var txd schematx.DUT = tx
 	if testTx != nil {
 		txd = testTx(tx)
 	}
-	s.eng = &engine{s: s, hd: hdd, dut: dut, tx: txd, biz: biz, img: make([]byte, s.cfg.Capacity)}
+	s.eng = &engine{s: s, rx: rxd, tx: txd, biz: biz, img: make([]byte, s.cfg.Capacity)}
 	return sim.Close, nil
 }
 
-// testHd, testDUT and testTx, set only by this package's tests, wrap the
-// units (to alter what they find, store or write).
+// testRx and testTx, set only by this package's tests, wrap the units (to
+// alter what they find, store or write).
 var (
-	testHd  func(schemahdr.DUT) schemahdr.DUT
-	testDUT func(schemarx.DUT) schemarx.DUT
-	testTx  func(schematx.DUT) schematx.DUT
+	testRx func(schemarx.RecvDUT) schemarx.RecvDUT
+	testTx func(schematx.DUT) schematx.DUT
 )
 
 // engine is the model and the business logic, used on the goroutine that
 // owns the model.
 type engine struct {
 	s   *Server
-	hd  schemahdr.DUT // recv_header
-	dut schemarx.DUT  // recv_schema, in the same model
-	tx  schematx.DUT  // resp_schema, in the same model
+	rx  schemarx.RecvDUT // schema_rx: recv_header, then recv_schema
+	tx  schematx.DUT     // resp_schema, in the same model
 	biz logic
 	img []byte // App.Recv
 	n   int    // requests run so far
 }
 
-// run checks one request's header with the RTL, walks its args through
-// the RTL into App.Recv, reads them back from the image, runs the
-// business logic and writes the reply with the RTL respFunction.
+// run receives one request with the RTL into App.Recv (engine.receive),
+// reads its arguments back from the image, runs the business logic and
+// writes the reply with the RTL respFunction.
 func (e *engine) run(j *job) outcome {
 	idx := e.n
 	e.n++
-	j.hdr = e.header(j, idx)
+	rc := e.receive(j, idx)
+	j.hdr = rc.hdr
 	s, t, h := e.s, e.s.cfg.Table, j.hdr
 	name := t.Methods[h.method].Name
-	dr, err := schemarx.Drive(e.dut, e.img, schemarx.Request{Msg: j.msg, Start: h.start, Method: h.method, SeqID: h.seqid, MsgType: uint8(h.typ)})
-	if err != nil {
-		// The simulator failed or the module broke the protocol: the
-		// message is answered as one that cannot be read.
-		s.log.Printf("connection %d request %d (%s): the simulation failed: %v; the model is reset", j.conn, idx, name, err)
-		if rerr := e.dut.Reset(); rerr != nil {
-			s.log.Printf("resetting the model: %v", rerr)
-		}
-		s.stats.request(h.method, false, uint64(dr.Cycles))
-		return e.unreadable(j, fmt.Sprintf("arcalis: the simulation of recv_schema failed: %v", err))
+	dr := rc.dr
+	if rc.err != nil {
+		// The simulator failed or the module broke the protocol (the
+		// model has been reset): the message is answered as one that
+		// cannot be read.
+		s.log.Printf("connection %d request %d (%s): the simulation failed: %v; the model is reset", j.conn, idx, name, rc.err)
+		s.stats.request(h.method, rc.rtl, false, uint64(dr.Cycles))
+		return e.unreadable(j, fmt.Sprintf("arcalis: the simulation of schema_rx failed: %v", rc.err))
 	}
-	s.stats.request(h.method, dr.Result.Code == schemagold.CodeOK, uint64(dr.Cycles))
+	s.stats.request(h.method, rc.rtl, dr.Result.Code == schemagold.CodeOK, uint64(dr.Cycles))
 	if dr.Result.Code != schemagold.CodeOK {
-		s.log.Printf("connection %d request %d (%s, seqid %d): recv_schema: %v at message byte %d; PROTOCOL_ERROR, connection closed",
-			j.conn, idx, name, h.seqid, dr.Result.Code, dr.Result.Offset)
-		return e.unreadable(j, fmt.Sprintf("arcalis recv_schema: %v at message byte %d", dr.Result.Code, dr.Result.Offset))
+		who := "recv_schema"
+		if !rc.rtl {
+			who = "the reference"
+		}
+		at := int(dr.Result.Offset) + rc.delta
+		s.log.Printf("connection %d request %d (%s, seqid %d): %s: %v at message byte %d; PROTOCOL_ERROR, connection closed",
+			j.conn, idx, name, h.seqid, who, dr.Result.Code, at)
+		return e.unreadable(j, fmt.Sprintf("arcalis %s: %v at message byte %d", who, dr.Result.Code, at))
 	}
 	args, err := schemagold.ReadBack(t, e.img)
 	if err != nil {
-		s.log.Printf("connection %d request %d (%s): RTL result OK but its App.Recv does not read back: %v", j.conn, idx, name, err)
+		s.log.Printf("connection %d request %d (%s): result OK but its App.Recv does not read back: %v", j.conn, idx, name, err)
 		return e.unreadable(j, "arcalis: App.Recv does not read back: "+err.Error())
 	}
 	result, err := e.biz.call(name, args.Args)
@@ -290,56 +285,133 @@ func (e *engine) run(j *job) outcome {
 	return outcome{Reply: reply}
 }
 
-// header runs j's message header through recv_header (schemahdr.Check)
-// and returns the request's dispatch: the method, seqid, message type and
-// args' offset of the RTL's result when it is the reference's,
-// schemagold.CheckHeader, and Apache's reading (j.hdr). Otherwise the
-// request is dispatched as Apache's reader read it, so the client sees no
-// difference: a result unlike the reference's or Apache's, a take other
-// than the header, or a run that fails (the model is then reset) is an
-// RTL bug, logged as a header MISMATCH and counted; a header the RTL and
-// the reference both refuse although Apache's reader accepted it (a
-// non-strict header, a REPLY or EXCEPTION: docs/abi.md section 7) is read
-// as Apache's server reads it, logged and counted as "header by Apache".
-func (e *engine) header(j *job, idx int) header {
+// received is a request's dispatch and the walk of its args into App.Recv.
+type received struct {
+	hdr header          // the dispatch
+	dr  schemarx.Driven // the walk: its result (the header line) and, by the RTL, its cycles
+	err error           // the RTL's walk failed (the simulator, or the module broke the protocol); the model has been reset
+	rtl bool            // the RTL walked the args; else the reference did, after a header MISMATCH
+	// delta: a message offset of the walk's plus delta is one of the
+	// message's (the walk's message had its header rebuilt).
+	delta int
+}
+
+// receive runs j's message through schema_rx (schemarx.DriveRecv): when
+// recv_header's result is the reference's (schemahdr.Compare) and Apache's
+// reading (j.hdr), it dispatches the request and the walk that followed
+// it is the request's. Otherwise the request is dispatched as Apache's
+// reader read it, so the client sees no difference:
+//   - a header the RTL and the reference both refuse although Apache's
+//     reader accepted it (non-strict, REPLY or EXCEPTION: docs/abi.md
+//     section 7) is logged and counted as "header by Apache", and received
+//     again with the header rebuilt strict (Apache's method and seqid
+//     before the same args), so that the RTL still walks the args;
+//   - any other difference (a result unlike the reference's or Apache's, a
+//     take other than the header, a run that fails: the model is then
+//     reset) is an RTL bug, logged as a header MISMATCH and counted, and
+//     the reference walks the args (schemagold.Deserialize of the message
+//     with the header rebuilt).
+func (e *engine) receive(j *job, idx int) received {
 	s, t, h := e.s, e.s.cfg.Table, j.hdr
 	at := fmt.Sprintf("connection %d request %d (%s, seqid %d)", j.conn, idx, h.name, h.seqid)
-	dr, err := schemahdr.Check(e.hd, t, j.msg)
-	ran := dr.Cycles > 0 // the run ended with done_o
-	var bad string
-	switch {
-	case err != nil && !ran:
+	hdr, dr, err := schemarx.DriveRecv(e.rx, t, e.img, j.msg)
+	if hdr.Cycles == 0 {
 		what := "the simulation of recv_header failed"
-		if schemahdr.IsMismatch(err) {
+		if schemarx.IsMismatch(err) {
 			what = "recv_header broke the protocol"
 		}
 		s.stats.header(h.method, false, 0, headerMismatch)
-		s.log.Printf("%s: header MISMATCH: %s: %v; dispatched as Apache's reader read the header; the model is reset", at, what, err)
-		if rerr := e.hd.Reset(); rerr != nil {
-			s.log.Printf("resetting the model: %v", rerr)
-		}
-		return h
-	case err != nil:
-		bad = err.Error() // unlike the reference's
-	case dr.Result.Code != schemagold.CodeOK:
-		s.stats.header(h.method, true, uint64(dr.Cycles), headerApache)
-		s.log.Printf("%s: recv_header refused the header: %v at message byte %d (as the reference); Apache's reader's header is used, as Apache's server reads it (docs/abi.md section 7)",
-			at, dr.Result.Code, dr.Result.Offset)
-		return h
-	default:
-		got := dr.Result
+		s.log.Printf("%s: header MISMATCH: %s: %v; dispatched as Apache's reader read the header, the args walked by the reference; the model is reset", at, what, err)
+		e.reset(e.rx)
+		return e.byReference(j)
+	}
+	cycles := uint64(hdr.Cycles)
+	var bad string
+	if cerr := schemahdr.Compare(hdr, t, j.msg); cerr != nil {
+		bad = cerr.Error() // unlike the reference's
+	} else if hdr.Result.Code != schemagold.CodeOK {
+		s.stats.header(h.method, true, cycles, headerApache)
+		s.log.Printf("%s: recv_header refused the header: %v at message byte %d (as the reference); Apache's reader's header is used, as Apache's server reads it (docs/abi.md section 7), and the message received again with it rebuilt strict",
+			at, hdr.Result.Code, hdr.Result.Offset)
+		return e.rebuilt(j, at)
+	} else {
+		got := hdr.Result
 		m := int(got.Method) - 1
 		rtl := header{name: t.Methods[m].Name, typ: thrift.TMessageType(got.MsgType), seqid: got.SeqID, method: m, start: int(got.Offset)}
 		if rtl == h {
-			s.stats.header(h.method, true, uint64(dr.Cycles), headerRTL)
-			return rtl
+			s.stats.header(h.method, true, cycles, headerRTL)
+			if err != nil {
+				e.reset(e.rx)
+			}
+			return received{hdr: rtl, dr: dr, err: err, rtl: true}
 		}
 		bad = fmt.Sprintf("recv_header and the reference: %s type %d seqid %d, args at byte %d; Apache's reader: %s type %d seqid %d, args at byte %d",
 			rtl.name, rtl.typ, rtl.seqid, rtl.start, h.name, h.typ, h.seqid, h.start)
 	}
-	s.stats.header(h.method, true, uint64(dr.Cycles), headerMismatch)
-	s.log.Printf("%s: header MISMATCH: %s; dispatched as Apache's reader read the header", at, bad)
-	return h
+	s.stats.header(h.method, true, cycles, headerMismatch)
+	s.log.Printf("%s: header MISMATCH: %s; dispatched as Apache's reader read the header, the args walked by the reference", at, bad)
+	if err != nil {
+		e.reset(e.rx)
+	}
+	return e.byReference(j)
+}
+
+// strict is j's message with its header rebuilt as the RTL reads one:
+// strict, a CALL (a ONEWAY stays one) of Apache's method and seqid, then
+// the args as they were; delta is what a message offset of it adds to be
+// one of j's.
+func strict(j *job) (msg []byte, delta int) {
+	h := j.hdr
+	typ := uint32(thrift.CALL)
+	if h.typ == thrift.ONEWAY {
+		typ = uint32(thrift.ONEWAY)
+	}
+	msg = binary.BigEndian.AppendUint32(nil, 0x80010000|typ)
+	msg = binary.BigEndian.AppendUint32(msg, uint32(len(h.name)))
+	msg = append(msg, h.name...)
+	msg = binary.BigEndian.AppendUint32(msg, uint32(h.seqid))
+	return append(msg, j.msg[h.start:]...), h.start - (12 + len(h.name))
+}
+
+// rebuilt receives j's message again with its header rebuilt strict
+// (strict): the RTL must now accept it as Apache's reader read it, else
+// it is a header MISMATCH and the reference walks the args.
+func (e *engine) rebuilt(j *job, at string) received {
+	s, t, h := e.s, e.s.cfg.Table, j.hdr
+	msg, delta := strict(j)
+	hdr, dr, err := schemarx.DriveRecv(e.rx, t, e.img, msg)
+	bad := ""
+	switch {
+	case hdr.Cycles == 0:
+		bad = fmt.Sprintf("recv_header's run failed: %v; the model is reset", err)
+	case schemahdr.Compare(hdr, t, msg) != nil || hdr.Result.Code != schemagold.CodeOK || int(hdr.Result.Method)-1 != h.method || hdr.Result.SeqID != h.seqid:
+		bad = fmt.Sprintf("recv_header: %v at message byte %d, method %d, seqid %d", hdr.Result.Code, hdr.Result.Offset, hdr.Result.Method, hdr.Result.SeqID)
+	default:
+		if err != nil {
+			e.reset(e.rx)
+		}
+		return received{hdr: h, dr: dr, err: err, rtl: true, delta: delta}
+	}
+	s.stats.header(h.method, false, 0, headerMismatch)
+	s.log.Printf("%s: header MISMATCH on the header rebuilt strict: %s; the args walked by the reference", at, bad)
+	if err != nil {
+		e.reset(e.rx)
+	}
+	return e.byReference(j)
+}
+
+// byReference walks j's args with the reference, as Apache's reader
+// dispatched them (its header rebuilt strict), into App.Recv.
+func (e *engine) byReference(j *job) received {
+	msg, delta := strict(j)
+	return received{hdr: j.hdr, dr: schemarx.Driven{Result: schemagold.Deserialize(e.s.cfg.Table, msg, e.img)}, delta: delta}
+}
+
+// reset resets the model after a failed run.
+func (e *engine) reset(d interface{ Reset() error }) {
+	if err := d.Reset(); err != nil {
+		e.s.log.Printf("resetting the model: %v", err)
+	}
 }
 
 // reply is the result's App.Resp image serialized by resp_schema, its

@@ -22,7 +22,6 @@ import (
 	"arcalis/internal/memcached"
 	"arcalis/serve"
 	"arcalis/serve/internal/servetest"
-	"arcalis/tb/schemahdr"
 	"arcalis/tb/schemarx"
 	"arcalis/tb/schematx"
 	"arcalis/thriftidl/schema"
@@ -131,10 +130,10 @@ func serviceChild(t *testing.T, name string) {
 }
 
 // alterStores is the model with every byte 'A' it stores turned into 'B'.
-type alterStores struct{ schemarx.DUT }
+type alterStores struct{ schemarx.RecvDUT }
 
-func (a alterStores) Cycle(in *schemarx.Inputs) (*schemarx.Outputs, error) {
-	out, err := a.DUT.Cycle(in)
+func (a alterStores) Cycle(in *schemarx.RecvInputs) (*schemarx.RecvOutputs, error) {
+	out, err := a.RecvDUT.Cycle(in)
 	if err == nil && out.StValid {
 		for i := range out.StData {
 			if out.StMask>>i&1 != 0 && out.StData[i] == 'A' {
@@ -149,8 +148,8 @@ func (a alterStores) Cycle(in *schemarx.Inputs) (*schemarx.Outputs, error) {
 // module wrote, not the message: with the module's stores altered, a Set's
 // value comes back altered.
 func fromImage(t *testing.T, table *schema.Table, lib string, width int) {
-	testDUT = func(d schemarx.DUT) schemarx.DUT { return alterStores{d} }
-	defer func() { testDUT = nil }()
+	testRx = func(d schemarx.RecvDUT) schemarx.RecvDUT { return alterStores{d} }
+	defer func() { testRx = nil }()
 	srv, err := Start(Config{Addr: "127.0.0.1:0", Transport: serve.Framed, Table: table, Model: lib, Width: width, Log: io.Discard})
 	if err != nil {
 		t.Fatal(err)
@@ -229,53 +228,71 @@ func setGet(t *testing.T, table *schema.Table, lib string, width int, value stri
 	return string(v), st, logb.String(), gerr
 }
 
-// alterHeaders is recv_header with its result changed by bug once done_o
-// shows it.
+// alterHeaders is schema_rx with its outputs changed by bug at every edge.
 type alterHeaders struct {
-	schemahdr.DUT
-	bug func(*schemahdr.Outputs)
+	schemarx.RecvDUT
+	bug func(*schemarx.RecvOutputs)
 }
 
-func (a alterHeaders) Cycle(in *schemahdr.Inputs) (*schemahdr.Outputs, error) {
-	out, err := a.DUT.Cycle(in)
-	if err == nil && out.Done {
+func (a alterHeaders) Cycle(in *schemarx.RecvInputs) (*schemarx.RecvOutputs, error) {
+	out, err := a.RecvDUT.Cycle(in)
+	if err == nil {
 		a.bug(out)
 	}
 	return out, err
 }
 
 // rtlHeaderMismatch shows that a header result of recv_header unlike the
-// reference's, or a run of it that breaks the protocol, does not reach the
-// client: the request is dispatched as Apache's reader read the header (a
-// wrong seqid or method would fail Apache's client), and the log and the
-// statistics count the mismatch.
+// reference's, or a run of schema_rx that breaks the protocol before it,
+// does not reach the client: the request is dispatched as Apache's reader
+// read the header (a wrong seqid or method would fail Apache's client),
+// its args are walked by the reference, and the log and the statistics
+// count the mismatch.
 func rtlHeaderMismatch(t *testing.T, table *schema.Table, lib string, width int) {
 	for _, tc := range []struct {
 		name string
-		bug  func(*schemahdr.Outputs)
+		bug  func(*schemarx.RecvOutputs)
+		ran  int      // recv_header runs that ended, per request
 		log  []string // a line per request: Set's (seqid 1), Get's (seqid 2)
 	}{
 		{
 			// Set's seqid off by one, Get found as Set (method 1).
 			name: "result",
-			bug: func(o *schemahdr.Outputs) {
-				if o.Method == 2 {
-					o.Method = 1
-				} else {
-					o.SeqID++
+			bug: func(o *schemarx.RecvOutputs) {
+				switch {
+				case !o.Header.Done:
+				case o.Header.Method == 2:
+					o.Header.Method = 1
+				default:
+					o.Header.SeqID++
 				}
 			},
+			ran: 1,
 			log: []string{
-				`\(Set, seqid 1\): header MISMATCH: recv_header: seqid_o 2, want 1; dispatched as Apache's reader read the header
+				`\(Set, seqid 1\): header MISMATCH: recv_header: seqid_o 2, want 1; dispatched as Apache's reader read the header, the args walked by the reference
 `,
-				`\(Get, seqid 2\): header MISMATCH: recv_header: method_o 1, want 2; dispatched as Apache's reader read the header
+				`\(Get, seqid 2\): header MISMATCH: recv_header: method_o 1, want 2; dispatched as Apache's reader read the header, the args walked by the reference
 `,
 			},
 		},
 		{
-			// done_o never shows: a hang, then the model is reset.
+			// recv_header's done_o never shows, so the walk's stores come
+			// before it.
+			name: "no-header-done",
+			bug:  func(o *schemarx.RecvOutputs) { o.Header.Done = false },
+			log: []string{
+				`\(Set, seqid 1\): header MISMATCH: recv_header broke the protocol: .*recv_schema acts .* before recv_header's done_o.*; the model is reset
+`,
+				`\(Get, seqid 2\): header MISMATCH: recv_header broke the protocol: .*recv_schema acts .* before recv_header's done_o.*; the model is reset
+`,
+			},
+		},
+		{
+			// Nothing shows: a hang, then the model is reset.
 			name: "hang",
-			bug:  func(o *schemahdr.Outputs) { o.Done = false },
+			bug: func(o *schemarx.RecvOutputs) {
+				o.Header.Done, o.Done, o.Header.Take, o.Take, o.StValid = false, false, 0, 0, false
+			},
 			log: []string{
 				`\(Set, seqid 1\): header MISMATCH: recv_header broke the protocol: .*hang.*; the model is reset
 `,
@@ -285,21 +302,17 @@ func rtlHeaderMismatch(t *testing.T, table *schema.Table, lib string, width int)
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			testHd = func(d schemahdr.DUT) schemahdr.DUT { return alterHeaders{d, tc.bug} }
-			defer func() { testHd = nil }()
+			testRx = func(d schemarx.RecvDUT) schemarx.RecvDUT { return alterHeaders{d, tc.bug} }
+			defer func() { testRx = nil }()
 			v, st, log, err := setGet(t, table, lib, width, "value")
 			if err != nil || v != "value" {
 				t.Errorf("Get = %q, %v; want \"value\"", v, err)
 			}
-			ran := 1 // header cycles per method
-			if tc.name == "hang" {
-				ran = 0
-			}
 			for _, name := range []string{"Set", "Get"} {
 				m := st.Method(name)
-				if m.HeaderMismatches != 1 || m.HeaderApache != 0 || len(m.HeaderCycles) != ran || m.RTL != 1 || m.Replies != 1 || m.Mismatches != 0 {
-					t.Errorf("%s: %d header mismatches, %d by Apache, %d header runs, %d RTL OK, %d RTL replies (%d mismatches); want 1, 0, %d, 1, 1 (0)",
-						name, m.HeaderMismatches, m.HeaderApache, len(m.HeaderCycles), m.RTL, m.Replies, m.Mismatches, ran)
+				if m.HeaderMismatches != 1 || m.HeaderApache != 0 || len(m.HeaderCycles) != tc.ran || m.RTL != 0 || m.ByReference != 1 || m.Replies != 1 || m.Mismatches != 0 {
+					t.Errorf("%s: %d header mismatches, %d by Apache, %d header runs, %d RTL OK, %d args by reference, %d RTL replies (%d mismatches); want 1, 0, %d, 0, 1, 1 (0)",
+						name, m.HeaderMismatches, m.HeaderApache, len(m.HeaderCycles), m.RTL, m.ByReference, m.Replies, m.Mismatches, tc.ran)
 				}
 			}
 			if st.HeaderMismatches != 2 || st.ReplyMismatches != 0 {

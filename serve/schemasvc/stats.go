@@ -15,8 +15,8 @@ import (
 // ReceivePath and ReplyPath say where requests are read and replies come
 // from, for --stats and the logs.
 const (
-	ReceivePath = "receive: RTL (rtl/generic/recv_header.sv then recv_schema.sv, the header checked against golden/schemagold.CheckHeader, App.Recv read back with schemagold.ReadBack)"
-	ReplyPath   = "reply: RTL respFunction (rtl/generic/resp_schema.sv, in one model with recv_header and recv_schema: schema_pair), checked against golden/schemagold.Serialize (a mismatch is answered with its bytes)"
+	ReceivePath = "receive: RTL (rtl/generic/schema_rx.sv: recv_header.sv then recv_schema.sv, the header checked against golden/schemagold.CheckHeader, App.Recv read back with schemagold.ReadBack)"
+	ReplyPath   = "reply: RTL respFunction (rtl/generic/resp_schema.sv, in one model with schema_rx: schema_pair), checked against golden/schemagold.Serialize (a mismatch is answered with its bytes)"
 )
 
 // MethodStats are one method's statistics.
@@ -34,12 +34,15 @@ type MethodStats struct {
 	// section 7): dispatched as Apache's reader read them.
 	HeaderApache int
 
-	RTL      int      // RTL result OK: read back from App.Recv and answered
-	Rejected int      // RTL result not OK (or the simulation failed): PROTOCOL_ERROR
-	Thrown   int      // answered with the method's declared exception
-	Internal int      // the business logic or the reply failed: INTERNAL_ERROR
-	Cycles   []uint64 // recv_schema cycles, start_i to done_o, per request
-	Latency  []time.Duration
+	RTL      int // RTL result OK: read back from App.Recv and answered
+	Rejected int // RTL result not OK (or the simulation failed): PROTOCOL_ERROR
+	// ByReference are requests whose args the reference walked, after a
+	// header MISMATCH (an RTL bug): neither RTL nor Rejected.
+	ByReference int
+	Thrown      int      // answered with the method's declared exception
+	Internal    int      // the business logic or the reply failed: INTERNAL_ERROR
+	Cycles      []uint64 // schema_rx cycles, start_i to done_o, per request the RTL received
+	Latency     []time.Duration
 
 	Replies  int      // replies resp_schema serialized (its run ended with done_o)
 	TxCycles []uint64 // resp_schema cycles, start_i to done_o, per reply it serialized
@@ -84,7 +87,9 @@ func newCollector(t *schema.Table) *collector {
 	return c
 }
 
-func (c *collector) request(method int, rtl bool, cycles uint64) {
+// request counts a request handed to the model; rtl: the RTL walked its
+// args (else the reference did), ok: the walk's result was OK.
+func (c *collector) request(method int, rtl, ok bool, cycles uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := time.Now()
@@ -95,9 +100,13 @@ func (c *collector) request(method int, rtl bool, cycles uint64) {
 	c.last = now
 	m := &c.by[method]
 	m.Requests++
-	if rtl {
+	switch {
+	case !rtl:
+		m.ByReference++
+		return
+	case ok:
 		m.RTL++
-	} else {
+	default:
 		m.Rejected++
 	}
 	m.Cycles = append(m.Cycles, cycles)
@@ -206,11 +215,11 @@ func (s Stats) Write(w io.Writer) error {
 		serve.Throughput(s.Requests, s.Busy), s.Faults, s.HeaderMismatches, s.ReplyMismatches)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "method\trequests\tRTL OK\tRTL rejected\texception\tinternal error\tRTL replies\tmismatches\t"+
-		"rx cycles/request\tp50\tp99\tlatency p50\tp99\ttx cycles/reply\theader cycles/request\theader mismatches\theader by Apache")
+		"rx cycles/request\tp50\tp99\tlatency p50\tp99\ttx cycles/reply\theader cycles/request\theader mismatches\theader by Apache\targs by reference")
 	for _, m := range s.Methods {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%s\t%.1f\t%.1f\t%d\t%d\n", m.Method, m.Requests, m.RTL, m.Rejected, m.Thrown, m.Internal,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%s\t%.1f\t%.1f\t%d\t%d\t%d\n", m.Method, m.Requests, m.RTL, m.Rejected, m.Thrown, m.Internal,
 			m.Replies, m.Mismatches, mean(m.Cycles), serve.Percentiles(m.Cycles, m.Latency), mean(m.TxCycles),
-			mean(m.HeaderCycles), m.HeaderMismatches, m.HeaderApache)
+			mean(m.HeaderCycles), m.HeaderMismatches, m.HeaderApache, m.ByReference)
 	}
 	return tw.Flush()
 }

@@ -35,18 +35,19 @@ type Module struct {
 	TestDir string // an IDL outside idl/ builds into build/<TestDir>/<snake>
 }
 
-// Pair is schema_pair's make plumbing in mk/schema.mk: recv_header,
-// recv_schema and resp_schema of a service in one model
-// (rtl/generic/schema_pair.sv), for `arcalis run --service` and `serve
-// --service` (VPI: one model per process). PairTop is its hierarchical
-// name, the clock's and rst_ni's scope; PairHd, PairRx and PairTx are its
-// units' port prefixes (schemahdr.OnSim, schemarx.OnSim, schematx.OnSim).
+// Pair is schema_pair's make plumbing in mk/schema.mk: schema_rx (the
+// header's check, then the args' walk) and resp_schema of a service in one
+// model (rtl/generic/schema_pair.sv), for `arcalis run --service` and
+// `serve --service` (VPI: one model per process). PairTop is its
+// hierarchical name, the clock's and rst_ni's scope; PairRx and PairTx are
+// its units' port prefixes (schemarx.OnSimRecv, schematx.OnSim), PairHd
+// that of schema_rx's recv_header results (schemahdr.OpenPair).
 var Pair = Module{Target: "schema-pair", Vars: "SCHEMAPAIR", TestDir: "schema-pair"}
 
 const (
 	PairTop = "schema_pair."
-	PairHd  = "hd_"
 	PairRx  = "rx_"
+	PairHd  = PairRx + "hd_" // schema_rx names recv_header's outputs hd_<name>
 	PairTx  = "tx_"
 )
 

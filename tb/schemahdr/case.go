@@ -37,4 +37,4 @@ const (
 	RTLPackage = "rtl/arcalis_pkg.sv"
 )
 
-var pairSources = []string{"rtl/generic/schema_pair.sv", "rtl/generic/recv_schema.sv", "rtl/generic/resp_schema.sv"}
+var pairSources = []string{"rtl/generic/schema_pair.sv", "rtl/generic/schema_rx.sv", "rtl/generic/recv_schema.sv", "rtl/generic/resp_schema.sv"}

@@ -4,8 +4,9 @@
 // each service of idl/ it builds the Verilated model `arcalis run
 // --service` and `serve --service` run, schema_pair with the service's
 // schema package (make schema-pair-model, into
-// build/schema-pair-<stem>[-w<N>]; its other units sit idle), and feeds
-// its recv_header, window by window with
+// build/schema-pair-<stem>[-w<N>]), and feeds the recv_header of its
+// schema_rx (OpenPair: after a header it accepted the model is reset, as
+// the args' walk that follows is tb/schemarx's), window by window with
 // random stalls and slow arrivals, the messages of the service's default
 // vectors and headers generated around the rules of docs/abi.md section 5:
 // every prefix of a good header, each name byte changed, names cut,

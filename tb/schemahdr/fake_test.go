@@ -291,34 +291,3 @@ func TestDriveFake(t *testing.T) {
 		}
 	}
 }
-
-// TestStreamFake checks Stream on the stand-in: the same results as Drive,
-// in Drive's cycles at latency 0, never fewer at a higher latency, and
-// more at latency 100 when there are bytes to take.
-func TestStreamFake(t *testing.T) {
-	c, _, table, msgs := loadCase(t, "PostStorageService:16")
-	f := newFake(table, c.Width)
-	h := NewHarness(f, table, stallSeed)
-	for _, m := range msgs {
-		f.msg = h.Full(m)
-		plain, err := Drive(f, table, f.msg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		prev := 0
-		for _, lat := range []int{0, 1, 7, 100} {
-			got, err := Drive(&Stream{DUT: f, Latency: lat}, table, f.msg)
-			switch {
-			case err != nil:
-				t.Fatalf("message %d (%s), latency %d: %v", m.N, m.Source, lat, err)
-			case got.Result != plain.Result || got.Taken != plain.Taken:
-				t.Fatalf("message %d, latency %d: %+v, Drive's %+v", m.N, lat, got, plain)
-			case lat == 0 && got.Cycles != plain.Cycles:
-				t.Fatalf("message %d: %d cycles at latency 0, Drive's %d", m.N, got.Cycles, plain.Cycles)
-			case got.Cycles < prev || (lat == 100 && plain.Taken > 0 && got.Cycles <= plain.Cycles):
-				t.Fatalf("message %d: %d cycles at latency %d (%d at the lower one, Drive's %d)", m.N, got.Cycles, lat, prev, plain.Cycles)
-			}
-			prev = got.Cycles
-		}
-	}
-}

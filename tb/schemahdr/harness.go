@@ -91,7 +91,7 @@ func (h *Harness) run(m Message, msg []byte) (got schemagold.Result, cyc, pos in
 	// slow arrivals on about a tenth or a third of their cycles.
 	disturb := []int{0, 10, 33}[rng.IntN(3)]
 	n := len(msg)
-	budget := 200 + 16*min(n, 12+maxName(h.Table)+8)
+	budget := Budget(h.Table, n)
 	in := &h.in
 	*in = Inputs{Win: h.win}
 	arrived := 0     // message bytes in the window's buffer: a window never loses bytes it showed
@@ -109,7 +109,7 @@ func (h *Harness) run(m Message, msg []byte) (got schemagold.Result, cyc, pos in
 			if out.Take != 0 {
 				return got, cyc, pos, mismatchf("cycle %d: done_o is 1 but take_o is %d", cyc, out.Take)
 			}
-			got = result(out)
+			got = out.Result()
 			// One more cycle: the result holds until the next start_i.
 			h.feed(rng, in, msg, m.Big, cyc+1, pos, disturb, &arrived)
 			out, err := h.DUT.Cycle(in)
@@ -118,8 +118,8 @@ func (h *Harness) run(m Message, msg []byte) (got schemagold.Result, cyc, pos in
 				return got, cyc, pos, err
 			case !out.Done || out.Take != 0:
 				return got, cyc, pos, mismatchf("cycle %d, after done_o: done_o %v, take_o %d; want 1, 0", cyc+1, out.Done, out.Take)
-			case result(out) != got:
-				return got, cyc, pos, mismatchf("cycle %d, after done_o: the result changed: %s", cyc+1, ResultDiff(result(out), got))
+			case out.Result() != got:
+				return got, cyc, pos, mismatchf("cycle %d, after done_o: the result changed: %s", cyc+1, ResultDiff(out.Result(), got))
 			}
 			return got, cyc, pos, nil
 		}
@@ -171,10 +171,14 @@ func maxName(t *schema.Table) int {
 	return l
 }
 
-// result is the module's result registers as a Result.
-func result(out *Outputs) schemagold.Result {
-	return schemagold.Result{Code: schemagold.Code(out.Code), Offset: out.Offset, MsgType: out.MsgType, Method: out.Method, SeqID: int32(out.SeqID)}
+// Result is the module's result registers as a Result.
+func (o *Outputs) Result() schemagold.Result {
+	return schemagold.Result{Code: schemagold.Code(o.Code), Offset: o.Offset, MsgType: o.MsgType, Method: o.Method, SeqID: int32(o.SeqID)}
 }
+
+// Budget is the most cycles a check of an n-byte message of t's service
+// may take from start_i to done_o before it is a hang.
+func Budget(t *schema.Table, n int) int { return 200 + 16*min(n, 12+maxName(t)+8) }
 
 // ResultDiff names every result port that differs, "" if none does.
 func ResultDiff(got, want schemagold.Result) string {

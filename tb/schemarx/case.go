@@ -36,3 +36,26 @@ const (
 	RTLSource  = "rtl/generic/recv_schema.sv"
 	RTLPackage = "rtl/arcalis_pkg.sv"
 )
+
+// RecvModule is schema_rx's make plumbing in mk/schema.mk (make
+// schema-rx-model: schema_rx alone, for TestRecvOne).
+var RecvModule = schemacase.Module{Target: "schema-rx", Vars: "SCHEMARXSEQ", TestDir: "schema-rx"}
+
+// RecvTop is schema_rx's hierarchical name in a model of it alone.
+const RecvTop = "schema_rx."
+
+// OpenRecv opens a model of schema_rx alone (make schema-rx-model, or make
+// schema-rx-gatesim's netlist). The Model belongs to the calling
+// goroutine's OS thread (see vpi.Open); Close it there.
+func OpenRecv(lib string, width int) (*RecvModel, error) {
+	sim, err := schemacase.Open(lib, RecvTop+"clk_i", width)
+	if err != nil {
+		return nil, err
+	}
+	m, err := OnSimRecv(sim, RecvTop, "")
+	if err != nil {
+		sim.Close()
+		return nil, err
+	}
+	return m, nil
+}

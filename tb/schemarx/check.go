@@ -17,8 +17,8 @@ type Checked struct {
 	// Driven is zero.
 	HeaderOnly bool
 	Ref        schemagold.Result // the reference's header line
-	// Header is what recv_header did under CheckMessage; nil under
-	// CheckDrive, whose header step is the reference's.
+	// Header is what schema_rx's recv_header did under CheckMessage; nil
+	// under CheckDrive, whose header step is the reference's.
 	Header *schemahdr.Driven
 	Driven Driven // what the module did; its header line is Driven.Result
 	// Err is a *Mismatch when the module differs from the reference or
@@ -46,27 +46,34 @@ func CheckDrive(d DUT, t *schema.Table, msg, rtl, ref []byte) Checked {
 	return c.args(d, t, msg, rtl, ref, Request{Start: start, Method: int(c.Ref.Method) - 1, SeqID: c.Ref.SeqID, MsgType: c.Ref.MsgType})
 }
 
-// CheckMessage is CheckDrive with the header's step in RTL too: hd, the
-// recv_header beside d (schema_pair), checks msg's header against
-// schemagold.CheckHeader (schemahdr.Check); on OK d walks the args from
-// hd's offset for hd's method.
-func CheckMessage(hd schemahdr.DUT, d DUT, t *schema.Table, msg, rtl, ref []byte) Checked {
+// CheckMessage is CheckDrive with the header's step in hardware too: d,
+// schema_rx, receives msg (DriveRecv): recv_header's result must be
+// schemagold.CheckHeader's (schemahdr.Compare) and, when it is OK, the
+// walk that follows is compared as CheckDrive compares it. Driven.Cycles
+// then run from schema_rx's start_i to its done_o, the whole receive.
+func CheckMessage(d RecvDUT, t *schema.Table, msg, rtl, ref []byte) Checked {
 	c := reference(t, msg, rtl, ref)
 	if c.Err != nil {
 		return c
 	}
-	hdr, err := schemahdr.Check(hd, t, msg)
+	c.prepare(rtl)
+	hdr, dr, err := DriveRecv(d, t, rtl, msg)
 	c.Header = &hdr
+	if hdr.Cycles > 0 && hdr.Result.Code == schemagold.CodeOK {
+		c.Driven = dr // the walk ran, to its end or to err
+	}
+	if err == nil {
+		err = schemahdr.Compare(hdr, t, msg)
+	}
 	switch {
 	case err != nil:
 		c.Err = err
-		return c
 	case hdr.Result.Code != schemagold.CodeOK:
 		c.HeaderOnly = true
-		return c
+	default:
+		c.Err = c.compare(t, ref, rtl)
 	}
-	h := hdr.Result
-	return c.args(d, t, msg, rtl, ref, Request{Start: int(h.Offset), Method: int(h.Method) - 1, SeqID: h.SeqID, MsgType: h.MsgType})
+	return c
 }
 
 // reference checks the images and runs the reference into ref.
@@ -86,20 +93,34 @@ func reference(t *schema.Table, msg, rtl, ref []byte) Checked {
 // args walks r's args through d into rtl and compares them with the
 // reference's in ref.
 func (c Checked) args(d DUT, t *schema.Table, msg, rtl, ref []byte, r Request) Checked {
-	// Drive leaves unstored bytes as they were: garbage where the
-	// reference wrote shows an area byte the module should have written.
-	fill(rtl[schemagold.AreaStart:max(schemagold.AreaStart, int(c.Ref.AreaEnd))], garbage)
+	c.prepare(rtl)
 	r.Msg = msg
 	c.Driven, c.Err = Drive(d, rtl, r)
-	if c.Err != nil {
-		return c
-	}
-	c.Err = Compare(t, c.Ref, c.Driven.Result, ref, rtl)
-	if c.Err == nil && c.Ref.Code == schemagold.CodeOK && c.Driven.Head != int(c.Ref.Offset) {
-		// The bytes after the args' STOP are not the module's to take.
-		c.Err = mismatchf("took the message up to byte %d, want up to the args' end %d", c.Driven.Head, c.Ref.Offset)
+	if c.Err == nil {
+		c.Err = c.compare(t, ref, rtl)
 	}
 	return c
+}
+
+// prepare fills the area the reference wrote with garbage: the drivers
+// leave unstored bytes as they were, so garbage there shows an area byte
+// the module should have written.
+func (c Checked) prepare(rtl []byte) {
+	fill(rtl[schemagold.AreaStart:max(schemagold.AreaStart, int(c.Ref.AreaEnd))], garbage)
+}
+
+// compare compares the walk (c.Driven, its image rtl) with the
+// reference's (c.Ref, ref), and checks that it took the message exactly
+// up to the args' end.
+func (c Checked) compare(t *schema.Table, ref, rtl []byte) error {
+	if err := Compare(t, c.Ref, c.Driven.Result, ref, rtl); err != nil {
+		return err
+	}
+	if c.Ref.Code == schemagold.CodeOK && c.Driven.Head != int(c.Ref.Offset) {
+		// The bytes after the args' STOP are not the module's to take.
+		return mismatchf("took the message up to byte %d, want up to the args' end %d", c.Driven.Head, c.Ref.Offset)
+	}
+	return nil
 }
 
 // ArgsDiff names the first argument where the args read back from image

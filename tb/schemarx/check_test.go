@@ -106,7 +106,7 @@ func TestCheckDriveCatches(t *testing.T) {
 	}
 }
 
-// hdrFake stands in for recv_header under CheckMessage: CheckHeader on msg
+// hdrFake stands in for recv_header in rxFake: CheckHeader on msg
 // (which the test sets), the header taken as the windows show it, then
 // the result, changed by bug if set.
 type hdrFake struct {
@@ -146,18 +146,63 @@ func (f *hdrFake) Cycle(in *schemahdr.Inputs) (*schemahdr.Outputs, error) {
 	return &schemahdr.Outputs{Done: f.done, Code: uint8(r.Code), Offset: r.Offset, MsgType: r.MsgType, Method: r.Method, SeqID: uint32(r.SeqID)}, nil
 }
 
-// TestCheckMessageFake runs messages through the stand-ins of both units
-// with CheckMessage: as CheckDrive for a correct pair, with the header's
+// rxFake stands in for schema_rx: the stand-ins of its two units,
+// sequenced as its registers do (the walk starts two edges after
+// recv_header's done_o shows OK, with the method it names; done_o is the
+// header's fault a cycle after its done_o, or the walk's end).
+type rxFake struct {
+	hd   *hdrFake
+	walk *fake
+
+	prev                   schemahdr.Outputs // recv_header's, at the last edge
+	hdr, start, args, fail bool
+	midx                   uint8
+}
+
+func (f *rxFake) Width() int           { return f.walk.Width() }
+func (f *rxFake) TraceOn(string) error { return nil }
+func (f *rxFake) TraceOff() error      { return nil }
+func (f *rxFake) Reset() error {
+	*f = rxFake{hd: f.hd, walk: f.walk}
+	f.hd.Reset()
+	return f.walk.Reset()
+}
+
+func (f *rxFake) Cycle(in *RecvInputs) (*RecvOutputs, error) {
+	ho, err := f.hd.Cycle(&schemahdr.Inputs{Start: in.Start, Big: in.Big, Stall: in.Stall, Win: in.Win, Avail: in.Avail, Rem: in.Rem})
+	if err != nil {
+		return nil, err
+	}
+	wo, err := f.walk.Cycle(&Inputs{Start: f.start, Method: f.midx, Stall: in.Stall, Cap: in.Cap, Win: in.Win, Avail: in.Avail, Rem: in.Rem, Pos: in.Pos})
+	if err != nil {
+		return nil, err
+	}
+	// (The walk's stand-in shows its old done_o at its start edge, where
+	// the module's is already 0: the args flag is the one from before.)
+	p, walking := f.prev, f.args
+	ok := p.Code == uint8(schemagold.CodeOK)
+	f.hdr, f.start, f.args, f.fail, f.midx =
+		in.Start || (f.hdr && !p.Done), !in.Start && f.hdr && p.Done && ok,
+		!in.Start && (f.args || f.start), !in.Start && (f.fail || (f.hdr && p.Done && !ok)), p.Method-1
+	f.prev = *ho
+	out := &RecvOutputs{Outputs: *wo, Header: *ho}
+	out.Done = f.fail || (walking && wo.Done)
+	return out, nil
+}
+
+// TestCheckMessageFake runs messages through the stand-in of schema_rx
+// with CheckMessage: as CheckDrive for a correct one, with the header's
 // result from the header's stand-in; a wrong header result is a mismatch
 // naming recv_header's port.
 func TestCheckMessageFake(t *testing.T) {
 	c, _, table, msgs := loadCase(t, "PostStorageService:16")
 	f := newFake(table, c.Width)
 	hd := &hdrFake{t: table, width: c.Width}
+	rx := &rxFake{hd: hd, walk: f}
 	for _, m := range driveSample(msgs, 5) {
 		f.msg, hd.msg = m.Msg, m.Msg
 		rtl, ref := make([]byte, m.Cap), make([]byte, m.Cap)
-		ck := CheckMessage(hd, f, table, m.Msg, rtl, ref)
+		ck := CheckMessage(rx, table, m.Msg, rtl, ref)
 		plain := CheckDrive(f, table, m.Msg, make([]byte, m.Cap), make([]byte, m.Cap))
 		switch {
 		case ck.Err != nil:
@@ -176,7 +221,7 @@ func TestCheckMessageFake(t *testing.T) {
 		{[]byte("\x80\x01\x00\x01\x00\x00\x00\x08ReadPost\x00\x00"), schemagold.CodeTruncated},
 	} {
 		hd.msg = h.msg
-		ck := CheckMessage(hd, f, table, h.msg, make([]byte, 128), make([]byte, 128))
+		ck := CheckMessage(rx, table, h.msg, make([]byte, 128), make([]byte, 128))
 		if ck.Err != nil || !ck.HeaderOnly || ck.Header == nil || ck.Header.Result.Code != h.code || ck.Driven != (Driven{}) {
 			t.Errorf("% x: err %v, header-only %v, header %+v, driven %+v; want no error, header-only, %v, nothing driven",
 				h.msg, ck.Err, ck.HeaderOnly, ck.Header, ck.Driven, h.code)
@@ -185,7 +230,7 @@ func TestCheckMessageFake(t *testing.T) {
 	m := msgs[0]
 	f.msg, hd.msg = m.Msg, m.Msg
 	hd.bug = func(r *schemagold.Result) { r.SeqID++ }
-	ck := CheckMessage(hd, f, table, m.Msg, make([]byte, m.Cap), make([]byte, m.Cap))
+	ck := CheckMessage(rx, table, m.Msg, make([]byte, m.Cap), make([]byte, m.Cap))
 	if !IsMismatch(ck.Err) || !strings.Contains(ck.Err.Error(), "recv_header: seqid_o") {
 		t.Errorf("a wrong seqid from recv_header: %v; want a mismatch naming seqid_o", ck.Err)
 	}

@@ -48,12 +48,44 @@ type Model struct {
 	schemacase.Sim // Close, Width, TraceOn, TraceOff
 	out            Outputs
 
-	shared bool // on a Sim another unit's Model steps too (OnSim)
-
 	rst, start, stall, method, capacity, win, avail, rem, pos *vpi.Port
+	outPorts
+}
 
+// outPorts are the module's outputs, bound by Model or, in schema_rx, by
+// RecvModel.
+type outPorts struct {
 	take, stValid, stAddr, stData, stMask, done                *vpi.Port
 	code, offset, areaEnd, depth, missStruct, missID, argsSize *vpi.Port
+}
+
+// list is the outputs to bind into p.
+func (p *outPorts) list(width int) []schemacase.Port {
+	out := schemacase.Out
+	return []schemacase.Port{
+		out("take_o", 8, &p.take), out("st_valid_o", 1, &p.stValid), out("st_addr_o", 22, &p.stAddr),
+		out("st_data_o", width*8, &p.stData), out("st_mask_o", width, &p.stMask), out("done_o", 1, &p.done),
+		out("code_o", 8, &p.code), out("offset_o", 24, &p.offset), out("area_end_o", 22, &p.areaEnd),
+		out("depth_o", 4, &p.depth), out("miss_struct_o", 16, &p.missStruct), out("miss_id_o", 16, &p.missID),
+		out("args_size_o", 22, &p.argsSize),
+	}
+}
+
+// read reads the outputs' edge sample into o.
+func (p *outPorts) read(o *Outputs) {
+	o.Take = int(p.take.U64())
+	o.StValid = p.stValid.Bit()
+	o.StAddr = uint32(p.stAddr.U64())
+	o.StData = p.stData.Bytes()
+	o.StMask = p.stMask.U64()
+	o.Done = p.done.Bit()
+	o.Code = uint8(p.code.U64())
+	o.Offset = uint32(p.offset.U64())
+	o.AreaEnd = uint32(p.areaEnd.U64())
+	o.Depth = uint8(p.depth.U64())
+	o.MissStruct = uint16(p.missStruct.U64())
+	o.MissID = uint16(p.missID.U64())
+	o.ArgsSize = uint32(p.argsSize.U64())
 }
 
 // OpenModel opens the library built by Case.Build. The Model belongs to the
@@ -63,22 +95,9 @@ func OpenModel(lib string, width int) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := OnSim(sim, top, "")
-	if err != nil {
+	m := &Model{Sim: sim}
+	if err := sim.BindUnit(top, "", &m.rst, m.ports(width)); err != nil {
 		sim.Close()
-		return nil, err
-	}
-	return m, nil
-}
-
-// OnSim is the recv_schema inside the model sim, which another unit's
-// Model may share (schemacase.PairTop, PairRx): its ports are named
-// top+prefix+their name but rst_ni, top's. Stepping either Model steps
-// both units; one whose walk has ended gets idle inputs until its next
-// Cycle. Closing either closes sim.
-func OnSim(sim schemacase.Sim, top, prefix string) (*Model, error) {
-	m := &Model{Sim: sim, shared: prefix != ""}
-	if err := sim.BindUnit(top, prefix, &m.rst, m.ports(sim.Width())); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -86,21 +105,16 @@ func OnSim(sim schemacase.Sim, top, prefix string) (*Model, error) {
 
 // ports are the module's ports but rst_ni, bound into m.
 func (m *Model) ports(width int) []schemacase.Port {
-	in, out := schemacase.In, schemacase.Out
-	return []schemacase.Port{
+	in := schemacase.In
+	return append([]schemacase.Port{
 		in("start_i", 1, &m.start), in("stall_i", 1, &m.stall),
 		in("method_i", 8, &m.method), in("cap_i", 22, &m.capacity), in("win_i", width*8, &m.win),
 		in("avail_i", 8, &m.avail), in("rem_i", 24, &m.rem), in("pos_i", 24, &m.pos),
-		out("take_o", 8, &m.take), out("st_valid_o", 1, &m.stValid), out("st_addr_o", 22, &m.stAddr),
-		out("st_data_o", width*8, &m.stData), out("st_mask_o", width, &m.stMask), out("done_o", 1, &m.done),
-		out("code_o", 8, &m.code), out("offset_o", 24, &m.offset), out("area_end_o", 22, &m.areaEnd),
-		out("depth_o", 4, &m.depth), out("miss_struct_o", 16, &m.missStruct), out("miss_id_o", 16, &m.missID),
-		out("args_size_o", 22, &m.argsSize),
-	}
+	}, m.list(width)...)
 }
 
 // Reset holds rst_ni low for two cycles, then high for one, every input
-// of the model idle (a shared model's other unit's too).
+// of the model idle.
 func (m *Model) Reset() error { return m.ResetAll(m.rst) }
 
 // Cycle sets the inputs, runs one cycle and reads the edge's sample.
@@ -117,23 +131,6 @@ func (m *Model) Cycle(in *Inputs) (*Outputs, error) {
 		return nil, err
 	}
 	o := &m.out
-	o.Take = int(m.take.U64())
-	o.StValid = m.stValid.Bit()
-	o.StAddr = uint32(m.stAddr.U64())
-	o.StData = m.stData.Bytes()
-	o.StMask = m.stMask.U64()
-	o.Done = m.done.Bit()
-	o.Code = uint8(m.code.U64())
-	o.Offset = uint32(m.offset.U64())
-	o.AreaEnd = uint32(m.areaEnd.U64())
-	o.Depth = uint8(m.depth.U64())
-	o.MissStruct = uint16(m.missStruct.U64())
-	o.MissID = uint16(m.missID.U64())
-	o.ArgsSize = uint32(m.argsSize.U64())
-	if m.shared && o.Done {
-		// Until the next Cycle sets them again, the other unit's cycles
-		// step this one: inputs idle.
-		schemacase.Idle(m.start, m.stall, m.method, m.capacity, m.win, m.avail, m.rem, m.pos)
-	}
+	m.read(o)
 	return o, nil
 }
