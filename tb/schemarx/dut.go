@@ -48,9 +48,39 @@ type Model struct {
 	schemacase.Sim // Close, Width, TraceOn, TraceOff
 	out            Outputs
 
-	rst, start, stall, method, capacity, win, avail, rem, pos *vpi.Port
+	rst, method *vpi.Port
+	inPorts
 	outPorts
 }
+
+// inPorts are the inputs recv_schema and schema_rx share: start_i, the
+// stall, the capacity and the window.
+type inPorts struct {
+	start, stall, capacity, win, avail, rem, pos *vpi.Port
+}
+
+// list is the inputs to bind into p.
+func (p *inPorts) list(width int) []schemacase.Port {
+	in := schemacase.In
+	return []schemacase.Port{
+		in("start_i", 1, &p.start), in("stall_i", 1, &p.stall), in("cap_i", 22, &p.capacity),
+		in("win_i", width*8, &p.win), in("avail_i", 8, &p.avail), in("rem_i", 24, &p.rem), in("pos_i", 24, &p.pos),
+	}
+}
+
+// set sets them for the next cycle.
+func (p *inPorts) set(start, stall bool, capacity uint32, win []byte, avail int, rem, pos uint32) {
+	p.start.Set(schemacase.B2U(start))
+	p.stall.Set(schemacase.B2U(stall))
+	p.capacity.Set(uint64(capacity))
+	p.win.SetBytes(win)
+	p.avail.Set(uint64(avail))
+	p.rem.Set(uint64(rem))
+	p.pos.Set(uint64(pos))
+}
+
+// idle sets them idle (0).
+func (p *inPorts) idle() { schemacase.Idle(p.start, p.stall, p.capacity, p.win, p.avail, p.rem, p.pos) }
 
 // outPorts are the module's outputs, bound by Model or, in schema_rx, by
 // RecvModel.
@@ -105,12 +135,8 @@ func OpenModel(lib string, width int) (*Model, error) {
 
 // ports are the module's ports but rst_ni, bound into m.
 func (m *Model) ports(width int) []schemacase.Port {
-	in := schemacase.In
-	return append([]schemacase.Port{
-		in("start_i", 1, &m.start), in("stall_i", 1, &m.stall),
-		in("method_i", 8, &m.method), in("cap_i", 22, &m.capacity), in("win_i", width*8, &m.win),
-		in("avail_i", 8, &m.avail), in("rem_i", 24, &m.rem), in("pos_i", 24, &m.pos),
-	}, m.list(width)...)
+	ports := append(m.inPorts.list(width), schemacase.In("method_i", 8, &m.method))
+	return append(ports, m.outPorts.list(width)...)
 }
 
 // Reset holds rst_ni low for two cycles, then high for one, every input
@@ -119,14 +145,8 @@ func (m *Model) Reset() error { return m.ResetAll(m.rst) }
 
 // Cycle sets the inputs, runs one cycle and reads the edge's sample.
 func (m *Model) Cycle(in *Inputs) (*Outputs, error) {
-	m.start.Set(schemacase.B2U(in.Start))
-	m.stall.Set(schemacase.B2U(in.Stall))
+	m.set(in.Start, in.Stall, in.Cap, in.Win, in.Avail, in.Rem, in.Pos)
 	m.method.Set(uint64(in.Method))
-	m.capacity.Set(uint64(in.Cap))
-	m.win.SetBytes(in.Win)
-	m.avail.Set(uint64(in.Avail))
-	m.rem.Set(uint64(in.Rem))
-	m.pos.Set(uint64(in.Pos))
 	if err := m.Step(); err != nil {
 		return nil, err
 	}

@@ -45,9 +45,10 @@ type RecvModel struct {
 	schemacase.Sim // Close, Width, TraceOn, TraceOff
 	out            RecvOutputs
 
-	rst, start, big, stall, capacity, win, avail, rem, pos *vpi.Port
-	outPorts                                                                  // recv_schema's take, the stores, done_o and the walk's results
-	hd                                                     schemahdr.OutPorts // recv_header's take and results
+	rst, big *vpi.Port
+	inPorts
+	outPorts                    // recv_schema's take, the stores, done_o and the walk's results
+	hd       schemahdr.OutPorts // recv_header's take and results
 }
 
 // OnSimRecv is the schema_rx inside the model sim, whose ports are named
@@ -57,12 +58,9 @@ type RecvModel struct {
 // Cycle). The Model belongs to the OS thread that opened sim.
 func OnSimRecv(sim schemacase.Sim, top, prefix string) (*RecvModel, error) {
 	m := &RecvModel{Sim: sim}
-	in, w := schemacase.In, sim.Width()
-	ports := append([]schemacase.Port{
-		in("start_i", 1, &m.start), in("big_i", 1, &m.big), in("stall_i", 1, &m.stall),
-		in("cap_i", 22, &m.capacity), in("win_i", w*8, &m.win), in("avail_i", 8, &m.avail),
-		in("rem_i", 24, &m.rem), in("pos_i", 24, &m.pos),
-	}, m.list(w)...)
+	w := sim.Width()
+	ports := append(m.inPorts.list(w), schemacase.In("big_i", 1, &m.big))
+	ports = append(ports, m.outPorts.list(w)...)
 	// recv_header's outputs are hd_ and their names.
 	for _, p := range m.hd.List() {
 		p.Name = "hd_" + p.Name
@@ -80,14 +78,8 @@ func (m *RecvModel) Reset() error { return m.ResetAll(m.rst) }
 
 // Cycle sets the inputs, runs one cycle and reads the edge's sample.
 func (m *RecvModel) Cycle(in *RecvInputs) (*RecvOutputs, error) {
-	m.start.Set(schemacase.B2U(in.Start))
+	m.set(in.Start, in.Stall, in.Cap, in.Win, in.Avail, in.Rem, in.Pos)
 	m.big.Set(schemacase.B2U(in.Big))
-	m.stall.Set(schemacase.B2U(in.Stall))
-	m.capacity.Set(uint64(in.Cap))
-	m.win.SetBytes(in.Win)
-	m.avail.Set(uint64(in.Avail))
-	m.rem.Set(uint64(in.Rem))
-	m.pos.Set(uint64(in.Pos))
 	if err := m.Step(); err != nil {
 		return nil, err
 	}
@@ -97,7 +89,8 @@ func (m *RecvModel) Cycle(in *RecvInputs) (*RecvOutputs, error) {
 	if o.Done {
 		// Until the next Cycle sets them again, another unit's cycles
 		// step this one: inputs idle.
-		schemacase.Idle(m.start, m.big, m.stall, m.capacity, m.win, m.avail, m.rem, m.pos)
+		m.idle()
+		schemacase.Idle(m.big)
 	}
 	return o, nil
 }
