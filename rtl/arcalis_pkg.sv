@@ -135,7 +135,7 @@ package arcalis_pkg;
   localparam int unsigned ReplyPreGetErrorLen = 53;
   localparam logic [511:0] ReplyPreGetError = 512'h0000000000000000000000203a74654720676e69737365636f727020726f727265206c616e7265746e490000000001000b000000007465470300000003000180;
 
-  // The generic recvFunction's App.Recv image (docs/idl.md); arcalis_top
+  // The generic recvFunction's App.Recv image (docs/abi.md section 12); arcalis_top
   // does not hold that module yet.
   /* verilator lint_off UNUSEDPARAM */
   localparam int unsigned SchemaAreaStart   = 64;

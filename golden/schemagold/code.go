@@ -33,8 +33,7 @@ const (
 	CodeAreaOverflow    Code = 0x32 // a record, array or string does not fit in the image
 	CodeRequiredMissing Code = 0x33 // a required field is absent at its struct's STOP
 
-	// Serialize's faults of an App.Resp image (docs/idl.md, "App.Resp image
-	// of a generated service").
+	// Serialize's faults of an App.Resp image (docs/abi.md section 13).
 	CodeBadDescriptor Code = 0x34 // a descriptor outside the area, not 8-aligned, or a record of the wrong size
 	CodeOverlap       Code = 0x35 // a descriptor points before the end of the last record, array or string read
 	CodeBadPresence   Code = 0x36 // a presence bit of no field, two result fields, a union without exactly one

@@ -53,8 +53,8 @@ func (w *walker) fail(c Code, off int) bool {
 }
 
 // Deserialize parses msg, a Thrift binary-protocol CALL or ONEWAY of one of
-// t's methods, and writes the App.Recv image of docs/idl.md ("App.Recv image
-// of a generated service") into img, the header line last. len(img) is the
+// t's methods, and writes the App.Recv image of docs/abi.md section 12
+// into img, the header line last. len(img) is the
 // capacity C; a capacity CheckCapacity rejects, or a nil table, writes
 // nothing and returns Result{} (code NONE).
 //

@@ -1,8 +1,8 @@
 // Package schemagold is the schema-driven reference of the generic
 // recvFunction (issue 17 item 3): Deserialize walks one Thrift binary-protocol
 // CALL with a service's schema tables (package thriftidl/schema) and writes
-// the App.Recv image of a generated service (docs/idl.md, "App.Recv image of
-// a generated service"); ReadBack decodes such an image back into Go values.
+// the App.Recv image of a generated service (docs/abi.md section 12);
+// ReadBack decodes such an image back into Go values.
 //
 // It follows Apache Thrift's Go library 0.17.0 and the code its compiler
 // generates: unknown fields of every type are skipped as

@@ -46,7 +46,7 @@ func fuzzService(f *testing.F, name string) {
 	})
 }
 
-// compare checks one message by the rules of docs/idl.md: when Apache
+// compare checks one message by the rules of docs/abi.md section 12: when Apache
 // decodes it, Deserialize returns OK with the same arguments and bytes
 // consumed, unless the message meets a documented divergence, and then it
 // returns that divergence's code: golden's header divergences (a non-strict

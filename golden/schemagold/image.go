@@ -8,8 +8,7 @@ import (
 	"arcalis/thriftidl/schema"
 )
 
-// Layout and limits of the image (docs/idl.md, "App.Recv image of a
-// generated service").
+// Layout and limits of the image (docs/abi.md section 12).
 const (
 	HeaderSize  = 64                 // the header line, bytes [0, 64), written last
 	AreaStart   = 64                 // the args record starts here; the area is [64, C)
@@ -39,7 +38,7 @@ type Result struct {
 }
 
 // PutHeader writes r as the 64-byte little-endian header line into dst[:64];
-// bytes not listed in docs/idl.md are written 0. It panics if len(dst) < 64.
+// bytes not listed in docs/abi.md section 12 are written 0. It panics if len(dst) < 64.
 func (r Result) PutHeader(dst []byte) {
 	_ = dst[HeaderSize-1]
 	clear(dst[:HeaderSize])

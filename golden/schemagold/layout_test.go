@@ -15,7 +15,7 @@ import (
 	"arcalis/thriftidl/schema"
 )
 
-// image is an expected image, built by hand from docs/idl.md: every byte
+// image is an expected image, built by hand from docs/abi.md section 12: every byte
 // 0xAA (what the buffer held before) except those written.
 type image []byte
 
@@ -82,7 +82,7 @@ func checkImage(t *testing.T, svc *service, msg []byte, want image) {
 }
 
 // TestSchemagoldImageLayout checks every byte of two images against the
-// layout of docs/idl.md worked out by hand: ComposeUniqueId's record, fixed
+// layout of docs/abi.md section 12 worked out by hand: ComposeUniqueId's record, fixed
 // slots and map entries with padded strings; StorePost's nested Post and
 // Creator records and a list of UserMention records in their array.
 func TestSchemagoldImageLayout(t *testing.T) {

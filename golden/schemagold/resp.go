@@ -11,7 +11,7 @@ import (
 const replyType = 0x80010002
 
 // Serialize is the reference of the respFunction: it reads the App.Resp
-// image img (docs/idl.md, "App.Resp image of a generated service") that
+// image img (docs/abi.md section 13) that
 // answers a call of method (its index in t.Methods) with seqid, and returns
 // the Thrift binary REPLY message Apache's generated server code writes for
 // that result struct: 0x80010002, the method's name, seqid, then the result

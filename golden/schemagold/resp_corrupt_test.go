@@ -63,7 +63,7 @@ func setByte(at int, v byte) func([]byte) { return func(b []byte) { b[at] = v } 
 
 // TestSchemagoldRespCorrupt: every header field, presence word and
 // descriptor of two images whose layout TestSchemagoldRespLayout pins,
-// altered, gives its code at the offset docs/idl.md documents.
+// altered, gives its code at the offset docs/abi.md section 13 documents.
 func TestSchemagoldRespCorrupt(t *testing.T) {
 	// UniqueId ComposeUniqueId, seqid 7, throwing ServiceException{6, "boom"}:
 	// result record [64, 88) with se's descriptor at 80; the exception's

@@ -334,7 +334,7 @@ func zeroValue(tab *schema.Table, ti int) any {
 }
 
 // TestSchemagoldRespLayout: BuildResp's images of two results, byte for byte
-// as docs/idl.md lays them out (hand-written), and their replies as
+// as docs/abi.md section 13 lays them out (hand-written), and their replies as
 // hand-written bytes.
 func TestSchemagoldRespLayout(t *testing.T) {
 	le := binary.LittleEndian

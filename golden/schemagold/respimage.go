@@ -8,8 +8,8 @@ import (
 	"arcalis/thriftidl/schema"
 )
 
-// RespHeader is the header line [0, 64) of an App.Resp image (docs/idl.md,
-// "App.Resp image of a generated service"): where the application put the
+// RespHeader is the header line [0, 64) of an App.Resp image (docs/abi.md
+// section 13): where the application put the
 // method's result record and which call it answers. Bytes not listed are 0.
 type RespHeader struct {
 	ResultOffset uint32 // offset 0: the result record's offset, always AreaStart

@@ -186,9 +186,9 @@ func Replace(pkg string) (string, error) {
 }
 
 // schemaImage prints the generic recvFunction's image limits and result
-// codes (docs/idl.md, "App.Recv image of a generated service").
+// codes (docs/abi.md section 12).
 func schemaImage(b *strings.Builder) {
-	fmt.Fprintf(b, "\n  // The generic recvFunction's App.Recv image (docs/idl.md); arcalis_top\n")
+	fmt.Fprintf(b, "\n  // The generic recvFunction's App.Recv image (docs/abi.md section 12); arcalis_top\n")
 	fmt.Fprintf(b, "  // does not hold that module yet.\n")
 	fmt.Fprintf(b, "  /* verilator lint_off UNUSEDPARAM */\n")
 	fmt.Fprintf(b, "  localparam int unsigned SchemaAreaStart   = %d;\n", schemagold.AreaStart)

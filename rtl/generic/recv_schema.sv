@@ -1,6 +1,6 @@
 // The generic recvFunction (issue 17): walks the args struct of a CALL of
-// one of a service's methods and writes the App.Recv image of docs/idl.md
-// ("App.Recv image of a generated service"), configured by the schema
+// one of a service's methods and writes the App.Recv image of docs/abi.md
+// section 12, configured by the schema
 // package `arcalis idl compile` generates for the service (compile with
 // +define+SCHEMA_PKG=<service>_schema_pkg). golden/schemagold is its
 // reference, item for item.

@@ -1,5 +1,5 @@
 // The generic respFunction (unit level): reads the result struct of an
-// App.Resp image (docs/idl.md, "App.Resp image of a generated service")
+// App.Resp image (docs/abi.md section 13)
 // and writes its Thrift binary encoding, everything after the REPLY's
 // message header (field headers, values, nested structs, lists, sets,
 // maps, STOPs), configured by the schema package `arcalis idl compile`
