@@ -47,13 +47,13 @@ VPI_SO      := $(_rp_so)
 .PHONY: report report-synth report-check report-vivado
 
 ## make report       Yosys synthesis per block vs the xa7a12t (WIDTH=N: DataBytes=N, into reports/wN/), flip-flops per block checked against the RTL, activity from vectors/default.vec, power ESTIMATE and SAIF; writes reports/yosys.{md,json,csv,svg}, reports/flipflops.{md,json} and reports/activity.saif
-## make report SERVICE=S  the same for service S of idl/: its header check, generic recvFunction and respFunction, each synthesized alone (make schemahdr-report, schema-report and schematx-report; they are not in arcalis_top yet)
+## make report SERVICE=S  the same for service S of idl/: its header check, generic recvFunction, the two in schema_rx, and respFunction, each synthesized alone (make schemahdr-report, schema-report, schema-rx-report and schematx-report; they are not in arcalis_top yet)
 ifeq ($(SERVICE),)
 report: report-check $(REPORT_NETLIST)
 	$(GO) run ./cmd/arcalis report yosys --synthesized $(REPORT_PARAMS) --part $(REPORT_PART) --freq $(REPORT_FREQ) \
 	  --model $(MODEL) --vectors $(VECTORS) --work $(REPORT_WORK) --out $(REPORT_OUT) $(RTL)
 else
-report: schemahdr-report schema-report schematx-report
+report: schemahdr-report schema-report schema-rx-report schematx-report
 endif
 
 ## make report-synth Yosys synthesis and the flip-flop check only (the netlist for timing and gatesim)

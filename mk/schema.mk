@@ -126,8 +126,8 @@ $(eval $(call schema_unit,SCHEMATX,schematx,resp_schema,gate))
 ## make schemahdr-report SERVICE=S  Yosys resources and the timing estimate of that unit alone: reports/schemahdr/S[-wN]/{flipflops,timing}.md (fails on timing findings)
 $(eval $(call schema_unit,SCHEMAHDR,schemahdr,recv_header,gate))
 
-## make schema-rx-report SERVICE=S  the same for schema_rx: the header's check, then the args' walk, in hardware (recv_header and recv_schema with their sequencing): reports/schema-rx/S[-wN]/ (reports timing findings without failing: ABC maps the two units' cones a little differently inside it, docs/idl.md)
-$(eval $(call schema_unit,SCHEMARXSEQ,schema-rx,schema_rx,,recv_header recv_schema))
+## make schema-rx-report SERVICE=S  the same for schema_rx: the header's check, then the args' walk, in hardware (recv_header and recv_schema with their sequencing): reports/schema-rx/S[-wN]/ (fails on timing findings)
+$(eval $(call schema_unit,SCHEMARXSEQ,schema-rx,schema_rx,gate,recv_header recv_schema))
 
 # The receive (schema_rx) and resp_schema in one model for `arcalis run
 # --service` and `serve --service` (VPI: one model per process):

@@ -20,13 +20,13 @@ timing-check-width:
 	@case "$(TIMING_WORK)" in *$(WSUFFIX)) ;; *) echo "make timing WIDTH=$(WIDTH): the netlist dir $(TIMING_WORK) is not per width (mk/report.mk's REPORT_WORK); refusing to time the default width's netlist as width $(WIDTH)" >&2; exit 2;; esac
 
 ## make timing       static timing ESTIMATE of the synthesized netlist at TIMING_FREQ (280) MHz: reports[/wN]/timing.{md,json}; fails below the target or on any input->output path
-## make timing SERVICE=S  the same for service S's header check, generic recvFunction and respFunction (their make report SERVICE=S netlists): reports/schema{hdr,,tx}/S/timing.{md,json}; fails as make timing does
+## make timing SERVICE=S  the same for service S's header check, generic recvFunction, the two in schema_rx, and respFunction (their make report SERVICE=S netlists): reports/schema{hdr,,-rx,tx}/S/timing.{md,json}; fails as make timing does
 ifeq ($(SERVICE),)
 timing: timing-check-width $(TIMING_NETLIST)
 	$(GO) run ./cmd/arcalis report timing --freq $(TIMING_FREQ) --netlist $(TIMING_NETLIST) --out $(TIMING_OUT)
 else
-timing: $(SCHEMAHDR_NETLIST) $(SCHEMA_NETLIST) $(SCHEMATX_NETLIST)
-	a=0; for u in $(SCHEMAHDR_WORK)=$(SCHEMAHDR_REP) $(SCHEMA_WORK)=$(SCHEMA_REP) $(SCHEMATX_WORK)=$(SCHEMATX_REP); do \
+timing: $(SCHEMAHDR_NETLIST) $(SCHEMA_NETLIST) $(SCHEMARXSEQ_NETLIST) $(SCHEMATX_NETLIST)
+	a=0; for u in $(SCHEMAHDR_WORK)=$(SCHEMAHDR_REP) $(SCHEMA_WORK)=$(SCHEMA_REP) $(SCHEMARXSEQ_WORK)=$(SCHEMARXSEQ_REP) $(SCHEMATX_WORK)=$(SCHEMATX_REP); do \
 	  $(GO) run ./cmd/arcalis report timing --freq $(TIMING_FREQ) --netlist $${u%%=*}/netlist.json --out $${u#*=} || a=1; \
 	done; exit $$a
 endif

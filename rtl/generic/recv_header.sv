@@ -52,6 +52,18 @@ module recv_header
   localparam int unsigned GN  = (Width + 5) / 6;            // a chunk's compare in six-byte groups
   localparam int unsigned MW  = $clog2(NM + 1);             // bits of 1 + a method's index
   localparam int unsigned WLg = $clog2(Width);
+  localparam int unsigned HZ  = (32 - LW + 5) / 6;          // groups of six of a length's bits above a name's
+
+  // Which groups of six of x's bits above a name's length are 0: one LUT
+  // each, so that their AND is one more wherever it is read (a register
+  // of the whole 26-bit compare was mapped with MUXFs in one context).
+  function automatic logic [HZ-1:0] hi_zero(input logic [31:0] x);
+    for (int g = 0; g < HZ; g++) begin
+      hi_zero[g] = 1'b1;
+      for (int b = 0; b < 6; b++)
+        if (LW + 6 * g + b < 32) hi_zero[g] = hi_zero[g] & !x[LW + 6 * g + b];
+    end
+  endfunction
 
   // The names by chunk: byte j of chunk c of method m at ((m * NC + c) *
   // Width + j) * 8 (0 past the name's end, where the chunk's mask is 0).
@@ -104,7 +116,8 @@ module recv_header
   logic [8:0]            nm8_q, nm12_q;          // the length minus 8, minus 12
   logic [3:0]            need_hd_q;              // bytes 0..7, or all of a shorter message
   logic [63:0]           hd_q;
-  logic                  ver_bad_q, type_bad_q, l_neg_q, l_hi0_q, hit_any_q;
+  logic                  ver_bad_q, type_bad_q, l_neg_q, hit_any_q;
+  logic [HZ-1:0]         l_hz_q;                 // the length's high bits by six: group g is 0 (hi_zero)
   logic [NM-1:0]         l_hit_q;                // the length is method m's
   logic [7:0]            lq_q;                   // the length's low byte (a name's length is below 256)
   logic [8:0]            l8_q, l12_q;            // 8 + length, 12 + length
@@ -318,14 +331,14 @@ module recv_header
     ver_bad_q  <= hd_q[23:0] != {8'h00, VersionWin};
     type_bad_q <= hd_q[31:24] != 8'd1 && hd_q[31:24] != 8'd4;      // CALL, ONEWAY
     l_neg_q    <= l[31];
-    l_hi0_q    <= l[31:LW] == '0;
+    l_hz_q     <= hi_zero(l);
     for (int m = 0; m < NM; m++)                                     // (the method byte names 255 at most)
       l_hit_q[m] <= l[LW-1:0] == method_name_len(MethodIdxW'(m)) && m < 255;
     lq_q <= l[7:0];
     // SChk2: the name's length against the message's end and the names'.
     gt8_q     <= 9'(lq_q) > nm8_q;
     gt12_q    <= 9'(lq_q) > nm12_q;
-    hit_any_q <= l_hi0_q && l_hit_q != '0;
+    hit_any_q <= &l_hz_q && l_hit_q != '0;
     l8_q      <= {il8[5:0], lq_q[2:0]};
     l12_q     <= {il12[6:0], l8_q[1:0]};
     // SChk3: the verdicts, in the reference's order (n < 8 + l: n >= 8 here).
@@ -342,7 +355,7 @@ module recv_header
     if (state_q == SVer) begin
       c_q    <= NC'(1);
       left_q <= 9'(lq_q);
-      cand_q <= {NM{l_hi0_q}} & l_hit_q;
+      cand_q <= {NM{&l_hz_q}} & l_hit_q;
     end
     if (state_q == SNameA)
       left_q <= {9{gtw_q}} & {dleft[8-WLg:0], left_q[WLg-1:0]};

@@ -448,9 +448,10 @@ module recv_schema
   logic                   k_nu1_q, k_nu2_q, k_nu3_q;  // ... in Width units: 1, 2 or more, 3 or more (s_u*_d)
   logic [AW-1:0]          k_npad_q;              // ... padded to 8 (when it fits the area)
   logic                   k_hok_q, k_hav_q;      // a container's head: in the message, in the window
-  logic                   k_cneg_q, k_cbig_q, k_cnz_q;      // its count: negative, over the limit (negative too), not 0
+  logic                   k_cneg_q, k_cbig_q;               // its count: negative, over the limit (negative too)
   logic [15:0]            k_cn_q;
-  logic                   k_badk_q, k_bade_q;    // a skipped map's key type, a skipped container's element type: not skippable
+  logic                   k_badk_q;              // a skipped map's key type: not skippable
+  logic                   k_cbad_q;              // its count is not 0 and its key or element type is not skippable (one register: d_fail's inputs stay few)
   logic                   k_rovf_q;              // a struct's record does not fit
   logic                   rm_hz_q;               // room_q's bits AW-1:12 are 0
   logic [LenW-1:0]        k_pos_q, k_pos1_q, k_pos2_q, k_pos4_q;
@@ -577,12 +578,12 @@ module recv_schema
     d_str  = v_str_q && k_rem4_q && k_av4p_q && !k_sneg_q && !strunc && !(v_keep_q && sovf);
     d_sct  = v_struct_q && !sph_q[Depth] && !(v_keep_q && !v_inline_q && k_rovf_q);
     d_mul  = c_ok && v_keep_q;
-    d_cnt  = c_ok && !v_keep_q && !(k_cnz_q && (k_badk_q || k_bade_q));
+    d_cnt  = c_ok && !v_keep_q && !k_cbad_q;
     d_fail = (v_fix_q && !k_rok_q) ||
              (v_str_q && (!k_rem4_q || (k_av4p_q && (k_sneg_q || strunc || (v_keep_q && sovf))))) ||
              (v_struct_q && (sph_q[Depth] || (v_keep_q && !v_inline_q && k_rovf_q))) ||
              (v_cont_q && (sph_q[Depth] || !k_hok_q || (k_hav_q && (k_cbig_q ||
-                                                                   (!v_keep_q && k_cnz_q && (k_badk_q || k_bade_q)))))) ||
+                                                                   (!v_keep_q && k_cbad_q))))) ||
              v_none_q;
     // The fault's code and offset (read only with d_fail).
     if (v_fix_q)
@@ -1143,10 +1144,9 @@ module recv_schema
     k_hav_q   <= v_map_q ? c_av_q[6] : c_av_q[5];
     k_cneg_q  <= v_map_q ? c_win_q[23] : c_win_q[15];
     k_cbig_q  <= v_map_q ? c_nzb_q[2] || c_nzb_q[3] : c_nzb_q[1] || c_nzb_q[2];
-    k_cnz_q   <= v_map_q ? c_nzb_q[5:2] != '0 : c_nzb_q[4:1] != '0;
     k_cn_q    <= v_map_q ? {c_win_q[39:32], c_win_q[47:40]} : {c_win_q[31:24], c_win_q[39:32]};
     k_badk_q  <= v_map_q && !c_sk0_q;
-    k_bade_q  <= v_map_q ? !c_sk1_q : !c_sk0_q;
+    k_cbad_q  <= (v_map_q ? c_nzb_q[5:2] != '0 : c_nzb_q[4:1] != '0) && (v_map_q ? !c_sk0_q || !c_sk1_q : !c_sk0_q);
     // (A record is below 4,096 bytes: 64 fields at most. One chain, with
     // room_q's high bits as one, registered a cycle ahead: rw_q waits.)
     rm_hz_q   <= room_q[AW-1:12] == '0;
