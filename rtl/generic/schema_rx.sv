@@ -10,11 +10,13 @@
 // comments). Each unit's take is an output, hd_take_o and take_o: the
 // bytes consumed at an edge are their sum (one is 0), an add the window
 // makes, as an OR here would put a third LUT behind recv_schema's take.
-// start_i comes when no receive runs (after done_o, or a reset). The sequencing is registers only: the
-// cycle after recv_header's done_o shows OK, go_q starts the walk a cycle
-// later with the method's index (midx_q). done_o (one LUT of registers)
-// ends the receive: a header fault (hd_code_o, a cycle after hd_done_o)
-// or the walk's end (code_o and the walk's other results).
+// start_i comes when no receive runs (after done_o, or a reset).
+//
+// The sequencing is registers only: the cycle after recv_header's done_o
+// shows OK, go_q starts the walk a cycle later with the method's index
+// (midx_q). done_o (one LUT of registers) ends the receive: a header
+// fault (hd_code_o, a cycle after hd_done_o) or the walk's end (code_o and
+// the walk's other results).
 `ifndef SCHEMA_PKG
 `define SCHEMA_PKG define_SCHEMA_PKG_as_a_generated_schema_package
 `endif
