@@ -82,7 +82,7 @@ type schemaRun struct {
 	js       *schemagold.JSONSchema
 	table    *schema.Table
 	rx       *schemarx.RecvModel // schema_rx: recv_header, then recv_schema
-	rtl, ref []byte // App.Recv images, the capacity long
+	rtl, ref []byte              // App.Recv images, the capacity long
 }
 
 // serviceKind is the kind of run of `run --service` as its workers know

@@ -315,6 +315,9 @@ func (e *engine) receive(j *job, idx int) received {
 	s, t, h := e.s, e.s.cfg.Table, j.hdr
 	at := fmt.Sprintf("connection %d request %d (%s, seqid %d)", j.conn, idx, h.name, h.seqid)
 	hdr, dr, err := schemarx.DriveRecv(e.rx, t, e.img, j.msg)
+	if err != nil {
+		e.reset(e.rx)
+	}
 	if hdr.Cycles == 0 {
 		what := "the simulation of recv_header failed"
 		if schemarx.IsMismatch(err) {
@@ -322,7 +325,6 @@ func (e *engine) receive(j *job, idx int) received {
 		}
 		s.stats.header(h.method, false, 0, headerMismatch)
 		s.log.Printf("%s: header MISMATCH: %s: %v; dispatched as Apache's reader read the header, the args walked by the reference; the model is reset", at, what, err)
-		e.reset(e.rx)
 		return e.byReference(j)
 	}
 	cycles := uint64(hdr.Cycles)
@@ -340,9 +342,6 @@ func (e *engine) receive(j *job, idx int) received {
 		rtl := header{name: t.Methods[m].Name, typ: thrift.TMessageType(got.MsgType), seqid: got.SeqID, method: m, start: int(got.Offset)}
 		if rtl == h {
 			s.stats.header(h.method, true, cycles, headerRTL)
-			if err != nil {
-				e.reset(e.rx)
-			}
 			return received{hdr: rtl, dr: dr, err: err, rtl: true}
 		}
 		bad = fmt.Sprintf("recv_header and the reference: %s type %d seqid %d, args at byte %d; Apache's reader: %s type %d seqid %d, args at byte %d",
@@ -350,9 +349,6 @@ func (e *engine) receive(j *job, idx int) received {
 	}
 	s.stats.header(h.method, true, cycles, headerMismatch)
 	s.log.Printf("%s: header MISMATCH: %s; dispatched as Apache's reader read the header, the args walked by the reference", at, bad)
-	if err != nil {
-		e.reset(e.rx)
-	}
 	return e.byReference(j)
 }
 
@@ -374,30 +370,29 @@ func strict(j *job) (msg []byte, delta int) {
 }
 
 // rebuilt receives j's message again with its header rebuilt strict
-// (strict): the RTL must now accept it as Apache's reader read it, else
-// it is a header MISMATCH and the reference walks the args.
+// (strict): recv_header's result must be the reference's (the header
+// Apache's reader read, unless the rebuilt message is too large for both),
+// else it is a header MISMATCH and the reference walks the args.
 func (e *engine) rebuilt(j *job, at string) received {
 	s, t, h := e.s, e.s.cfg.Table, j.hdr
 	msg, delta := strict(j)
 	hdr, dr, err := schemarx.DriveRecv(e.rx, t, e.img, msg)
-	bad := ""
-	switch {
-	case hdr.Cycles == 0:
-		bad = fmt.Sprintf("recv_header's run failed: %v; the model is reset", err)
-	case schemahdr.Compare(hdr, t, msg) != nil || hdr.Result.Code != schemagold.CodeOK || int(hdr.Result.Method)-1 != h.method || hdr.Result.SeqID != h.seqid:
-		bad = fmt.Sprintf("recv_header: %v at message byte %d, method %d, seqid %d", hdr.Result.Code, hdr.Result.Offset, hdr.Result.Method, hdr.Result.SeqID)
-	default:
-		if err != nil {
-			e.reset(e.rx)
-		}
-		return received{hdr: h, dr: dr, err: err, rtl: true, delta: delta}
-	}
-	s.stats.header(h.method, false, 0, headerMismatch)
-	s.log.Printf("%s: header MISMATCH on the header rebuilt strict: %s; the args walked by the reference", at, bad)
 	if err != nil {
 		e.reset(e.rx)
 	}
-	return e.byReference(j)
+	bad := err
+	if hdr.Cycles > 0 {
+		bad = schemahdr.Compare(hdr, t, msg)
+	}
+	switch {
+	case bad != nil:
+		s.stats.header(h.method, false, 0, headerMismatch)
+		s.log.Printf("%s: header MISMATCH on the header rebuilt strict: %v; the args walked by the reference", at, bad)
+		return e.byReference(j)
+	case hdr.Result.Code != schemagold.CodeOK:
+		return e.byReference(j) // refused by both: the reference says why
+	}
+	return received{hdr: h, dr: dr, err: err, rtl: true, delta: delta}
 }
 
 // byReference walks j's args with the reference, as Apache's reader
@@ -407,7 +402,7 @@ func (e *engine) byReference(j *job) received {
 	return received{hdr: j.hdr, dr: schemarx.Driven{Result: schemagold.Deserialize(e.s.cfg.Table, msg, e.img)}, delta: delta}
 }
 
-// reset resets the model after a failed run.
+// reset resets the model, through unit d's harness, after a failed run.
 func (e *engine) reset(d interface{ Reset() error }) {
 	if err := d.Reset(); err != nil {
 		e.s.log.Printf("resetting the model: %v", err)
@@ -436,9 +431,7 @@ func (e *engine) reply(j *job, idx int, result *schemagold.Struct) ([]byte, erro
 		s.stats.reply(h.method, false, 0, true)
 		s.log.Printf("connection %d request %d (%s, seqid %d): reply MISMATCH: resp_schema failed: %v; reference %v; answered with the reference's bytes; the model is reset",
 			j.conn, idx, name, h.seqid, err, code)
-		if rerr := e.tx.Reset(); rerr != nil {
-			s.log.Printf("resetting the model: %v", rerr)
-		}
+		e.reset(e.tx)
 		return ref, nil
 	}
 	rtl := append(ref[:head:head], tm.Out...)

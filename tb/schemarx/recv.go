@@ -134,7 +134,7 @@ func DriveRecv(d RecvDUT, t *schema.Table, img, msg []byte) (hdr schemahdr.Drive
 		clear(win[avail:])
 		in.Avail, in.Rem, in.Pos = avail, uint32(n-pos), uint32(pos)
 		if big {
-			in.Rem = schemahdr.RemMax // as schemahdr.Drive
+			in.Rem = schemahdr.RemMax // saturated, as tb/schemahdr's Harness feeds it
 		}
 		out, err := d.Cycle(in)
 		if err != nil {
